@@ -1,0 +1,75 @@
+; Tenure tag query for TypeScript (also used for TSX). Capture names: grammars/README.md.
+
+; ---- definitions -------------------------------------------------------------
+(class_declaration name: (type_identifier) @name) @def.class
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(interface_declaration name: (type_identifier) @name) @def.interface
+(enum_declaration name: (identifier) @name) @def.enum
+(type_alias_declaration name: (type_identifier) @name) @def.type
+(internal_module name: (identifier) @name) @def.namespace
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(function_signature name: (identifier) @name) @def.function
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @def.method
+(method_signature name: (property_identifier) @name) @def.method
+(abstract_method_signature name: (property_identifier) @name) @def.method
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @def.field
+(property_signature name: (property_identifier) @name) @def.field
+(enum_body (property_identifier) @name @def.field)
+(enum_body (enum_assignment name: (property_identifier) @name) @def.field)
+(required_parameter (accessibility_modifier) pattern: (identifier) @name) @def.field
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant)))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @def.constant))
+
+; ---- calls and instantiations ------------------------------------------------
+(call_expression function: (identifier) @name) @ref.call
+(call_expression function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.call
+(call_expression function: (subscript_expression object: (_) @receiver index: (string (string_fragment) @name))) @ref.call
+(new_expression constructor: (identifier) @name) @ref.instantiate
+(new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @ref.instantiate
+
+; ---- type and value references -----------------------------------------------
+((type_identifier) @name) @ref.reference
+(arguments (identifier) @name) @ref.reference
+(arguments (member_expression object: (_) @receiver property: (property_identifier) @name)) @ref.reference
+(decorator (identifier) @name) @ref.call
+(decorator (call_expression function: (identifier) @name)) @ref.call
+
+; ---- inheritance as written --------------------------------------------------
+(class_heritage (extends_clause value: (identifier) @name)) @ref.extends
+(class_heritage (extends_clause value: (member_expression property: (property_identifier) @name))) @ref.extends
+(class_heritage (implements_clause (type_identifier) @name)) @ref.implements
+(class_heritage (implements_clause (generic_type name: (type_identifier) @name))) @ref.implements
+(extends_type_clause (type_identifier) @name) @ref.extends
+(extends_type_clause (generic_type name: (type_identifier) @name)) @ref.extends
+
+; ---- imports -----------------------------------------------------------------
+(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name alias: (identifier) @import.local))) source: (string (string_fragment) @import.module)) @import
+(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name !alias))) source: (string (string_fragment) @import.module)) @import
+(import_statement (import_clause (identifier) @import.local) source: (string (string_fragment) @import.module)) @import
+(import_statement (import_clause (namespace_import (identifier) @import.local)) source: (string (string_fragment) @import.module)) @import
+(import_statement source: (string (string_fragment) @import.module)) @import
+(export_statement source: (string (string_fragment) @import.module)) @import
+((variable_declarator name: (identifier) @import.local value: (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import.module) .))) @import (#eq? @_req "require"))
+((variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import.module) .))) @import (#eq? @_req "require"))
+
+; ---- dynamic: targets computed at run time -----------------------------------
+((call_expression function: (subscript_expression object: (_) @receiver index: [(identifier) (member_expression) (binary_expression) (template_string) (call_expression) (subscript_expression)])) @dynamic (#set! reason "computed member call obj[expr]()"))
+((call_expression function: (import) arguments: (arguments . [(identifier) (member_expression) (binary_expression) (template_string) (call_expression)])) @dynamic (#set! reason "dynamic import() of a computed module"))
+((call_expression function: (identifier) @_f arguments: (arguments . [(identifier) (member_expression) (binary_expression) (template_string) (call_expression)])) @dynamic (#eq? @_f "require") (#set! reason "require() of a computed module"))
+((call_expression function: (member_expression object: (identifier) @_r property: (property_identifier) @_m)) @dynamic (#eq? @_r "Reflect") (#any-of? @_m "apply" "get" "construct") (#set! reason "Reflect call"))
+((call_expression function: (identifier) @_e) @dynamic (#eq? @_e "eval") (#set! reason "eval"))
+((call_expression function: (member_expression property: (property_identifier) @_m)) @dynamic (#any-of? @_m "apply" "call") (#set! reason "Function.prototype.call/apply on a computed function"))
+
+; ---- declared types of names (receiver typing) -------------------------------
+(required_parameter (accessibility_modifier) pattern: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed.member
+(required_parameter pattern: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed
+(optional_parameter pattern: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed
+(public_field_definition name: (property_identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed.member
+(public_field_definition name: (property_identifier) @typed.name value: (new_expression constructor: (identifier) @typed.type)) @typed.member
+(property_signature name: (property_identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed.member
+(variable_declarator name: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed
+(variable_declarator name: (identifier) @typed.name value: (new_expression constructor: (identifier) @typed.type)) @typed
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @typed.name) right: (new_expression constructor: (identifier) @typed.type)) @typed.member

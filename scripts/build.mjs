@@ -1,0 +1,56 @@
+// Bundles the front doors and the parse worker with esbuild, and copies the
+// WASM runtime and grammars next to them so a packaged build needs no node_modules
+// except the native SQLite module.
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const watch = process.argv.includes('--watch');
+const dist = path.join(root, 'dist');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+  // vscode is provided by the host; the native SQLite module cannot be bundled.
+  external: ['vscode', '@vscode/sqlite3'],
+};
+
+const entries = [
+  { in: 'src/vscode/extension.ts', out: 'extension' },
+  { in: 'src/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  { in: 'src/mcp/main.ts', out: 'mcp' },
+  { in: 'src/core/structural/parseWorker.ts', out: 'parseWorker' },
+].filter((e) => fs.existsSync(path.join(root, e.in)));
+
+fs.mkdirSync(path.join(dist, 'wasm'), { recursive: true });
+const wasmSources = [
+  path.join(root, 'node_modules/web-tree-sitter/tree-sitter.wasm'),
+  ...['typescript', 'tsx', 'javascript', 'python', 'java', 'go'].map((l) =>
+    path.join(root, `node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-${l}.wasm`),
+  ),
+];
+for (const src of wasmSources) fs.copyFileSync(src, path.join(dist, 'wasm', path.basename(src)));
+
+const contexts = await Promise.all(
+  entries.map((e) =>
+    esbuild.context({
+      ...common,
+      entryPoints: [path.join(root, e.in)],
+      outfile: path.join(dist, `${e.out}.js`),
+      ...(e.banner ? { banner: { js: e.banner } } : {}),
+    }),
+  ),
+);
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+  const cli = path.join(dist, 'cli.js');
+  if (fs.existsSync(cli)) fs.chmodSync(cli, 0o755);
+}

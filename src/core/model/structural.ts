@@ -1,0 +1,126 @@
+import type { EdgeTier } from './tiers.js';
+
+/** What a definition is. `module` is the file itself, so file-level code has an owner. */
+export type SymbolKind =
+  | 'module'
+  | 'namespace'
+  | 'class'
+  | 'interface'
+  | 'enum'
+  | 'type'
+  | 'function'
+  | 'method'
+  | 'constructor'
+  | 'field'
+  | 'constant';
+
+export const TYPE_KINDS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum', 'type']);
+export const CALLABLE_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor']);
+
+/** How a dependent uses its target; what_breaks names every kind. */
+export type EdgeKind = 'call' | 'instantiate' | 'reference' | 'import' | 'extends' | 'implements';
+
+export const EDGE_KINDS: readonly EdgeKind[] = ['call', 'instantiate', 'reference', 'import', 'extends', 'implements'];
+
+export interface Position {
+  /** 1-based line, as people and editors' "go to line" count. */
+  readonly line: number;
+  /** 0-based column in UTF-16 code units, as LSP and VS Code count. */
+  readonly col: number;
+}
+
+export interface Range {
+  readonly start: Position;
+  readonly end: Position;
+}
+
+/** One definition found by the inventory in one file. */
+export interface DefinitionFact {
+  /** Index of this definition within the file's list; parents refer to it. */
+  readonly index: number;
+  readonly name: string;
+  readonly kind: SymbolKind;
+  /** Index of the enclosing definition, or -1 for the module. */
+  readonly parent: number;
+  readonly range: Range;
+  readonly nameRange: Range;
+  readonly exported: boolean;
+}
+
+/** A place in the source that uses something by name. */
+export interface SiteFact {
+  readonly kind: EdgeKind;
+  /** The name as written; '' for a fully computed (dynamic) target. */
+  readonly name: string;
+  /** The receiver expression as written (`self`, `this.gateway`, `os.path`), if any. */
+  readonly receiver?: string;
+  /** Declared type of the receiver when the file states it (annotation, field type, `new`). */
+  readonly receiverType?: string;
+  /** Index of the innermost enclosing definition, or -1 for the module. */
+  readonly owner: number;
+  readonly at: Position;
+  /** Why the target cannot be decided statically, when it cannot. */
+  readonly dynamic?: string;
+}
+
+export interface ImportFact {
+  /** Module specifier as written: `./gateway`, `settlement.service`, `com.acme.X`. */
+  readonly module: string;
+  /** Name imported from the module; undefined for a whole-module import. */
+  readonly name?: string;
+  /** Local binding; defaults to `name` (or the module's last segment). */
+  readonly local?: string;
+  readonly owner: number;
+  readonly at: Position;
+  /** Wildcard import (`import com.acme.*`, `from x import *`). */
+  readonly wildcard?: boolean;
+}
+
+/** Everything the inventory learns from one file; produced off the main thread. */
+export interface FileFacts {
+  readonly language: string;
+  /** Package/namespace the file declares (Java `package`, Go `package`), if any. */
+  readonly packageName?: string;
+  readonly definitions: readonly DefinitionFact[];
+  readonly sites: readonly SiteFact[];
+  readonly imports: readonly ImportFact[];
+  /** Syntax error nodes seen; the inventory is error tolerant but says so. */
+  readonly errorNodes: number;
+  readonly parseMs: number;
+}
+
+export interface SymbolRecord {
+  readonly id: number;
+  readonly sid: string;
+  readonly name: string;
+  readonly qname: string;
+  readonly kind: SymbolKind;
+  readonly fileId: number;
+  readonly path: string;
+  readonly parentId: number | null;
+  readonly line: number;
+  readonly col: number;
+  readonly endLine: number;
+}
+
+/** Where an edge's claim comes from: the source that said so and why. */
+export interface Provenance {
+  /** `tree-sitter`, `lsp:typescript`, `scip`, … */
+  readonly source: string;
+  /** One sentence a person can check: "only `retry` in scope (imported from ./policy)". */
+  readonly reason: string;
+}
+
+export interface EdgeRecord {
+  readonly kind: EdgeKind;
+  readonly tier: EdgeTier;
+  readonly fromId: number;
+  /** Null for a dynamic site whose target cannot be named. */
+  readonly toId: number | null;
+  readonly fileId: number;
+  readonly line: number;
+  readonly col: number;
+  /** How many candidates this site had (1 for inferred, ≥2 for ambiguous). */
+  readonly candidates: number;
+  readonly provenance: Provenance;
+}

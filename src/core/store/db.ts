@@ -1,0 +1,155 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TenureError, errorMessage } from '../../shared/errors.js';
+import { MIGRATIONS } from './migrations.js';
+
+type Row = Record<string, unknown>;
+type Param = string | number | bigint | null | Buffer;
+
+/* The native driver's surface we use; typed here so the rest of the code never sees callbacks. */
+interface NativeStatement {
+  run(params: Param[], cb: (this: { changes: number; lastID: number }, err: Error | null) => void): void;
+  all(params: Param[], cb: (err: Error | null, rows: Row[]) => void): void;
+  finalize(cb?: (err: Error | null) => void): void;
+}
+interface NativeDatabase {
+  run(sql: string, params: Param[], cb: (this: { changes: number; lastID: number }, err: Error | null) => void): void;
+  all(sql: string, params: Param[], cb: (err: Error | null, rows: Row[]) => void): void;
+  exec(sql: string, cb: (err: Error | null) => void): void;
+  prepare(sql: string, cb: (err: Error | null) => void): NativeStatement;
+  close(cb: (err: Error | null) => void): void;
+  configure(option: 'busyTimeout', value: number): void;
+}
+
+export interface OpenOptions {
+  readonly readonly?: boolean;
+  /** How long to wait for another process's write lock before failing. */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * One SQLite database (WAL, busy timeout, versioned migrations) behind a
+ * promise API. Writes are serialised in-process by `write()`, and across
+ * processes by SQLite's own lock (BEGIN IMMEDIATE + busy_timeout), so the
+ * extension, the CLI and the MCP server can share one file: readers never
+ * block, one writer at a time.
+ */
+export class Db {
+  private writeQueue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly native: NativeDatabase,
+    readonly file: string,
+  ) {}
+
+  static async open(file: string, options: OpenOptions = {}): Promise<Db> {
+    let sqlite3: { Database: new (f: string, mode: number, cb: (err: Error | null) => void) => NativeDatabase; OPEN_READONLY: number; OPEN_READWRITE: number; OPEN_CREATE: number };
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      sqlite3 = require('@vscode/sqlite3');
+    } catch (e) {
+      throw new TenureError(
+        'store-unavailable',
+        `The native SQLite module (@vscode/sqlite3) could not be loaded: ${errorMessage(e)}. ` +
+          'Reinstall dependencies with `npm ci` (it builds the module for this Node.js), or use a Tenure build made for this platform.',
+        undefined,
+        { cause: e },
+      );
+    }
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    const mode = options.readonly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
+    const native = await new Promise<NativeDatabase>((resolve, reject) => {
+      const d: NativeDatabase = new sqlite3.Database(file, mode, (err) => (err ? reject(err) : resolve(d)));
+    }).catch((e: unknown) => {
+      throw new TenureError('store-unavailable', `Cannot open the Tenure database ${file}: ${errorMessage(e)}`, undefined, { cause: e });
+    });
+    const db = new Db(native, file);
+    native.configure('busyTimeout', options.busyTimeoutMs ?? 10_000);
+    await db.exec('PRAGMA foreign_keys = ON');
+    if (!options.readonly) {
+      await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+      await db.migrate();
+      await db.checkIntegrity();
+    }
+    return db;
+  }
+
+  exec(sql: string): Promise<void> {
+    return new Promise((resolve, reject) => this.native.exec(sql, (err) => (err ? reject(err) : resolve())));
+  }
+
+  run(sql: string, params: Param[] = []): Promise<{ changes: number; lastID: number }> {
+    return new Promise((resolve, reject) =>
+      this.native.run(sql, params, function (err) {
+        if (err) reject(err);
+        else resolve({ changes: this.changes, lastID: this.lastID });
+      }),
+    );
+  }
+
+  all<T = Row>(sql: string, params: Param[] = []): Promise<T[]> {
+    return new Promise((resolve, reject) => this.native.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+  }
+
+  async get<T = Row>(sql: string, params: Param[] = []): Promise<T | undefined> {
+    const rows = await this.all<T>(sql, params);
+    return rows[0];
+  }
+
+  /**
+   * Runs `fn` inside one write transaction. BEGIN IMMEDIATE takes SQLite's
+   * write lock up front, so two processes never deadlock upgrading a read
+   * lock; a crash mid-way leaves the previous committed state intact.
+   */
+  write<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    const next = this.writeQueue.then(async () => {
+      await this.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this);
+        await this.exec('COMMIT');
+        return result;
+      } catch (e) {
+        await this.exec('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+    this.writeQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  close(): Promise<void> {
+    return this.writeQueue.then(
+      () => new Promise<void>((resolve, reject) => this.native.close((err) => (err ? reject(err) : resolve()))),
+    );
+  }
+
+  private async migrate(): Promise<void> {
+    const row = await this.get<{ user_version: number }>('PRAGMA user_version');
+    const current = row?.user_version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new TenureError(
+        'store-unavailable',
+        `${this.file} was written by a newer Tenure (schema ${current}, this build knows ${MIGRATIONS.length}). Update Tenure, or delete the .tenure folder to rebuild the derived memories.`,
+      );
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      await this.write(async (db) => {
+        // Re-check inside the lock: another process may have migrated meanwhile.
+        const again = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
+        if (again > v) return;
+        await db.exec(MIGRATIONS[v]!);
+        await db.exec(`PRAGMA user_version = ${v + 1}`);
+      });
+    }
+  }
+
+  private async checkIntegrity(): Promise<void> {
+    const row = await this.get<{ quick_check: string }>('PRAGMA quick_check');
+    if (row && row.quick_check !== 'ok') {
+      throw new TenureError(
+        'store-corrupt',
+        `The Tenure database ${this.file} failed its integrity check (${row.quick_check}). Run \`tenure index --rebuild\` to rebuild the structural memory.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Db } from './store/db.js';
+
+export const TENURE_DIR = '.tenure';
+export const DB_FILE = 'memory.db';
+
+export interface WorkspaceOptions {
+  readonly readonly?: boolean;
+}
+
+/**
+ * One repository's memories: its root folder and its `.tenure/memory.db`,
+ * shared by the extension, the CLI and the MCP server.
+ */
+export class Workspace {
+  private constructor(
+    readonly root: string,
+    readonly db: Db,
+  ) {}
+
+  static dbPath(root: string): string {
+    return path.join(root, TENURE_DIR, DB_FILE);
+  }
+
+  static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+    const abs = path.resolve(root);
+    const dir = path.join(abs, TENURE_DIR);
+    if (!options.readonly) {
+      fs.mkdirSync(dir, { recursive: true });
+      // The database is derived or personal: never committed by accident.
+      const ignore = path.join(dir, '.gitignore');
+      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
+    }
+    const db = await Db.open(Workspace.dbPath(abs), options);
+    return new Workspace(abs, db);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

@@ -1,0 +1,32 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+let cachedRoot: string | undefined;
+
+/**
+ * The folder that holds Tenure's package.json. Code runs from several layouts
+ * (esbuild bundles in dist/, tsc output in out/src/…, the installed VSIX), so
+ * assets are found by walking up rather than by a fixed relative path.
+ */
+export function packageRoot(): string {
+  if (cachedRoot) return cachedRoot;
+  let dir = __dirname;
+  for (;;) {
+    const pkg = path.join(dir, 'package.json');
+    if (fs.existsSync(pkg)) {
+      try {
+        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tenure') return (cachedRoot = dir);
+      } catch {
+        // not ours; keep walking
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`Cannot find Tenure's package root above ${__dirname}`);
+    dir = up;
+  }
+}
+
+/** Workspace-relative path with forward slashes, the form stored and shown. */
+export function toPosixRelative(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join('/');
+}
