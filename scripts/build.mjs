@@ -18,6 +18,9 @@ const common = {
   logLevel: 'warning',
   // vscode is provided by the host; the native SQLite module cannot be bundled.
   external: ['vscode', '@vscode/sqlite3'],
+  // web-tree-sitter's ESM build locates its WASM through import.meta.url, which a CJS bundle lacks.
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
 };
 
 const entries = [
@@ -42,7 +45,7 @@ const contexts = await Promise.all(
       ...common,
       entryPoints: [path.join(root, e.in)],
       outfile: path.join(dist, `${e.out}.js`),
-      ...(e.banner ? { banner: { js: e.banner } } : {}),
+      banner: { js: [e.banner, common.banner.js].filter(Boolean).join('\n') },
     }),
   ),
 );

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { TenureError } from '../shared/errors.js';
 import { Db } from './store/db.js';
 
 export const TENURE_DIR = '.tenure';
@@ -31,6 +32,9 @@ export class Workspace {
       // The database is derived or personal: never committed by accident.
       const ignore = path.join(dir, '.gitignore');
       if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
+    }
+    if (options.readonly && !fs.existsSync(Workspace.dbPath(abs))) {
+      throw new TenureError('not-indexed', `Tenure has not indexed ${abs} yet. Run \`tenure index\` there first (or pass --cwd <workspace root>).`);
     }
     const db = await Db.open(Workspace.dbPath(abs), options);
     return new Workspace(abs, db);

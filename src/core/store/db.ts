@@ -65,11 +65,25 @@ export class Db {
     });
     const db = new Db(native, file);
     native.configure('busyTimeout', options.busyTimeoutMs ?? 10_000);
-    await db.exec('PRAGMA foreign_keys = ON');
-    if (!options.readonly) {
-      await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-      await db.migrate();
-      await db.checkIntegrity();
+    try {
+      await db.exec('PRAGMA foreign_keys = ON');
+      if (!options.readonly) {
+        await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+        await db.migrate();
+        await db.checkIntegrity();
+      }
+    } catch (e) {
+      await db.close().catch(() => undefined);
+      const code = (e as { code?: string }).code;
+      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+        throw new TenureError(
+          'store-corrupt',
+          `${file} is damaged or is not a Tenure database (${code}). Tenure has not touched it: move it aside (it may hold episodes and rules you want to keep) and run \`tenure index\` to start a new one.`,
+          undefined,
+          { cause: e },
+        );
+      }
+      throw e;
     }
     return db;
   }

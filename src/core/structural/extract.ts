@@ -1,5 +1,5 @@
 import type { Node, Query, Tree } from 'web-tree-sitter';
-import type { DefinitionFact, EdgeKind, FileFacts, ImportFact, Position, SiteFact, SymbolKind } from '../model/structural.js';
+import { TYPE_KINDS, type DefinitionFact, type EdgeKind, type FileFacts, type ImportFact, type Position, type SiteFact, type SymbolKind } from '../model/structural.js';
 import type { LanguageSpec } from './languages.js';
 
 /*
@@ -43,6 +43,8 @@ interface PendingDef {
   node: Node;
   nameNode: Node;
   kind: SymbolKind;
+  /** Type named by the receiver of a method declared outside its type (Go). */
+  receiver?: string;
 }
 
 function pos(node: Node, end = false): Position {
@@ -68,18 +70,24 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
     let defNode: Node | undefined;
     let kind: SymbolKind | undefined;
     let nameNode: Node | undefined;
+    let receiver: string | undefined;
     for (const c of m.captures) {
       const k = DEF_KINDS[c.name];
       if (k) {
         defNode = c.node;
         kind = k;
       } else if (c.name === 'name') nameNode = c.node;
+      else if (c.name === 'method.receiver') receiver = c.node.text;
     }
     if (!defNode || !kind || !nameNode) continue;
     const prev = pending.get(defNode.id);
-    if (!prev || DEF_PRIORITY[kind] > DEF_PRIORITY[prev.kind]) pending.set(defNode.id, { node: defNode, nameNode, kind });
+    if (!prev || DEF_PRIORITY[kind] > DEF_PRIORITY[prev.kind]) pending.set(defNode.id, { node: defNode, nameNode, kind, ...(receiver !== undefined ? { receiver } : {}) });
   }
-  const ordered = [...pending.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  // Methods declared outside their type (Go) go last, so the type they attach to precedes them (parent < index).
+  const detached = (d: PendingDef) => (d.receiver !== undefined ? 1 : 0);
+  const ordered = [...pending.values()].sort(
+    (a, b) => detached(a) - detached(b) || a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex,
+  );
   const indexByNode = new Map<number, number>();
   ordered.forEach((d, i) => indexByNode.set(d.node.id, i));
   const defNameNodes = new Set<number>(ordered.map((d) => d.nameNode.id));
@@ -100,6 +108,15 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
     const d = ordered[i]!;
     let parent = ownerOf(d.node);
     let kind = d.kind;
+    // Go declares a method outside its type: the receiver names the type. One declared in
+    // another file of the package is not found here and the method stays at the top.
+    if (d.receiver !== undefined && parent < 0) {
+      parent = definitions.findIndex((p) => p.parent < 0 && TYPE_KINDS.has(p.kind) && p.name === d.receiver);
+    }
+    // `int a, b;` / `a, b int`: a later name sits inside the first one's declaration node; it is a sibling.
+    if (parent >= 0 && definitions[parent]!.kind === kind && d.node.parent?.id === ordered[parent]!.node.id) {
+      parent = definitions[parent]!.parent;
+    }
     // A field declared inside a callable (TypeScript parameter properties) belongs to the class.
     if (kind === 'field' && parent >= 0 && (definitions[parent]!.kind === 'constructor' || definitions[parent]!.kind === 'method')) {
       parent = definitions[parent]!.parent;
@@ -160,6 +177,8 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
     const r = receiver.replace(/\s+/g, '');
     const newMatch = /^new([A-Z_$][\w$]*)/.exec(r) ?? /^\(new([A-Z_$][\w$]*)/.exec(r);
     if (newMatch) return newMatch[1];
+    // `super` means "an ancestor of the enclosing class": the resolver walks ancestors itself.
+    if (r.startsWith('super')) return undefined;
     for (const self of spec.selfNames) {
       if (r === self) {
         const cls = enclosingClass(owner);
@@ -171,6 +190,13 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
         return typedScopes.get(enclosingClass(owner))?.get(field);
       }
     }
+    // `x.field` where x's type is a class of this file that declares the field's type.
+    const member = /^([\w$]+)\.([\w$]+)$/.exec(r);
+    if (member) {
+      const base = typeOfReceiver(member[1]!, owner);
+      const cls = base === undefined ? -1 : definitions.findIndex((d) => d.name === base && CONTAINER_KINDS.has(d.kind));
+      return cls >= 0 ? typedScopes.get(cls)?.get(member[2]!) : undefined;
+    }
     if (!/^[\w$]+$/.test(r)) return undefined;
     for (let s = owner; ; s = definitions[s]!.parent) {
       const t = typedScopes.get(s)?.get(r);
@@ -181,7 +207,7 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
 
   // 3. Use sites, deduplicated by the name node, most telling kind kept.
   const sitesByNode = new Map<number, { kind: EdgeKind; site: SiteFact }>();
-  const dynamicSites = new Map<number, SiteFact>();
+  const dynamicSites = new Map<number, { pattern: number; site: SiteFact }>();
   let packageName: string | undefined;
   const imports: ImportFact[] = [];
   const importStatements = new Map<number, ImportFact[]>();
@@ -246,8 +272,10 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
       const literal = nameNode ? nameNode.text : '';
       const site: SiteFact = { kind: 'call', name: literal, owner, at: pos(dynamicNode), dynamic: reason };
       if (receiverNode) Object.assign(site, { receiver: compact(receiverNode.text) });
-      // Patterns are listed most specific first; the first reason for a node is kept.
-      if (!dynamicSites.has(dynamicNode.id)) dynamicSites.set(dynamicNode.id, site);
+      // Patterns are listed most specific first: the earliest pattern's reason for a node is kept
+      // (matches do not arrive in pattern order).
+      const prevDynamic = dynamicSites.get(dynamicNode.id);
+      if (!prevDynamic || m.patternIndex < prevDynamic.pattern) dynamicSites.set(dynamicNode.id, { pattern: m.patternIndex, site });
       continue;
     }
     if (importNode && importModule !== undefined) {
@@ -297,7 +325,7 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
     }
   }
 
-  const sites = [...[...sitesByNode.values()].map((s) => s.site), ...dynamicSites.values()].sort(
+  const sites = [...[...sitesByNode.values()].map((s) => s.site), ...[...dynamicSites.values()].map((d) => d.site)].sort(
     (a, b) => a.at.line - b.at.line || a.at.col - b.at.col,
   );
   let errorNodes = 0;
@@ -342,12 +370,18 @@ function countErrors(root: Node): number {
 function isExported(node: Node, name: string, spec: LanguageSpec): boolean {
   switch (spec.scheme) {
     case 'ts':
-      return node.parent?.type === 'export_statement' || node.parent?.parent?.type === 'export_statement';
+      if (node.parent?.type === 'export_statement' || node.parent?.parent?.type === 'export_statement') return true;
+      // CommonJS: `exports.x = …`, `module.exports.x = …`, `module.exports = class X {…}`.
+      if (node.type === 'assignment_expression') return /^(?:module\s*\.\s*)?exports\s*\./.test(node.text);
+      return node.parent?.type === 'assignment_expression' && /^module\s*\.\s*exports\s*=/.test(node.parent.text);
     case 'py':
       return !name.startsWith('_') || (name.startsWith('__') && name.endsWith('__'));
     case 'go':
       return /^[A-Z]/.test(name);
-    case 'java':
-      return !/\bprivate\b/.test(node.text.slice(0, 200).split('{')[0] ?? '');
+    case 'java': {
+      // A later declarator of `private int a, b;` carries no modifiers of its own.
+      const decl = node.type === 'variable_declarator' && node.parent ? node.parent : node;
+      return !/\bprivate\b/.test(decl.text.slice(0, 200).split('{')[0] ?? '');
+    }
   }
 }

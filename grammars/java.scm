@@ -1,0 +1,109 @@
+; Tenure tag query for Java. Capture names: grammars/README.md.
+
+; ---- package -----------------------------------------------------------------
+(package_declaration [(scoped_identifier) (identifier)] @name) @package
+
+; ---- definitions -------------------------------------------------------------
+(class_declaration name: (identifier) @name) @def.class
+(record_declaration name: (identifier) @name) @def.class
+(interface_declaration name: (identifier) @name) @def.interface
+(annotation_type_declaration name: (identifier) @name) @def.interface
+(enum_declaration name: (identifier) @name) @def.enum
+(method_declaration name: (identifier) @name) @def.method
+(annotation_type_element_declaration name: (identifier) @name) @def.method
+(constructor_declaration name: (identifier) @name) @def.constructor
+(compact_constructor_declaration name: (identifier) @name) @def.constructor
+(enum_constant name: (identifier) @name) @def.field
+; A record's components are its fields (and accessors).
+(record_declaration parameters: (formal_parameters (formal_parameter name: (identifier) @name) @def.field))
+; `int a, b;` is one field_declaration: the first declarator takes the declaration node
+; (so `exported` sees its modifiers), each later one its own declarator node.
+(field_declaration declarator: (variable_declarator name: (identifier) @name)) @def.field
+(field_declaration (variable_declarator) "," (variable_declarator name: (identifier) @name) @def.field)
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @def.field
+(constant_declaration (variable_declarator) "," (variable_declarator name: (identifier) @name) @def.field)
+
+; ---- calls and instantiations ------------------------------------------------
+(method_invocation object: (_) @receiver name: (identifier) @name) @ref.call
+(method_invocation !object name: (identifier) @name) @ref.call
+(object_creation_expression type: (type_identifier) @name) @ref.instantiate
+(object_creation_expression type: (generic_type . (type_identifier) @name)) @ref.instantiate
+(object_creation_expression type: (scoped_type_identifier (type_identifier) @name .)) @ref.instantiate
+(object_creation_expression type: (generic_type . (scoped_type_identifier (type_identifier) @name .))) @ref.instantiate
+; Method references: `Foo::new` creates, `this::handle` / `Foo::parse` names a method.
+((method_reference . [(identifier) (type_identifier)] @name . "::" . "new")) @ref.instantiate
+(method_reference . (_) @receiver . "::" . (identifier) @name .) @ref.reference
+
+; ---- type and value references -----------------------------------------------
+; Type names start with a capital by convention; a lowercase one is a package prefix
+; (`java.io.Serializable`) or `var`, which parses as a type name but is a keyword.
+(((type_identifier) @name) @ref.reference (#match? @name "^[A-Z_$]"))
+(marker_annotation name: (identifier) @name) @ref.reference
+(marker_annotation name: (scoped_identifier name: (identifier) @name)) @ref.reference
+(annotation name: (identifier) @name) @ref.reference
+(annotation name: (scoped_identifier name: (identifier) @name)) @ref.reference
+(field_access object: (_) @receiver field: (identifier) @name) @ref.reference
+(argument_list (identifier) @name) @ref.reference
+
+; ---- inheritance as written --------------------------------------------------
+(superclass (type_identifier) @name) @ref.extends
+(superclass (generic_type . (type_identifier) @name)) @ref.extends
+(superclass (scoped_type_identifier (type_identifier) @name .)) @ref.extends
+(superclass (generic_type . (scoped_type_identifier (type_identifier) @name .))) @ref.extends
+(super_interfaces (type_list (type_identifier) @name)) @ref.implements
+(super_interfaces (type_list (generic_type . (type_identifier) @name))) @ref.implements
+(super_interfaces (type_list (scoped_type_identifier (type_identifier) @name .))) @ref.implements
+(super_interfaces (type_list (generic_type . (scoped_type_identifier (type_identifier) @name .)))) @ref.implements
+(extends_interfaces (type_list (type_identifier) @name)) @ref.extends
+(extends_interfaces (type_list (generic_type . (type_identifier) @name))) @ref.extends
+(extends_interfaces (type_list (scoped_type_identifier (type_identifier) @name .))) @ref.extends
+(extends_interfaces (type_list (generic_type . (scoped_type_identifier (type_identifier) @name .)))) @ref.extends
+
+; ---- imports -----------------------------------------------------------------
+; `import a.b.C;` → module a.b, name C (the module is the package, as `package` declares it).
+; `import static a.b.C.m;` → module a.b.C, name m. `import a.b.*;` → module a.b, wildcard.
+(import_declaration (scoped_identifier scope: (_) @import.module name: (identifier) @import.name) .) @import
+(import_declaration (_) @import.module (asterisk) @import.wildcard) @import
+
+; ---- dynamic: targets computed at run time -----------------------------------
+; Within a group the literal-name and computed-name patterns exclude each other: the
+; order of matches on one node is not the order of patterns.
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list . (string_literal (string_fragment) @name))) @dynamic
+  (#any-of? @_m "getMethod" "getDeclaredMethod") (#set! reason "reflection: getMethod with a literal name"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list . [(identifier) (field_access) (method_invocation) (binary_expression) (ternary_expression) (array_access) (parenthesized_expression) (cast_expression)])) @dynamic
+  (#any-of? @_m "getMethod" "getDeclaredMethod") (#set! reason "reflection: getMethod with a computed name"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list . (string_literal (string_fragment) @name))) @dynamic
+  (#any-of? @_m "getField" "getDeclaredField") (#set! reason "reflection: getField with a literal name"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list . [(identifier) (field_access) (method_invocation) (binary_expression) (ternary_expression) (array_access) (parenthesized_expression) (cast_expression)])) @dynamic
+  (#any-of? @_m "getField" "getDeclaredField") (#set! reason "reflection: getField with a computed name"))
+((method_invocation object: (identifier) @_c name: (identifier) @_m arguments: (argument_list . (string_literal (string_fragment) @name))) @dynamic
+  (#eq? @_c "Class") (#eq? @_m "forName") (#set! reason "reflection: Class.forName with a literal name"))
+((method_invocation object: (identifier) @_c name: (identifier) @_m arguments: (argument_list . [(identifier) (field_access) (method_invocation) (binary_expression) (ternary_expression) (array_access) (parenthesized_expression) (cast_expression)])) @dynamic
+  (#eq? @_c "Class") (#eq? @_m "forName") (#set! reason "reflection: Class.forName with a computed name"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list (_) . (string_literal (string_fragment) @name))) @dynamic
+  (#any-of? @_m "findVirtual" "findStatic" "findSpecial" "findGetter" "findSetter" "findStaticGetter" "findStaticSetter" "findVarHandle" "findStaticVarHandle")
+  (#set! reason "method handle lookup with a literal name"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list (_) . [(identifier) (field_access) (method_invocation) (binary_expression) (ternary_expression) (array_access) (parenthesized_expression) (cast_expression)])) @dynamic
+  (#any-of? @_m "findVirtual" "findStatic" "findSpecial" "findGetter" "findSetter" "findStaticGetter" "findStaticSetter" "findVarHandle" "findStaticVarHandle")
+  (#set! reason "method handle lookup with a computed name"))
+((method_invocation object: (_) @receiver name: (identifier) @_m) @dynamic
+  (#any-of? @_m "findConstructor" "unreflect" "unreflectConstructor" "unreflectSpecial") (#set! reason "method handle from a reflected member"))
+((method_invocation object: (_) @receiver name: (identifier) @_m) @dynamic
+  (#any-of? @_m "invoke" "invokeExact" "invokeWithArguments") (#set! reason "reflective invocation: Method.invoke / MethodHandle.invoke"))
+((method_invocation object: (_) @receiver name: (identifier) @_m) @dynamic
+  (#eq? @_m "newInstance") (#set! reason "reflective instantiation: newInstance"))
+((method_invocation object: (identifier) @_p name: (identifier) @_m) @dynamic
+  (#eq? @_p "Proxy") (#eq? @_m "newProxyInstance") (#set! reason "dynamic proxy"))
+
+; ---- declared types of names (receiver typing) -------------------------------
+; Scopes are whole definitions and the first declaration of a name wins, so names
+; that are routinely re-declared in sibling blocks (catch parameters `e`) are left out.
+(field_declaration type: (_) @typed.type declarator: (variable_declarator name: (identifier) @typed.name)) @typed.member
+(record_declaration parameters: (formal_parameters (formal_parameter type: (_) @typed.type name: (identifier) @typed.name) @typed.member))
+(formal_parameter type: (_) @typed.type name: (identifier) @typed.name) @typed
+(spread_parameter (_) @typed.type . (variable_declarator name: (identifier) @typed.name)) @typed
+((local_variable_declaration type: (_) @typed.type declarator: (variable_declarator name: (identifier) @typed.name)) @typed (#not-eq? @typed.type "var"))
+((local_variable_declaration type: (type_identifier) @_var declarator: (variable_declarator name: (identifier) @typed.name value: (object_creation_expression type: (_) @typed.type))) @typed (#eq? @_var "var"))
+((resource type: (_) @typed.type name: (identifier) @typed.name) @typed (#not-eq? @typed.type "var"))
+((enhanced_for_statement type: (_) @typed.type name: (identifier) @typed.name) @typed (#not-eq? @typed.type "var"))
+(assignment_expression left: (field_access object: (this) field: (identifier) @typed.name) right: (object_creation_expression type: (_) @typed.type)) @typed.member

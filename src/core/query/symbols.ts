@@ -1,0 +1,108 @@
+import * as path from 'node:path';
+import { TenureError } from '../../shared/errors.js';
+import { looksLikeSymbolId } from '../model/symbolId.js';
+import type { SymbolKind } from '../model/structural.js';
+import type { Db } from '../store/db.js';
+
+/** A symbol as every answer shows it: its stable id and where it is. */
+export interface SymbolRef {
+  readonly id: number;
+  readonly sid: string;
+  readonly name: string;
+  readonly qname: string;
+  readonly kind: SymbolKind;
+  readonly path: string;
+  readonly line: number;
+}
+
+const SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id`;
+
+type Row = SymbolRef & { end_line: number };
+
+function ref(r: Row): SymbolRef {
+  return { id: r.id, sid: r.sid, name: r.name, qname: r.qname, kind: r.kind, path: r.path, line: r.line };
+}
+
+/** `a.b.C.m` and `a/b.C#m().` both become [a, b, C, m]. */
+function segments(text: string): string[] {
+  return text
+    .replace(/\(\S*?\)/g, '')
+    .split(/[.#/:]+|::/)
+    .map((s) => s.replace(/`/g, ''))
+    .filter(Boolean);
+}
+
+export interface ResolveOptions {
+  readonly root: string;
+}
+
+/**
+ * What a person or agent typed → the symbols it denotes. Accepts a full
+ * symbol id, a dotted name (`SettlementService.retry`, `retry`), a
+ * `path:line` location, or a file path. Several matches are an error that
+ * lists them all: Tenure never picks one silently.
+ */
+export async function resolveSymbols(db: Db, text: string, options: ResolveOptions): Promise<SymbolRef[]> {
+  const query = text.trim();
+  if (!query) throw new TenureError('invalid-input', 'No symbol given. Pass a name such as `SettlementService.retry`, a symbol id, or `path/file.ts:42`.');
+  const indexed = await db.get<{ n: number }>('SELECT count(*) AS n FROM files');
+  if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index` (or wait for the first index in VS Code), then ask again.');
+
+  if (looksLikeSymbolId(query)) {
+    const rows = await db.all<Row>(`${SELECT} WHERE s.sid = ?`, [query]);
+    if (rows.length) return rows.map(ref);
+  }
+
+  const loc = /^(.+?):(\d+)(?::\d+)?$/.exec(query);
+  if (loc) {
+    const rel = toRel(loc[1]!, options.root);
+    const line = Number(loc[2]);
+    const rows = await db.all<Row>(
+      `${SELECT} WHERE f.path = ? AND s.kind != 'module' AND s.line <= ? AND s.end_line >= ? ORDER BY (s.end_line - s.line) ASC LIMIT 1`,
+      [rel, line, line],
+    );
+    if (rows.length) return rows.map(ref);
+    const mod = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [rel]);
+    if (mod.length) return mod.map(ref);
+    throw new TenureError('symbol-not-found', `No indexed file ${rel}. Check the path (relative to the workspace root) or run \`tenure index\`.`);
+  }
+
+  const asFile = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [toRel(query, options.root)]);
+  if (asFile.length) return asFile.map(ref);
+
+  const segs = segments(query);
+  const name = segs[segs.length - 1];
+  if (!name) throw new TenureError('invalid-input', `Cannot read a symbol name from "${query}".`);
+  const rows = await db.all<Row>(`${SELECT} WHERE s.name = ?`, [name]);
+  const matches = rows.filter((r) => endsWith(segments(r.qname), segs) || endsWith([...segments(r.path.replace(/\.\w+$/, '')), ...segments(r.qname)], segs));
+  const nonModule = matches.filter((m) => m.kind !== 'module');
+  const found = nonModule.length ? nonModule : matches;
+  if (found.length) return found.map(ref);
+
+  const like = await db.all<Row>(`${SELECT} WHERE s.name LIKE ? AND s.kind != 'module' LIMIT 8`, [`%${name}%`]);
+  const hint = like.length ? ` Did you mean: ${like.map((l) => `${l.qname} (${l.path}:${l.line})`).join(', ')}?` : '';
+  throw new TenureError('symbol-not-found', `No symbol matches "${query}" in the index.${hint}`, { suggestions: like.map(ref) });
+}
+
+/** Like resolveSymbols, but exactly one symbol or an error listing the candidates. */
+export async function resolveOneSymbol(db: Db, text: string, options: ResolveOptions): Promise<SymbolRef> {
+  const found = await resolveSymbols(db, text, options);
+  if (found.length === 1) return found[0]!;
+  const list = found.slice(0, 20).map((f) => `  ${f.qname} (${f.kind}, ${f.path}:${f.line})  id: ${f.sid}`).join('\n');
+  throw new TenureError(
+    'symbol-ambiguous',
+    `"${text}" matches ${found.length} symbols; Tenure will not pick one. Ask again with a qualified name, a path:line, or one of these ids:\n${list}${found.length > 20 ? `\n  … and ${found.length - 20} more` : ''}`,
+    { candidates: found },
+  );
+}
+
+function endsWith(haystack: readonly string[], needle: readonly string[]): boolean {
+  if (needle.length > haystack.length) return false;
+  const off = haystack.length - needle.length;
+  return needle.every((n, i) => haystack[off + i] === n);
+}
+
+function toRel(p: string, root: string): string {
+  const abs = path.isAbsolute(p) ? p : path.join(root, p);
+  return path.relative(root, abs).split(path.sep).join('/');
+}

@@ -1,0 +1,132 @@
+import type { EdgeKind, SymbolKind } from '../model/structural.js';
+import type { EdgeTier } from '../model/tiers.js';
+import { specOf, type Edge, type FileEntry, type StructuralState } from '../structural/state.js';
+import { deleteWhereIn, insertRows } from './bulk.js';
+import type { Db } from './db.js';
+
+/** Reads and writes the structural tables; the only module that knows their SQL shape. */
+export class StructuralStore {
+  constructor(private readonly db: Db) {}
+
+  /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
+  async load(state: StructuralState): Promise<void> {
+    const files = await this.db.all<{
+      id: number; path: string; language: string | null; hash: string | null; size: number; mtime_ms: number;
+      skip_reason: string | null; error_nodes: number; parse_ms: number | null; package: string | null;
+    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package FROM files');
+    const modules = await this.db.all<{ file_id: number; id: number; qname: string }>("SELECT file_id, id, qname FROM symbols WHERE kind = 'module'");
+    const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
+    for (const f of files) {
+      const spec = specOf(f.language);
+      const mod = moduleByFile.get(f.id);
+      state.addFileEntry({
+        id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms, skipReason: f.skip_reason,
+        errorNodes: f.error_nodes, parseMs: f.parse_ms, packageName: f.package,
+        moduleName: spec?.scheme === 'java' ? (f.package ?? '') : (mod?.qname ?? ''),
+        moduleSymbolId: mod?.id ?? null,
+      });
+    }
+    const symbols = await this.db.all<{
+      id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null;
+      line: number; col: number; end_line: number; end_col: number; exported: number;
+    }>('SELECT id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported FROM symbols');
+    for (const s of symbols) {
+      state.addSymbol({
+        id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+        line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
+      });
+    }
+    const sites = await this.db.all<{
+      id: number; file_id: number; owner_id: number; kind: EdgeKind; name: string; receiver: string | null;
+      receiver_type: string | null; line: number; col: number; dynamic: string | null;
+    }>('SELECT id, file_id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic FROM sites');
+    for (const s of sites) {
+      state.addSite({
+        id: s.id, fileId: s.file_id, ownerId: s.owner_id, kind: s.kind, name: s.name, receiver: s.receiver,
+        receiverType: s.receiver_type, line: s.line, col: s.col, dynamic: s.dynamic,
+      });
+    }
+    const imports = await this.db.all<{
+      id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number;
+    }>('SELECT id, file_id, owner_id, module, name, local, wildcard, line, col FROM imports');
+    for (const i of imports) {
+      state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
+    }
+    const inherit = await this.db.all<{ src_id: number; dst_id: number }>(
+      "SELECT src_id, dst_id FROM edges WHERE kind IN ('extends', 'implements') AND dst_id IS NOT NULL AND tier != 'ambiguous'",
+    );
+    for (const e of inherit) {
+      let set = state.supertypes.get(e.src_id);
+      if (!set) state.supertypes.set(e.src_id, (set = new Set()));
+      set.add(e.dst_id);
+    }
+    const edgeMax = await this.db.get<{ m: number | null }>('SELECT max(id) AS m FROM sites');
+    if (edgeMax?.m) state.reserve('site', edgeMax.m);
+  }
+
+  /**
+   * Writes one batch of changes atomically: files removed, files replaced
+   * (their rows rewritten from the state), and the new edges of every site
+   * that was re-resolved.
+   */
+  async apply(
+    state: StructuralState,
+    change: { removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; resolvedSites: readonly number[]; edges: readonly Edge[] },
+  ): Promise<void> {
+    await this.db.write(async (db) => {
+      await deleteWhereIn(db, 'files', 'id', change.removed);
+      const replacedIds = change.replaced.map((f) => f.id);
+      await deleteWhereIn(db, 'symbols', 'file_id', replacedIds);
+      await deleteWhereIn(db, 'sites', 'file_id', replacedIds);
+      await deleteWhereIn(db, 'imports', 'file_id', replacedIds);
+      await deleteWhereIn(db, 'edges', 'file_id', replacedIds);
+      await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
+      const now = Date.now();
+      for (const f of change.replaced) {
+        await db.run(
+          `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
+             mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
+             package=excluded.package, indexed_at=excluded.indexed_at`,
+          [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skipReason, f.errorNodes, f.parseMs, f.packageName, now],
+        );
+      }
+      for (const f of change.touched) {
+        await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
+      }
+      const symbolRows = change.replaced.flatMap((f) =>
+        (state.symbolsByFile.get(f.id) ?? []).map((s) => [s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]),
+      );
+      await insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows);
+      const siteRows = change.replaced.flatMap((f) =>
+        (state.sitesByFile.get(f.id) ?? []).map((s) => [s.id, s.fileId, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]),
+      );
+      await insertRows(db, 'sites', ['id', 'file_id', 'owner_id', 'kind', 'name', 'receiver', 'receiver_type', 'line', 'col', 'dynamic'], siteRows);
+      const importRows = change.replaced.flatMap((f) =>
+        (state.importsByFile.get(f.id) ?? []).map((i) => [i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]),
+      );
+      await insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows);
+      await insertRows(
+        db,
+        'edges',
+        ['site_id', 'src_id', 'dst_id', 'kind', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col'],
+        change.edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col]),
+      );
+      await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
+    });
+  }
+
+  /** Import targets changed for files not otherwise rewritten (a new file made an import resolvable). */
+  async updateImportTargets(rows: readonly { id: number; target: number | null }[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.write(async (db) => {
+      await db.run(
+        'UPDATE imports SET target_file_id = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = imports.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))',
+        [JSON.stringify(rows.map((r) => [r.id, r.target]))],
+      );
+    });
+  }
+}
+
+export type { EdgeTier };

@@ -1,0 +1,47 @@
+import * as fs from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { Inventory, ParseTimeout } from './inventory.js';
+import { languageById } from './languages.js';
+import type { ParseRequest, ParseResponse } from './parseProtocol.js';
+import { checkSource, hashBytes } from './readSource.js';
+
+/*
+ * Worker thread: reads, checks and parses files so the extension host's main
+ * thread (and the CLI's event loop) never spends time in tree-sitter.
+ */
+const inventory = new Inventory();
+
+async function handle(req: ParseRequest): Promise<ParseResponse> {
+  let bytes: Uint8Array;
+  if (req.text !== undefined) {
+    bytes = Buffer.from(req.text, 'utf8');
+  } else {
+    try {
+      bytes = fs.readFileSync(req.abs);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { id: req.id, status: 'missing' };
+      return { id: req.id, status: 'skipped', reason: `unreadable (${code ?? String(e)})`, size: 0 };
+    }
+  }
+  if (req.knownHash && req.knownHash === hashBytes(bytes)) return { id: req.id, status: 'unchanged', hash: req.knownHash, size: bytes.length };
+  const check = checkSource(bytes, req.abs, req.maxBytes);
+  if (!check.ok) return { id: req.id, status: 'skipped', reason: check.reason, hash: check.hash, size: bytes.length };
+  const language = languageById(req.language);
+  if (!language) return { id: req.id, status: 'skipped', reason: `no grammar for ${req.language}`, hash: check.hash, size: bytes.length };
+  try {
+    const facts = await inventory.parse(language, check.text, req.budgetMs);
+    return { id: req.id, status: 'parsed', hash: check.hash, size: bytes.length, facts };
+  } catch (e) {
+    const reason = e instanceof ParseTimeout ? `parse took longer than its budget (${req.budgetMs} ms)` : `parser failed: ${String(e)}`;
+    return { id: req.id, status: 'skipped', reason, hash: check.hash, size: bytes.length };
+  }
+}
+
+parentPort?.on('message', (batch: ParseRequest[]) => {
+  void (async () => {
+    const out: ParseResponse[] = [];
+    for (const req of batch) out.push(await handle(req));
+    parentPort!.postMessage(out);
+  })();
+});

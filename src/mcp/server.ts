@@ -1,0 +1,52 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { TenureError, errorMessage } from '../shared/errors.js';
+import { TOOLS } from '../core/tools/catalog.js';
+import type { Workspace } from '../core/workspace.js';
+
+export const SERVER_NAME = 'tenure';
+
+/**
+ * The MCP front door: every catalog tool, over stdio. Stdout carries protocol
+ * only; logs go to stderr. Tool errors come back as tool results with
+ * isError, so the agent reads why and what to do instead of a dead call.
+ */
+export function createMcpServer(workspace: Workspace, version: string): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version }, { capabilities: { tools: {} } });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.modelDescription,
+        inputSchema: tool.input,
+        annotations: { readOnlyHint: tool.readOnly, openWorldHint: false, title: tool.title },
+      },
+      async (args: unknown) => {
+        try {
+          const input = tool.input.parse(args);
+          const result = await tool.run({ workspace }, input);
+          return {
+            content: [{ type: 'text' as const, text: result.text }],
+            structuredContent: { result: result.data } as Record<string, unknown>,
+          };
+        } catch (e) {
+          const reason = TenureError.is(e) ? e.reason : 'internal';
+          return { isError: true, content: [{ type: 'text' as const, text: `${reason}: ${errorMessage(e)}` }] };
+        }
+      },
+    );
+  }
+  return server;
+}
+
+export async function serveStdio(workspace: Workspace, version: string): Promise<void> {
+  const server = createMcpServer(workspace, version);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  await new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.on('end', () => resolve());
+  });
+  await server.close();
+}

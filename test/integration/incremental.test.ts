@@ -1,0 +1,97 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { resolveOneSymbol } from '../../src/core/query/symbols';
+import { whatBreaks } from '../../src/core/query/whatBreaks';
+import { StructuralIndexer } from '../../src/core/structural/indexer';
+import { Workspace } from '../../src/core/workspace';
+import { copyExample, write } from '../helpers/fixtures';
+
+describe('incremental re-index', () => {
+  let ws: Workspace;
+  let indexer: StructuralIndexer;
+  let cleanup: () => void;
+
+  beforeEach(async () => {
+    const ex = copyExample();
+    cleanup = ex.cleanup;
+    ws = await Workspace.open(ex.root);
+    indexer = await StructuralIndexer.create(ws);
+    await indexer.indexAll();
+  });
+  afterEach(async () => {
+    await indexer.dispose();
+    await ws.close();
+    cleanup();
+  });
+
+  const callers = async (symbol: string) => {
+    const r = await whatBreaks(ws.db, await resolveOneSymbol(ws.db, symbol, { root: ws.root }), 1);
+    return r.dependents.map((d) => `${d.symbol.qname} ${d.tier}`).sort();
+  };
+
+  async function danglingEdges(): Promise<number> {
+    const row = await ws.db.get<{ n: number }>(
+      `SELECT count(*) AS n FROM edges e WHERE (e.dst_id IS NOT NULL AND e.dst_id NOT IN (SELECT id FROM symbols))
+         OR e.src_id NOT IN (SELECT id FROM symbols) OR e.file_id NOT IN (SELECT id FROM files)`,
+    );
+    return row!.n;
+  }
+
+  it('shows a new caller after its file is saved', async () => {
+    const file = write(ws.root, 'src/ops/Replay.ts', `import { SettlementService } from '../settlement/SettlementService';\nexport function replay(s: SettlementService) {\n  return s.retry({} as any, 1);\n}\n`);
+    const r = await indexer.updateFiles([file]);
+    assert.equal(r.parsed, 1);
+    assert.ok((await callers('SettlementService.retry')).includes('replay inferred'));
+  });
+
+  it('an ambiguous call becomes inferred when a rival definition is deleted, and nothing dangles', async () => {
+    write(ws.root, 'src/legacy/OldSettlement.ts', `export class OldSettlement {\n  retry(id: string) { return id; }\n}\n`);
+    await indexer.updateFiles([path.join(ws.root, 'src/legacy/OldSettlement.ts')]);
+    const before = await whatBreaks(ws.db, await resolveOneSymbol(ws.db, 'SettlementService.retry', { root: ws.root }), 1);
+    const post = before.dependents.find((d) => d.symbol.qname === 'postRetry')!;
+    assert.equal(post.tier, 'ambiguous');
+    assert.deepEqual(post.candidates!.map((c) => c.qname).sort(), ['OldSettlement.retry', 'SettlementService.retry']);
+
+    fs.rmSync(path.join(ws.root, 'src/legacy/OldSettlement.ts'));
+    const r = await indexer.updateFiles([path.join(ws.root, 'src/legacy/OldSettlement.ts')]);
+    assert.equal(r.removed, 1);
+    assert.ok((await callers('SettlementService.retry')).includes('postRetry inferred'));
+    assert.equal(await danglingEdges(), 0);
+    const files = await ws.db.get<{ n: number }>("SELECT count(*) AS n FROM files WHERE path = 'src/legacy/OldSettlement.ts'");
+    assert.equal(files!.n, 0);
+  });
+
+  it('deleting a callee removes its incoming edges; recreating it restores them', async () => {
+    const auditFile = path.join(ws.root, 'src/settlement/AuditLog.ts');
+    const text = fs.readFileSync(auditFile, 'utf8');
+    fs.rmSync(auditFile);
+    await indexer.updateFiles([auditFile]);
+    assert.equal(await danglingEdges(), 0);
+    await assert.rejects(resolveOneSymbol(ws.db, 'AuditLog.record', { root: ws.root }), /No symbol matches/);
+    fs.writeFileSync(auditFile, text);
+    await indexer.updateFiles([auditFile]);
+    assert.deepEqual(await callers('AuditLog.record'), ['SettlementService.retry inferred', 'SettlementService.settle inferred']);
+  });
+
+  it('a re-index with nothing changed parses nothing; a touched file with the same bytes is not re-parsed', async () => {
+    const again = await indexer.indexAll();
+    assert.equal(again.parsed, 0);
+    const f = path.join(ws.root, 'src/settlement/RetryPolicy.ts');
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(f, later, later);
+    const touched = await indexer.indexAll();
+    assert.equal(touched.parsed, 0);
+    assert.equal(touched.unchanged, touched.files);
+  });
+
+  it('a second indexer (another process) sees the same graph from the database alone', async () => {
+    write(ws.root, 'src/ops/Replay.ts', `import { SettlementService } from '../settlement/SettlementService';\nexport const replay = (s: SettlementService) => s.retry({} as any, 1);\n`);
+    await indexer.updateFiles([path.join(ws.root, 'src/ops/Replay.ts')]);
+    const other = await StructuralIndexer.create(ws);
+    const r = await other.indexAll();
+    assert.equal(r.parsed, 0, 'state loaded from SQLite, nothing re-parsed');
+    await other.dispose();
+    assert.ok((await callers('SettlementService.retry')).includes('replay inferred'));
+  });
+});

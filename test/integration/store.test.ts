@@ -1,0 +1,86 @@
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Db } from '../../src/core/store/db';
+import { MIGRATIONS } from '../../src/core/store/migrations';
+import { TenureError } from '../../src/shared/errors';
+import { REPO_ROOT, tempDir } from '../helpers/fixtures';
+
+describe('SQLite store (real database files)', () => {
+  let dir: { root: string; cleanup: () => void };
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => dir.cleanup());
+
+  it('creates the schema with WAL journaling and records the migration version', async () => {
+    const file = path.join(dir.root, 'm.db');
+    const db = await Db.open(file);
+    assert.equal((await db.get<{ journal_mode: string }>('PRAGMA journal_mode'))?.journal_mode, 'wal');
+    assert.equal((await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version, MIGRATIONS.length);
+    const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((t) => t.name);
+    for (const t of ['edges', 'files', 'imports', 'meta', 'sites', 'symbols']) assert.ok(tables.includes(t), t);
+    await db.close();
+    // Reopening does not re-run migrations.
+    const again = await Db.open(file);
+    assert.equal((await again.get<{ user_version: number }>('PRAGMA user_version'))?.user_version, MIGRATIONS.length);
+    await again.close();
+  });
+
+  it('rolls a failed write back and keeps what was committed before', async () => {
+    const db = await Db.open(path.join(dir.root, 'r.db'));
+    await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES ('a', '1')").then(() => undefined));
+    await assert.rejects(
+      db.write(async (d) => {
+        await d.run("INSERT INTO meta (key, value) VALUES ('b', '2')");
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.deepEqual(await db.all('SELECT key, value FROM meta ORDER BY key'), [{ key: 'a', value: '1' }]);
+    await db.close();
+  });
+
+  it('refuses a database written by a newer schema with advice', async () => {
+    const file = path.join(dir.root, 'n.db');
+    const db = await Db.open(file);
+    await db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 5}`);
+    await db.close();
+    await assert.rejects(Db.open(file), (e: unknown) => TenureError.is(e, 'store-unavailable') && /newer Tenure/.test((e as Error).message));
+  });
+
+  it('reports a corrupt file instead of crashing', async () => {
+    const file = path.join(dir.root, 'c.db');
+    fs.writeFileSync(file, Buffer.alloc(8192, 7));
+    await assert.rejects(Db.open(file), (e: unknown) => TenureError.is(e) && /database/.test((e as Error).message));
+  });
+
+  it('lets a second process read while the first writes, and both write in turn', async function () {
+    this.timeout(60_000);
+    const file = path.join(dir.root, 'shared.db');
+    const db = await Db.open(file);
+    // The child writes 200 rows, one transaction each, while we read and write concurrently.
+    const script = `
+      const { Db } = require(${JSON.stringify(path.join(REPO_ROOT, 'out/src/core/store/db.js'))});
+      (async () => {
+        const db = await Db.open(${JSON.stringify(file)});
+        for (let i = 0; i < 200; i++) await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES (?, 'child')", ['c' + i]));
+        await db.close();
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+    let reads = 0;
+    for (let i = 0; i < 200; i++) {
+      await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES (?, 'parent')", ['p' + i]));
+      await db.get('SELECT count(*) AS n FROM meta');
+      reads++;
+    }
+    assert.equal(await exited, 0);
+    const rows = await db.all<{ value: string; n: number }>('SELECT value, count(*) AS n FROM meta GROUP BY value ORDER BY value');
+    assert.deepEqual(rows, [
+      { value: 'child', n: 200 },
+      { value: 'parent', n: 200 },
+    ]);
+    assert.equal(reads, 200);
+    await db.close();
+  });
+});
