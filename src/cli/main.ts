@@ -68,7 +68,9 @@ export function buildProgram(): Command {
     .description('The memory of a repository for AI coding agents and the people who work with them. Every answer carries its tier.')
     .version(VERSION)
     .option('-C, --cwd <dir>', 'workspace root (default: the nearest folder with .tenure, else the current folder)')
-    .showHelpAfterError('(run `tenure --help` for usage)');
+    .showHelpAfterError('(run `tenure --help` for usage)')
+    // Set before subcommands are added: they inherit it, so usage errors exit 2 everywhere.
+    .exitOverride();
 
   program
     .command('index')
@@ -198,7 +200,6 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

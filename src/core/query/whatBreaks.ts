@@ -149,7 +149,12 @@ async function supertypes(db: Db, typeId: number): Promise<number[]> {
       [ids(frontier)],
     );
     frontier = [];
-    for (const r of rows) if (!seen.has(r.dst_id)) (seen.add(r.dst_id), out.push(r.dst_id), frontier.push(r.dst_id));
+    for (const r of rows) {
+      if (seen.has(r.dst_id)) continue;
+      seen.add(r.dst_id);
+      out.push(r.dst_id);
+      frontier.push(r.dst_id);
+    }
   }
   return out;
 }

@@ -68,7 +68,7 @@ export class Db {
     try {
       await db.exec('PRAGMA foreign_keys = ON');
       if (!options.readonly) {
-        await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+        await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;');
         await db.migrate();
         await db.checkIntegrity();
       }
