@@ -16,13 +16,14 @@ describe('SQLite store (real database files)', () => {
     const file = path.join(dir.root, 'm.db');
     const db = await Db.open(file);
     assert.equal((await db.get<{ journal_mode: string }>('PRAGMA journal_mode'))?.journal_mode, 'wal');
-    assert.equal((await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version, MIGRATIONS.length);
+    const applied = (await db.all<{ id: string }>('SELECT id FROM schema_migrations ORDER BY rowid')).map((r) => r.id);
+    assert.deepEqual(applied, MIGRATIONS.map((m) => m.id));
     const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((t) => t.name);
     for (const t of ['edges', 'files', 'imports', 'meta', 'sites', 'symbols']) assert.ok(tables.includes(t), t);
     await db.close();
     // Reopening does not re-run migrations.
     const again = await Db.open(file);
-    assert.equal((await again.get<{ user_version: number }>('PRAGMA user_version'))?.user_version, MIGRATIONS.length);
+    assert.equal((await again.get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))?.n, MIGRATIONS.length);
     await again.close();
   });
 
@@ -43,7 +44,7 @@ describe('SQLite store (real database files)', () => {
   it('refuses a database written by a newer schema with advice', async () => {
     const file = path.join(dir.root, 'n.db');
     const db = await Db.open(file);
-    await db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 5}`);
+    await db.run("INSERT INTO schema_migrations (id, applied_at) VALUES ('future-999-something', 0)");
     await db.close();
     await assert.rejects(Db.open(file), (e: unknown) => TenureError.is(e, 'store-unavailable') && /newer Tenure/.test((e as Error).message));
   });

@@ -138,21 +138,23 @@ export class Db {
   }
 
   private async migrate(): Promise<void> {
-    const row = await this.get<{ user_version: number }>('PRAGMA user_version');
-    const current = row?.user_version ?? 0;
-    if (current > MIGRATIONS.length) {
+    await this.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const known = new Set(MIGRATIONS.map((m) => m.id));
+    const applied = new Set((await this.all<{ id: string }>('SELECT id FROM schema_migrations')).map((r) => r.id));
+    const unknown = [...applied].filter((id) => !known.has(id));
+    if (unknown.length) {
       throw new TenureError(
         'store-unavailable',
-        `${this.file} was written by a newer Tenure (schema ${current}, this build knows ${MIGRATIONS.length}). Update Tenure, or delete the .tenure folder to rebuild the derived memories.`,
+        `${this.file} was written by a newer Tenure (it has schema changes this build does not know: ${unknown.join(', ')}). Update Tenure to use it.`,
       );
     }
-    for (let v = current; v < MIGRATIONS.length; v++) {
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.id)) continue;
       await this.write(async (db) => {
-        // Re-check inside the lock: another process may have migrated meanwhile.
-        const again = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
-        if (again > v) return;
-        await db.exec(MIGRATIONS[v]!);
-        await db.exec(`PRAGMA user_version = ${v + 1}`);
+        // Re-check inside the lock: another process may have applied it meanwhile.
+        if (await db.get('SELECT 1 FROM schema_migrations WHERE id = ?', [m.id])) return;
+        await db.exec(m.sql);
+        await db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [m.id, Date.now()]);
       });
     }
   }

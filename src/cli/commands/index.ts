@@ -1,0 +1,108 @@
+import { errorMessage } from '../../shared/errors.js';
+import { StructuralIndexer } from '../../core/structural/indexer.js';
+import { watchWorkspace } from '../../core/structural/watch.js';
+import { Workspace } from '../../core/workspace.js';
+import { serveStdio } from '../../mcp/server.js';
+import { getStatus, renderStatus } from '../../core/query/status.js';
+import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
+
+/** index, status, watch, mcp: building and serving the memories. */
+export const indexCommands: CommandGroup = (program) => {
+  program
+    .command('index')
+    .description('Index the workspace (incremental: unchanged files are not parsed again).')
+    .argument('[dir]', 'workspace root')
+    .option('--rebuild', 'drop the structural memory and index from scratch')
+    .option('--json', 'print the report as JSON')
+    .option('--workers <n>', 'parse workers', positiveInt)
+    .action(async (dir: string | undefined, opts: { rebuild?: boolean; json?: boolean; workers?: number }) => {
+      const root = findRoot(dir ?? cwdOf(program));
+      await withWorkspace(root, async (ws) => {
+        // Only the derived structural tables are dropped; nothing else in the database is touched.
+        if (opts.rebuild) await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+        const indexer = await StructuralIndexer.create(ws, opts.workers ? { workers: opts.workers } : {});
+        try {
+          let last = 0;
+          const report = await indexer.indexAll({
+            onProgress: (done, total) => {
+              if (!opts.json && process.stderr.isTTY && Date.now() - last > 100) {
+                last = Date.now();
+                process.stderr.write(`\rIndexing ${done}/${total} files…`);
+              }
+            },
+          });
+          if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+          process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : renderIndexReport(report) + '\n');
+        } finally {
+          await indexer.dispose();
+        }
+      });
+    });
+
+  program
+    .command('status')
+    .description('What the index holds: files, symbols, edges by tier, skipped files, freshness.')
+    .option('--json', 'print as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      await withWorkspace(cwdOf(program), async (ws) => {
+        const status = await getStatus(ws);
+        process.stdout.write(opts.json ? JSON.stringify(status, null, 2) + '\n' : renderStatus(status) + '\n');
+      });
+    });
+
+  program
+    .command('watch')
+    .description('Index, then keep the index up to date as files change (Ctrl+C to stop).')
+    .argument('[dir]', 'workspace root')
+    .action(async (dir: string | undefined) => {
+      const root = findRoot(dir ?? cwdOf(program));
+      const ws = await Workspace.open(root);
+      const indexer = await StructuralIndexer.create(ws);
+      const report = await indexer.indexAll();
+      process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
+      const handle = watchWorkspace(
+        indexer,
+        (r) => {
+          if (r.parsed || r.removed) process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`);
+        },
+        (e) => process.stderr.write(`tenure watch: ${errorMessage(e)}\n`),
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      handle.close();
+      await indexer.dispose();
+      await ws.close();
+    });
+
+  program
+    .command('mcp')
+    .description('Serve the Tenure tools over MCP on stdio (indexes on start; --watch keeps the index fresh).')
+    .option('--watch', 'keep re-indexing changed files while serving')
+    .option('--no-index', 'serve the existing index without indexing first')
+    .action(async (opts: { watch?: boolean; index: boolean }) => {
+      const ws = await Workspace.open(findRoot(cwdOf(program)));
+      const log = (m: string) => process.stderr.write(`tenure mcp: ${m}\n`);
+      let indexer: StructuralIndexer | undefined;
+      let handle: { close(): void } | undefined;
+      if (opts.index || opts.watch) {
+        indexer = await StructuralIndexer.create(ws, { log });
+        // Index in the background: the server answers from what is stored meanwhile.
+        void indexer.indexAll().then(
+          () => {
+            if (opts.watch && indexer) handle = watchWorkspace(indexer, () => undefined, (e) => log(errorMessage(e)));
+          },
+          (e: unknown) => log(`indexing failed: ${errorMessage(e)}`),
+        );
+      }
+      try {
+        await serveStdio(ws, VERSION);
+      } finally {
+        handle?.close();
+        await indexer?.dispose();
+        await ws.close();
+      }
+    });
+
+};

@@ -1,0 +1,71 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { TenureError } from '../shared/errors.js';
+import type { IndexReport } from '../core/structural/indexer.js';
+import { Workspace, TENURE_DIR } from '../core/workspace.js';
+
+/* What every CLI command shares: the workspace root, exit codes, argument parsers. */
+
+export const VERSION = '0.1.0';
+
+/** Exit codes, documented in README. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, notIndexed: 3 } as const;
+
+export function exitCodeFor(e: unknown): number {
+  if (TenureError.is(e, 'not-indexed') || TenureError.is(e, 'store-unavailable') || TenureError.is(e, 'store-corrupt')) return EXIT.notIndexed;
+  if (TenureError.is(e, 'invalid-input')) return EXIT.usage;
+  return EXIT.failure;
+}
+
+/** The workspace root: --cwd, else the nearest folder above that has a .tenure folder, else the current folder. */
+export function findRoot(cwd: string | undefined): string {
+  if (cwd) return path.resolve(cwd);
+  let dir = process.cwd();
+  for (;;) {
+    if (fs.existsSync(path.join(dir, TENURE_DIR))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+}
+
+export function renderIndexReport(r: IndexReport): string {
+  const mb = r.bytes / 1024 / 1024;
+  const lines = [
+    `Indexed ${r.files} files (${mb.toFixed(1)} MB) in ${(r.ms / 1000).toFixed(2)} s: ${r.parsed} parsed, ${r.unchanged} unchanged, ${r.removed} removed, ${r.skipped.length} skipped.`,
+    `Structural memory: ${r.symbols} symbols, ${r.sites} use sites, ${r.edges} edges.`,
+  ];
+  if (r.skipped.length) {
+    lines.push('Skipped (not in the index):');
+    for (const s of r.skipped.slice(0, 10)) lines.push(`  ${s.path}: ${s.reason}`);
+    if (r.skipped.length > 10) lines.push(`  … and ${r.skipped.length - 10} more (tenure status --json lists them all)`);
+  }
+  return lines.join('\n');
+}
+
+export async function withWorkspace<T>(cwd: string | undefined, fn: (ws: Workspace) => Promise<T>, readonly = false): Promise<T> {
+  const ws = await Workspace.open(findRoot(cwd), { readonly });
+  try {
+    return await fn(ws);
+  } finally {
+    await ws.close();
+  }
+}
+
+
+/** The global --cwd option of the root program. */
+export function cwdOf(cmd: Command): string | undefined {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  return root.opts<{ cwd?: string }>().cwd;
+}
+
+/** A command group: each memory registers its commands on the program. */
+export type CommandGroup = (program: Command) => void;

@@ -1,0 +1,103 @@
+import * as vscode from 'vscode';
+
+export type IndexState =
+  | { readonly kind: 'no-folder' }
+  | { readonly kind: 'starting' }
+  | { readonly kind: 'indexing'; readonly done: number; readonly total: number }
+  | { readonly kind: 'updating'; readonly files: number; readonly counts?: IndexCounts }
+  | { readonly kind: 'ready'; readonly counts: IndexCounts }
+  | { readonly kind: 'cancelled'; readonly counts?: IndexCounts }
+  | { readonly kind: 'failed'; readonly message: string };
+
+export interface IndexCounts {
+  readonly files: number;
+  readonly symbols: number;
+  readonly edges: number;
+  readonly edgesByTier?: Readonly<Record<string, number>>;
+}
+
+const fmt = (n: number): string => n.toLocaleString('en-US');
+
+export function describeCounts(c: IndexCounts): string {
+  return `${fmt(c.files)} files · ${fmt(c.symbols)} symbols · ${fmt(c.edges)} edges`;
+}
+
+/**
+ * The status bar item. Its accessibility label always starts with
+ * "Tenure index" and states the same facts as the text in words; the e2e test
+ * reads it.
+ */
+export class StatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('tenure.index', vscode.StatusBarAlignment.Left, 0);
+
+  constructor(private readonly restricted: () => boolean) {
+    this.item.name = 'Tenure Index';
+    this.item.command = 'tenure.showOutput';
+  }
+
+  show(state: IndexState): void {
+    const mode = this.restricted() ? ' (restricted mode: tree-sitter only)' : '';
+    const { text, label, tooltip } = render(state);
+    if (state.kind === 'no-folder') {
+      this.item.hide();
+      return;
+    }
+    this.item.text = text;
+    this.item.tooltip = `${tooltip}${mode}\nClick to show Tenure's log.`;
+    this.item.accessibilityInformation = { label: `${label}${mode}`, role: 'button' };
+    this.item.backgroundColor = state.kind === 'failed' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+function render(state: IndexState): { text: string; label: string; tooltip: string } {
+  switch (state.kind) {
+    case 'no-folder':
+      return { text: '', label: 'Tenure index: no folder open', tooltip: '' };
+    case 'starting':
+      return { text: '$(sync~spin) Tenure', label: 'Tenure index starting', tooltip: 'Tenure is opening its memory database.' };
+    case 'indexing': {
+      const of = state.total ? `${fmt(state.done)}/${fmt(state.total)}` : '…';
+      return {
+        text: `$(sync~spin) Tenure ${of}`,
+        label: `Tenure indexing: ${state.done} of ${state.total} files`,
+        tooltip: `Tenure is indexing: ${state.done} of ${state.total} files parsed.`,
+      };
+    }
+    case 'updating': {
+      const c = state.counts ? ` ${describeCounts(state.counts)}` : '';
+      return {
+        text: `$(sync~spin) Tenure${c}`,
+        label: `Tenure index updating ${state.files} files`,
+        tooltip: `Tenure is re-indexing ${state.files} changed files.`,
+      };
+    }
+    case 'ready':
+      return {
+        text: `$(database) Tenure ${describeCounts(state.counts)}`,
+        label: `Tenure index ready: ${state.counts.files} files, ${state.counts.symbols} symbols, ${state.counts.edges} edges`,
+        tooltip: `Tenure's structural memory: ${describeCounts(state.counts)}.${tierLine(state.counts)}`,
+      };
+    case 'cancelled':
+      return {
+        text: '$(circle-slash) Tenure',
+        label: 'Tenure index cancelled',
+        tooltip: 'Indexing was cancelled; answers cover only what was indexed. Run "Tenure: Re-index Workspace" to finish.',
+      };
+    case 'failed':
+      return {
+        text: '$(error) Tenure',
+        label: `Tenure index failed: ${state.message}`,
+        tooltip: `Indexing failed: ${state.message}`,
+      };
+  }
+}
+
+function tierLine(c: IndexCounts): string {
+  const tiers = Object.entries(c.edgesByTier ?? {}).filter(([, n]) => n > 0);
+  return tiers.length ? `\nEdges by tier: ${tiers.map(([t, n]) => `${t} ${fmt(n)}`).join(', ')}.` : '';
+}
