@@ -19,7 +19,7 @@ describe('SQLite store (real database files)', () => {
     const applied = (await db.all<{ id: string }>('SELECT id FROM schema_migrations ORDER BY rowid')).map((r) => r.id);
     assert.deepEqual(applied, MIGRATIONS.map((m) => m.id));
     const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((t) => t.name);
-    for (const t of ['edges', 'files', 'imports', 'meta', 'sites', 'symbols']) assert.ok(tables.includes(t), t);
+    for (const t of ['edges', 'files', 'imports', 'file_sites', 'meta', 'symbols']) assert.ok(tables.includes(t), t);
     await db.close();
     // Reopening does not re-run migrations.
     const again = await Db.open(file);

@@ -282,7 +282,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
     for (const r of computed) dynamicSites.push({ owner: symbolOf(r), site: { path: r.site_path, line: r.line, col: r.col }, reason: r.reason, match: 'file' });
   }
   const wide = await db.get<{ n: number }>(
-    `SELECT count(*) AS n FROM edges e JOIN sites s ON s.id = e.site_id WHERE e.dst_id IS NULL AND e.tier = 'ambiguous' AND s.name IN (SELECT value FROM json_each(?))`,
+    `SELECT count(*) AS n FROM edges e WHERE e.dst_id IS NULL AND e.tier = 'ambiguous' AND e.name IN (SELECT value FROM json_each(?))`,
     [JSON.stringify([...new Set([target.name, ...[...seeds.values()].map((s) => s.name.split('.').pop()!)])])],
   );
 

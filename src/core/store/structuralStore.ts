@@ -4,6 +4,8 @@ import { specOf, type Edge, type FileEntry, type StructuralState } from '../stru
 import { deleteWhereIn, insertRows } from './bulk.js';
 import type { Db } from './db.js';
 
+type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
+
 /** Reads and writes the structural tables; the only module that knows their SQL shape. */
 export class StructuralStore {
   constructor(private readonly db: Db) {}
@@ -36,15 +38,11 @@ export class StructuralStore {
         line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
       });
     }
-    const sites = await this.db.all<{
-      id: number; file_id: number; owner_id: number; kind: EdgeKind; name: string; receiver: string | null;
-      receiver_type: string | null; line: number; col: number; dynamic: string | null;
-    }>('SELECT id, file_id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic FROM sites');
-    for (const s of sites) {
-      state.addSite({
-        id: s.id, fileId: s.file_id, ownerId: s.owner_id, kind: s.kind, name: s.name, receiver: s.receiver,
-        receiverType: s.receiver_type, line: s.line, col: s.col, dynamic: s.dynamic,
-      });
+    const fileSites = await this.db.all<{ file_id: number; sites: string }>('SELECT file_id, sites FROM file_sites');
+    for (const row of fileSites) {
+      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
+        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
+      }
     }
     const imports = await this.db.all<{
       id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number;
@@ -60,8 +58,6 @@ export class StructuralStore {
       if (!set) state.supertypes.set(e.src_id, (set = new Set()));
       set.add(e.dst_id);
     }
-    const edgeMax = await this.db.get<{ m: number | null }>('SELECT max(id) AS m FROM sites');
-    if (edgeMax?.m) state.reserve('site', edgeMax.m);
   }
 
   /**
@@ -71,50 +67,64 @@ export class StructuralStore {
    */
   async apply(
     state: StructuralState,
-    change: { removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; resolvedSites: readonly number[]; edges: readonly Edge[] },
-  ): Promise<void> {
+    change: { fresh?: boolean; removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; resolvedSites: readonly number[] },
+    computeEdges: () => readonly Edge[],
+  ): Promise<readonly Edge[]> {
+    let edges: readonly Edge[] = [];
     await this.db.write(async (db) => {
-      await deleteWhereIn(db, 'files', 'id', change.removed);
-      const replacedIds = change.replaced.map((f) => f.id);
-      await deleteWhereIn(db, 'symbols', 'file_id', replacedIds);
-      await deleteWhereIn(db, 'sites', 'file_id', replacedIds);
-      await deleteWhereIn(db, 'imports', 'file_id', replacedIds);
-      await deleteWhereIn(db, 'edges', 'file_id', replacedIds);
-      await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
       const now = Date.now();
-      for (const f of change.replaced) {
-        await db.run(
-          `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
-             mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
-             package=excluded.package, indexed_at=excluded.indexed_at`,
-          [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skipReason, f.errorNodes, f.parseMs, f.packageName, now],
-        );
+      // On a first index there is nothing to delete; skipping it saves a probe per row.
+      if (!change.fresh) {
+        await deleteWhereIn(db, 'files', 'id', change.removed);
+        const replacedIds = change.replaced.map((f) => f.id);
+        await deleteWhereIn(db, 'symbols', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'file_sites', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'imports', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'edges', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
       }
+      await db.run(
+        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at)
+         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10 FROM json_each(?) WHERE true
+         ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
+           mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
+           package=excluded.package, indexed_at=excluded.indexed_at`,
+        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skipReason, f.errorNodes, f.parseMs, f.packageName, now]))],
+      );
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
       }
       const symbolRows = change.replaced.flatMap((f) =>
         (state.symbolsByFile.get(f.id) ?? []).map((s) => [s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]),
       );
-      await insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows);
-      const siteRows = change.replaced.flatMap((f) =>
-        (state.sitesByFile.get(f.id) ?? []).map((s) => [s.id, s.fileId, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]),
-      );
-      await insertRows(db, 'sites', ['id', 'file_id', 'owner_id', 'kind', 'name', 'receiver', 'receiver_type', 'line', 'col', 'dynamic'], siteRows);
+      // The rows below depend only on the file rows: they are queued without waiting, so SQLite
+      // writes them on its own thread while this thread resolves the edges.
+      const pending: Promise<void>[] = [];
+      pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows));
+      const siteRows = change.replaced.map((f) => [
+        f.id,
+        JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic])),
+      ]);
+      pending.push(insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows));
       const importRows = change.replaced.flatMap((f) =>
         (state.importsByFile.get(f.id) ?? []).map((i) => [i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]),
       );
-      await insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows);
+      pending.push(insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows));
+      try {
+        edges = computeEdges();
+      } finally {
+        await Promise.allSettled(pending);
+      }
+      await Promise.all(pending);
       await insertRows(
         db,
         'edges',
-        ['site_id', 'src_id', 'dst_id', 'kind', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col'],
-        change.edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col]),
+        ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col'],
+        edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col]),
       );
       await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
     });
+    return edges;
   }
 
   /** Import targets changed for files not otherwise rewritten (a new file made an import resolvable). */

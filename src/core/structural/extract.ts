@@ -92,13 +92,42 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
   ordered.forEach((d, i) => indexByNode.set(d.node.id, i));
   const defNameNodes = new Set<number>(ordered.map((d) => d.nameNode.id));
 
-  /** Innermost definition strictly containing `node` (by walking the tree), or -1. */
+  // Containment by byte ranges: definitions nest, so the innermost one holding a node is
+  // a range-ancestor of the last definition starting at or before it. This avoids
+  // Node.parent, which tree-sitter answers by descending from the root each time.
+  const byStart = ordered.map((_, i) => i).sort((a, b) => ordered[a]!.node.startIndex - ordered[b]!.node.startIndex || ordered[b]!.node.endIndex - ordered[a]!.node.endIndex);
+  const starts = byStart.map((i) => ordered[i]!.node.startIndex);
+  const rangeParent = new Array<number>(ordered.length).fill(-1);
+  {
+    const stack: number[] = [];
+    for (const i of byStart) {
+      const d = ordered[i]!.node;
+      while (stack.length && ordered[stack[stack.length - 1]!]!.node.endIndex < d.endIndex) stack.pop();
+      rangeParent[i] = stack.length ? stack[stack.length - 1]! : -1;
+      stack.push(i);
+    }
+  }
+  /** Innermost definition containing `node` (itself too when includeSelf), or -1. */
   const ownerOf = (node: Node, includeSelf = false): number => {
-    let n: Node | null = includeSelf ? node : node.parent;
-    while (n) {
-      const i = indexByNode.get(n.id);
-      if (i !== undefined) return i;
-      n = n.parent;
+    const s0 = node.startIndex;
+    const e0 = node.endIndex;
+    let lo = 0;
+    let hi = starts.length - 1;
+    let j = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! <= s0) {
+        j = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    const self = indexByNode.get(node.id);
+    let k = j >= 0 ? byStart[j]! : -1;
+    // Several definitions may start at the same byte: step back to the deepest one containing the node.
+    while (k >= 0) {
+      const d = ordered[k]!.node;
+      if (d.startIndex <= s0 && d.endIndex >= e0 && (includeSelf || k !== self)) return k;
+      k = rangeParent[k]!;
     }
     return -1;
   };

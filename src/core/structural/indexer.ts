@@ -289,16 +289,18 @@ export class StructuralIndexer {
       for (const n of names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
       affected = [...set];
     }
-    const edges = this.resolver.resolveSites(affected);
-    const t1 = performance.now();
     const replacedIds = new Set(replaced.map((f) => f.id));
-    await this.store.apply(this.state, {
-      removed,
-      replaced,
-      touched: metaOnly,
-      resolvedSites: affected.map((s) => s.id),
-      edges,
-    });
+    let t1 = performance.now();
+    // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
+    await this.store.apply(
+      this.state,
+      { fresh, removed, replaced, touched: metaOnly, resolvedSites: affected.map((s) => s.id) },
+      () => {
+        const edges = this.resolver.resolveSites(affected);
+        t1 = performance.now();
+        return edges;
+      },
+    );
     const importRows = [...importChanged]
       .filter((id) => !replacedIds.has(id))
       .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null })));

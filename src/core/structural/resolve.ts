@@ -319,8 +319,10 @@ export class Resolver {
     const file = this.state.files.get(site.fileId);
     if (!file?.language) return [];
     const owner = this.state.symbols.get(site.ownerId);
-    const base = { siteId: site.id, srcId: site.ownerId, kind: site.kind, source: SOURCE, fileId: site.fileId, line: site.line, col: site.col };
-    const edge = (dst: Sym | null, tier: EdgeTier, reason: string, candidates = 1): Edge => ({ ...base, dstId: dst?.id ?? null, tier, reason, candidates });
+    const edge = (dst: Sym | null, tier: EdgeTier, reason: string, candidates = 1): Edge => ({
+      siteId: site.id, srcId: site.ownerId, dstId: dst?.id ?? null, kind: site.kind, name: site.name, tier, source: SOURCE,
+      reason, candidates, fileId: site.fileId, line: site.line, col: site.col,
+    });
     const many = (syms: readonly Sym[], tier: EdgeTier, reason: string): Edge[] =>
       syms.length > MAX_CANDIDATES ? [edge(null, tier, `${reason} (${syms.length} candidates, counted by name)`, syms.length)] : syms.map((s) => edge(s, tier, reason, syms.length));
 

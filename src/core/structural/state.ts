@@ -71,10 +71,12 @@ export interface Import {
 }
 
 export interface Edge {
-  siteId: number;
+  siteId: number | null;
   srcId: number;
   dstId: number | null;
   kind: EdgeKind;
+  /** The name as written at the site. */
+  name: string;
   tier: EdgeTier;
   source: string;
   reason: string;

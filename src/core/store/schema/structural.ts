@@ -36,21 +36,14 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX symbols_file ON symbols(file_id);
   CREATE INDEX symbols_parent ON symbols(parent_id);
 
-  -- Raw use sites from the inventory, kept so resolution can be redone
-  -- incrementally when the definitions they may point at change.
-  CREATE TABLE sites (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-    owner_id INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    receiver TEXT,
-    receiver_type TEXT,
-    line INTEGER NOT NULL, col INTEGER NOT NULL,
-    dynamic TEXT
+  -- Raw use sites from the inventory, one JSON array per file, kept so that
+  -- resolution can be redone incrementally when the definitions they may
+  -- point at change. Only the indexer reads them, always a whole file at a
+  -- time, so one row per file is far cheaper to write than one per site.
+  CREATE TABLE file_sites (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    sites TEXT NOT NULL                 -- [[id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic], …]
   );
-  CREATE INDEX sites_name ON sites(name);
-  CREATE INDEX sites_file ON sites(file_id);
 
   CREATE TABLE imports (
     id INTEGER PRIMARY KEY,
@@ -70,10 +63,11 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
   -- all tier 'ambiguous'; a dynamic site gives one row with dst_id NULL.
   CREATE TABLE edges (
     id INTEGER PRIMARY KEY,
-    site_id INTEGER REFERENCES sites(id) ON DELETE CASCADE,
+    site_id INTEGER,                    -- the inventory site it resolves; NULL for edges a resolver added
     src_id INTEGER NOT NULL,
     dst_id INTEGER REFERENCES symbols(id) ON DELETE CASCADE,
     kind TEXT NOT NULL,
+    name TEXT NOT NULL,                 -- the name as written at the site
     tier TEXT NOT NULL,
     source TEXT NOT NULL,
     reason TEXT NOT NULL,
@@ -86,10 +80,7 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX edges_file ON edges(file_id);
   CREATE INDEX edges_site ON edges(site_id);
 
-  -- Sites whose name matches too many definitions to list each one; counted
-  -- by name at query time so they are never dropped.
-  CREATE VIEW wide_sites AS
-    SELECT s.*, e.candidates FROM sites s JOIN edges e ON e.site_id = s.id WHERE e.dst_id IS NULL AND e.tier = 'ambiguous';
+  CREATE INDEX edges_name_wide ON edges(name) WHERE dst_id IS NULL;
   `,
   },
 ];
