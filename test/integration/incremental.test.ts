@@ -74,6 +74,23 @@ describe('incremental re-index', () => {
     assert.deepEqual(await callers('AuditLog.record'), ['SettlementService.retry inferred', 'SettlementService.settle inferred']);
   });
 
+  it('editing a callee keeps the edges into its unchanged symbols, and renaming one moves its callers', async () => {
+    const file = path.join(ws.root, 'src/settlement/AuditLog.ts');
+    const edgeIds = async () =>
+      (await ws.db.all<{ id: number }>(`SELECT e.id FROM edges e JOIN symbols s ON s.id = e.dst_id WHERE s.qname = 'AuditLog.record' ORDER BY e.id`)).map((r) => r.id);
+    const before = await edgeIds();
+    assert.equal(before.length, 2);
+    fs.appendFileSync(file, '\n// a comment added by an edit\n');
+    await indexer.updateFiles([file]);
+    assert.deepEqual(await edgeIds(), before, 'edges from other files were not rewritten');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('record(event', 'write(event'));
+    await indexer.updateFiles([file]);
+    await assert.rejects(resolveOneSymbol(ws.db, 'AuditLog.record', { root: ws.root }), /No symbol matches/);
+    // The callers still name `record`: with no definition left they are external, not dangling.
+    assert.deepEqual(await callers('AuditLog.write'), []);
+    assert.equal(await danglingEdges(), 0);
+  });
+
   it('a re-index with nothing changed parses nothing; a touched file with the same bytes is not re-parsed', async () => {
     const again = await indexer.indexAll();
     assert.equal(again.parsed, 0);

@@ -9,10 +9,14 @@ const CHUNK = 4000;
  * array and SQLite unpacks them with json_each. With an async driver this is
  * an order of magnitude faster than a statement per row.
  */
-export async function insertRows(db: Db, table: string, columns: readonly string[], rows: readonly Cell[][]): Promise<void> {
+export async function insertRows(db: Db, table: string, columns: readonly string[], rows: readonly Cell[][], options: { upsert?: string } = {}): Promise<void> {
   if (rows.length === 0) return;
   const select = columns.map((_, i) => `value->>${i}`).join(', ');
-  const sql = `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${select} FROM json_each(?)`;
+  // `WHERE true` lets SQLite tell the upsert clause from a join in INSERT … SELECT.
+  const conflict = options.upsert
+    ? ` WHERE true ON CONFLICT(${options.upsert}) DO UPDATE SET ${columns.filter((c) => c !== options.upsert).map((c) => `${c} = excluded.${c}`).join(', ')}`
+    : '';
+  const sql = `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${select} FROM json_each(?)${conflict}`;
   for (let i = 0; i < rows.length; i += CHUNK) {
     await db.run(sql, [JSON.stringify(rows.slice(i, i + CHUNK))]);
   }

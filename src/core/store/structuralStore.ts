@@ -67,7 +67,7 @@ export class StructuralStore {
    */
   async apply(
     state: StructuralState,
-    change: { fresh?: boolean; removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; resolvedSites: readonly number[] },
+    change: { fresh?: boolean; removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; keptSymbols?: readonly number[]; resolvedSites: readonly number[] },
     computeEdges: () => readonly Edge[],
   ): Promise<readonly Edge[]> {
     let edges: readonly Edge[] = [];
@@ -77,7 +77,13 @@ export class StructuralStore {
       if (!change.fresh) {
         await deleteWhereIn(db, 'files', 'id', change.removed);
         const replacedIds = change.replaced.map((f) => f.id);
-        await deleteWhereIn(db, 'symbols', 'file_id', replacedIds);
+        // Symbols the edit kept (same id) stay, so edges from other files into them survive.
+        for (let i = 0; i < replacedIds.length; i += 4000) {
+          await db.run('DELETE FROM symbols WHERE file_id IN (SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))', [
+            JSON.stringify(replacedIds.slice(i, i + 4000)),
+            JSON.stringify(change.keptSymbols ?? []),
+          ]);
+        }
         await deleteWhereIn(db, 'file_sites', 'file_id', replacedIds);
         await deleteWhereIn(db, 'imports', 'file_id', replacedIds);
         await deleteWhereIn(db, 'edges', 'file_id', replacedIds);
@@ -100,7 +106,7 @@ export class StructuralStore {
       // The rows below depend only on the file rows: they are queued without waiting, so SQLite
       // writes them on its own thread while this thread resolves the edges.
       const pending: Promise<void>[] = [];
-      pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows));
+      pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' }));
       const siteRows = change.replaced.map((f) => [
         f.id,
         JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic])),

@@ -9,7 +9,7 @@ import { languageForPath } from './languages.js';
 import { ParsePool, type ParseJob } from './parsePool.js';
 import type { ParseResponse } from './parseProtocol.js';
 import { Resolver } from './resolve.js';
-import { StructuralState, type FileEntry, type Site } from './state.js';
+import { StructuralState, type FileEntry, type Site, type Sym } from './state.js';
 import ignore from 'ignore';
 
 export interface IndexerOptions {
@@ -224,6 +224,7 @@ export class StructuralIndexer {
     for (const id of removed) for (const n of this.state.removeFile(id)) names.add(n);
     const replaced: FileEntry[] = [];
     const metaOnly: FileEntry[] = [];
+    const keptIds: number[] = [];
     let parsedCount = 0;
     let unchanged = 0;
     for (const p of parsed) {
@@ -241,8 +242,10 @@ export class StructuralIndexer {
         unchanged++;
         continue;
       }
+      let previous = new Map<string, Sym>();
       if (entry) {
-        for (const n of this.state.removeFile(entry.id, true)) names.add(n);
+        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
+        this.state.removeFile(entry.id, true);
       } else {
         structureChanged = true;
         entry = {
@@ -259,10 +262,16 @@ export class StructuralIndexer {
         entry.skipReason = null;
         entry.errorNodes = r.facts.errorNodes;
         entry.parseMs = r.facts.parseMs;
-        this.state.addFacts(entry, r.facts);
-        for (const d of r.facts.definitions) names.add(d.name);
+        const kept = this.state.addFacts(entry, r.facts, previous);
+        // Only names that gained or lost a definition can change how other files resolve.
+        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
+          if (kept.has(sym.id)) keptIds.push(sym.id);
+          else names.add(sym.name);
+        }
+        for (const old of previous.values()) if (!kept.has(old.id)) names.add(old.name);
         parsedCount++;
       } else if (r.status === 'skipped') {
+        for (const old of previous.values()) names.add(old.name);
         entry.skipReason = r.reason;
         entry.errorNodes = 0;
         entry.parseMs = null;
@@ -294,7 +303,7 @@ export class StructuralIndexer {
     // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
     await this.store.apply(
       this.state,
-      { fresh, removed, replaced, touched: metaOnly, resolvedSites: affected.map((s) => s.id) },
+      { fresh, removed, replaced, touched: metaOnly, keptSymbols: keptIds, resolvedSites: affected.map((s) => s.id) },
       () => {
         const edges = this.resolver.resolveSites(affected);
         t1 = performance.now();

@@ -185,8 +185,21 @@ export class StructuralState {
     return names;
   }
 
-  /** Adds a parsed file's facts: symbols (with ids), sites and imports. */
-  addFacts(entry: FileEntry, facts: FileFacts): void {
+  /**
+   * Adds a parsed file's facts: symbols (with ids), sites and imports. A
+   * definition whose id (sid) the file had before keeps its integer id, so
+   * edges from other files into it survive the edit; returns the ids kept.
+   */
+  addFacts(entry: FileEntry, facts: FileFacts, previous: ReadonlyMap<string, Sym> = new Map()): Set<number> {
+    const kept = new Set<number>();
+    const idFor = (sid: string): number => {
+      const old = previous.get(sid);
+      if (old && !kept.has(old.id)) {
+        kept.add(old.id);
+        return old.id;
+      }
+      return this.allocate('symbol');
+    };
     const spec = entry.language!;
     const identity = moduleIdentity(spec, entry.rel, facts.packageName, {
       hasFile: this.hasFile,
@@ -198,7 +211,7 @@ export class StructuralState {
     entry.packageName = facts.packageName ?? null;
     push(this.modules, moduleKey(spec, entry.moduleName), entry.id);
 
-    const moduleId = this.allocate('symbol');
+    const moduleId = idFor(moduleSid(spec, identity));
     entry.moduleSymbolId = moduleId;
     const lines = facts.definitions.reduce((m, d) => Math.max(m, d.range.end.line), 1);
     this.addSymbol({
@@ -217,7 +230,7 @@ export class StructuralState {
     });
     const ids: number[] = [];
     for (const { def, sid, qname } of nameDefinitions(spec, identity, facts.definitions)) {
-      const id = this.allocate('symbol');
+      const id = idFor(sid);
       ids.push(id);
       this.addSymbol({
         id,
@@ -263,6 +276,7 @@ export class StructuralState {
         targets: [],
       });
     }
+    return kept;
   }
 }
 
