@@ -1,8 +1,9 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ALWAYS_SKIPPED_DIRS } from '../core/structural/discover.js';
 import { StructuralIndexer } from '../core/structural/indexer.js';
-import { LANGUAGES } from '../core/structural/languages.js';
+import { LANGUAGES, languageForPath } from '../core/structural/languages.js';
 import { getStatus } from '../core/query/status.js';
 import { TOOLS } from '../core/tools/catalog.js';
 import { Workspace } from '../core/workspace.js';
@@ -13,6 +14,9 @@ import { Config } from './config.js';
 import { registerLmTools, type ToolHost } from './lmTools.js';
 import { registerMcpProvider } from './mcp.js';
 import { StatusBar, describeCounts, type IndexCounts, type IndexState } from './statusBar.js';
+
+/** A queue entry that asks for a rescan rather than naming a file. */
+const RESCAN = '\0rescan';
 
 /** What activate() returns: enough for tests and other extensions to wait on the index. */
 export interface TenureApi {
@@ -105,25 +109,28 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       }),
     );
 
+    // Opening the first folder in an empty window restarts the extension host, so there is no folder to wait for.
     const root = this.root;
     if (!root) {
       this.setState({ kind: 'no-folder' });
-      this.log.info('No folder is open; Tenure waits for one.');
+      this.log.info('No folder is open.');
       this.resolveFirstIndex();
       return;
     }
     this.setState({ kind: 'starting' });
     const t0 = Date.now();
+    // dispose() waits for start(), so whatever is assigned here is closed by it.
     this.workspace = await Workspace.open(root);
     if (this.disposed) return;
     this.indexer = await StructuralIndexer.create(this.workspace, {
       workers: this.config.indexWorkers,
       log: (m) => this.log.debug(m),
     });
+    if (this.disposed) return;
     this.log.info(`Opened ${Workspace.dbPath(root)} in ${Date.now() - t0} ms`);
     this.watch(root);
     if (this.config.indexOnStartup) {
-      await this.reindex();
+      await this.reindex({ notifyAfterMs: 1000 });
     } else {
       this.setState({ kind: 'ready', counts: { files: 0, symbols: 0, edges: 0 } });
       this.resolveFirstIndex();
@@ -157,21 +164,51 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     );
   }
 
-  /** Source files the core reads, changed on disk (any tool) or saved in the editor. */
+  /**
+   * Source files the core reads, changed on disk (any tool) or saved in the
+   * editor. A folder that appears or disappears (a checkout, an unzip, `rm -r`)
+   * is reported as the folder alone: files written into a new folder before the
+   * OS watch on it exists produce no event of their own, so folder events ask
+   * for a rescan (an incremental full index: unchanged files are skipped).
+   */
   private watch(root: string): void {
     const exts = [...new Set(LANGUAGES.flatMap((l) => l.extensions.map((e) => e.slice(1))))].sort();
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), `**/*.{${exts.join(',')}}`));
-    const onUri = (uri: vscode.Uri): void => {
-      this.log.info(`DEBUG change ${uri.toString()}`);
+    const sources = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), `**/*.{${exts.join(',')}}`));
+    const onSource = (uri: vscode.Uri): void => {
+      this.log.trace(`changed: ${uri.toString()}`);
       if (uri.scheme !== 'file' || !this.isSource(root, uri.fsPath)) return;
       this.queue.add([uri.fsPath]);
     };
+    // Everything else, created or deleted, to catch folders.
+    const all = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**/*'), false, true, false);
+    const isSourceName = (p: string): boolean => languageForPath(p) !== undefined;
+    const onCreateAny = (uri: vscode.Uri): void => {
+      if (uri.scheme !== 'file' || isSourceName(uri.fsPath) || !this.isSource(root, uri.fsPath)) return;
+      void fs.promises.stat(uri.fsPath).then(
+        (st) => {
+          if (st.isDirectory()) {
+            this.log.trace(`folder created: ${uri.fsPath}`);
+            this.queue.add([RESCAN]);
+          }
+        },
+        () => undefined,
+      );
+    };
+    const onDeleteAny = (uri: vscode.Uri): void => {
+      // Gone, so no stat: a name without an extension is most likely a folder.
+      if (uri.scheme !== 'file' || isSourceName(uri.fsPath) || !this.isSource(root, uri.fsPath) || path.extname(uri.fsPath)) return;
+      this.log.trace(`folder deleted: ${uri.fsPath}`);
+      this.queue.add([RESCAN]);
+    };
     this.subscriptions.push(
-      watcher,
-      watcher.onDidCreate(onUri),
-      watcher.onDidChange(onUri),
-      watcher.onDidDelete(onUri),
-      vscode.workspace.onDidSaveTextDocument((doc) => onUri(doc.uri)),
+      sources,
+      sources.onDidCreate(onSource),
+      sources.onDidChange(onSource),
+      sources.onDidDelete(onSource),
+      all,
+      all.onDidCreate(onCreateAny),
+      all.onDidDelete(onDeleteAny),
+      vscode.workspace.onDidSaveTextDocument((doc) => onSource(doc.uri)),
     );
   }
 
@@ -190,12 +227,14 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
 
   /**
    * A full index with a cancellable progress notification. A second request
-   * while one runs joins it rather than starting over.
+   * while one runs joins it rather than starting over. At startup the
+   * notification appears only when the index takes longer than a second (a
+   * re-open with few changed files stays silent); asked for by the user, at once.
    */
-  reindex(): Promise<void> {
+  reindex(options: { notifyAfterMs?: number } = {}): Promise<void> {
     if (this.fullIndex) return this.fullIndex.promise;
     const abort = new AbortController();
-    const promise = this.exclusive(() => this.runFullIndex(abort)).finally(() => {
+    const promise = this.exclusive(() => this.runFullIndex(abort, options.notifyAfterMs ?? 0)).finally(() => {
       this.fullIndex = undefined;
       this.resolveFirstIndex();
     });
@@ -203,73 +242,73 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     return promise;
   }
 
-  private async runFullIndex(abort: AbortController): Promise<void> {
+  private async runFullIndex(abort: AbortController, notifyAfterMs: number): Promise<void> {
     const indexer = this.indexer;
     if (!indexer || this.disposed) return;
     this.setState({ kind: 'indexing', done: 0, total: 0 });
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Tenure: indexing', cancellable: true },
-      async (progress, token) => {
-        const sub = token.onCancellationRequested(() => abort.abort());
-        let reported = 0;
-        let lastPaint = 0;
-        try {
-          const summary = await indexer.indexAll({
-            signal: abort.signal,
-            onProgress: (done, total) => {
-              const now = Date.now();
-              if (total > 0) {
-                const pct = (done / total) * 100;
-                progress.report({ increment: pct - reported, message: `${done}/${total} files` });
-                reported = pct;
-              }
-              // The status bar repaints at most ten times a second.
-              if (now - lastPaint > 100 || done === total) {
-                lastPaint = now;
-                this.setState({ kind: 'indexing', done, total });
-              }
-            },
-          });
-          const counts = await this.counts();
-          this.lastCounts = counts;
-          this.setState({ kind: 'ready', counts });
-          this.log.info(
-            `Indexed ${summary.files} files (${summary.parsed} parsed, ${summary.unchanged} unchanged, ${summary.removed} removed, ` +
-              `${summary.skipped.length} skipped): ${summary.symbols} symbols, ${summary.edges} edges in ${Math.round(summary.ms)} ms`,
-          );
-          for (const s of summary.skipped.slice(0, 20)) this.log.debug(`skipped ${s.path}: ${s.reason}`);
-        } catch (e) {
-          if (abort.signal.aborted || TenureError.is(e, 'cancelled')) {
-            this.setState({ kind: 'cancelled', counts: this.lastCounts });
-            this.log.info('Indexing cancelled.');
-          } else {
-            this.setState({ kind: 'failed', message: errorMessage(e) });
-            this.log.error(`Indexing failed: ${errorMessage(e)}`);
-            if (e instanceof Error && e.stack) this.log.debug(e.stack);
-            void vscode.window.showErrorMessage(`Tenure: indexing failed: ${errorMessage(e)}`, 'Show Log').then((pick) => {
-              if (pick) this.log.show();
-            });
+    const notification = new ProgressNotification('Tenure: indexing', abort, notifyAfterMs);
+    let lastPaint = 0;
+    try {
+      const summary = await indexer.indexAll({
+        signal: abort.signal,
+        onProgress: (done, total) => {
+          notification.report(done, total);
+          // The status bar repaints at most ten times a second.
+          const now = Date.now();
+          if (now - lastPaint > 100 || done === total) {
+            lastPaint = now;
+            this.setState({ kind: 'indexing', done, total });
           }
-        } finally {
-          sub.dispose();
-        }
-      },
-    );
+        },
+      });
+      const counts = await this.counts();
+      this.lastCounts = counts;
+      this.setState({ kind: 'ready', counts });
+      this.log.info(
+        `Indexed ${summary.files} files (${summary.parsed} parsed, ${summary.unchanged} unchanged, ${summary.removed} removed, ` +
+          `${summary.skipped.length} skipped): ${summary.symbols} symbols, ${summary.edges} edges in ${Math.round(summary.ms)} ms`,
+      );
+      for (const s of summary.skipped.slice(0, 20)) this.log.debug(`skipped ${s.path}: ${s.reason}`);
+    } catch (e) {
+      if (abort.signal.aborted || TenureError.is(e, 'cancelled')) {
+        this.setState({ kind: 'cancelled', counts: this.lastCounts });
+        this.log.info('Indexing cancelled.');
+      } else {
+        this.setState({ kind: 'failed', message: errorMessage(e) });
+        this.log.error(`Indexing failed: ${errorMessage(e)}`);
+        if (e instanceof Error && e.stack) this.log.debug(e.stack);
+        void vscode.window.showErrorMessage(`Tenure: indexing failed: ${errorMessage(e)}`, 'Show Log').then((pick) => {
+          if (pick) this.log.show();
+        });
+      }
+    } finally {
+      notification.done();
+    }
   }
 
-  private update(paths: string[]): Promise<void> {
+  private update(batch: string[]): Promise<void> {
     return this.exclusive(async () => {
       const indexer = this.indexer;
       if (!indexer || this.disposed) return;
       const before = this.state;
+      const rescan = batch.includes(RESCAN);
+      const paths = batch.filter((p) => p !== RESCAN);
       this.setState({ kind: 'updating', files: paths.length, counts: this.lastCounts });
       const t0 = Date.now();
       try {
-        const result = await indexer.updateFiles(paths);
-        this.log.debug(`update: ${result.parsed} parsed, ${result.removed} removed`);
+        if (rescan) {
+          // Covers the listed files too: one pass, no notification (it is incremental and usually quick).
+          const r = await indexer.indexAll({});
+          this.log.info(`Rescanned after a folder change in ${Date.now() - t0} ms: ${r.parsed} parsed, ${r.removed} removed, ${r.unchanged} unchanged`);
+        } else {
+          const result = await indexer.updateFiles(paths);
+          this.log.info(
+            `Re-indexed ${paths.length} changed files in ${Date.now() - t0} ms (${result.parsed} parsed, ${result.removed} removed): ` +
+              paths.map((p) => path.basename(p)).join(', '),
+          );
+        }
         const counts = await this.counts();
         this.lastCounts = counts;
-        this.log.info(`Re-indexed ${paths.length} changed files in ${Date.now() - t0} ms: ${paths.map((p) => path.basename(p)).join(', ')}`);
         this.setState({ kind: 'ready', counts });
       } catch (e) {
         this.setState(before);
@@ -325,7 +364,15 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     this.disposed = true;
     this.fullIndex?.abort.abort();
     await this.queue.dispose();
+    await this.started;
     await this.chain;
+    const indexer = this.indexer;
+    const workspace = this.workspace;
+    this.indexer = undefined;
+    this.workspace = undefined;
+    await indexer?.dispose().catch((e: unknown) => this.log.warn(`Stopping the indexer: ${errorMessage(e)}`));
+    await workspace?.close().catch((e: unknown) => this.log.warn(`Closing the database: ${errorMessage(e)}`));
+    // Last, so the log outlives everything that writes to it.
     for (const d of this.subscriptions.splice(0).reverse()) {
       try {
         d.dispose();
@@ -333,12 +380,6 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
         // keep disposing the rest
       }
     }
-    const indexer = this.indexer;
-    const workspace = this.workspace;
-    this.indexer = undefined;
-    this.workspace = undefined;
-    await indexer?.dispose().catch(() => undefined);
-    await workspace?.close().catch(() => undefined);
   }
 }
 
@@ -360,4 +401,50 @@ function raceCancellation<T>(p: Promise<T>, token: vscode.CancellationToken): Pr
       },
     );
   });
+}
+
+/**
+ * A cancellable progress notification that opens only after `delayMs`, then
+ * follows the work to its end. Cancelling it aborts the work.
+ */
+class ProgressNotification {
+  private timer: NodeJS.Timeout | undefined;
+  private sink: vscode.Progress<{ message?: string; increment?: number }> | undefined;
+  private finish!: () => void;
+  private readonly finished = new Promise<void>((r) => (this.finish = r));
+  private reported = 0;
+  private last: { done: number; total: number } | undefined;
+
+  constructor(
+    private readonly title: string,
+    private readonly abort: AbortController,
+    delayMs: number,
+  ) {
+    if (delayMs <= 0) this.open();
+    else this.timer = setTimeout(() => this.open(), delayMs);
+  }
+
+  private open(): void {
+    this.timer = undefined;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: this.title, cancellable: true }, (progress, token) => {
+      const sub = token.onCancellationRequested(() => this.abort.abort());
+      this.sink = progress;
+      if (this.last) this.report(this.last.done, this.last.total);
+      return this.finished.finally(() => sub.dispose());
+    });
+  }
+
+  report(done: number, total: number): void {
+    this.last = { done, total };
+    if (!this.sink || total <= 0) return;
+    const pct = (done / total) * 100;
+    this.sink.report({ increment: pct - this.reported, message: `${done}/${total} files` });
+    this.reported = pct;
+  }
+
+  done(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.finish();
+  }
 }

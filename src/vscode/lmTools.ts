@@ -56,18 +56,12 @@ export async function runTool(host: ToolHost, spec: ToolSpec, input: unknown, to
 }
 
 /**
- * The JSON half of a result. VS Code's data part (`LanguageModelDataPart.json`,
- * proposed in 1.100, stable later) carries it as application/json where the
- * running VS Code offers it; elsewhere it is a second text part holding only
- * the JSON, so a caller can parse it.
+ * The JSON half of a result goes in a second text part holding only the JSON,
+ * so a caller can parse it. Not a `LanguageModelDataPart`: in VS Code 1.100 the
+ * host accepts data parts with image MIME types only and fails the whole
+ * invocation ("Invalid MIME type") for application/json.
  */
-function jsonPart(data: unknown): vscode.LanguageModelTextPart | vscode.LanguageModelPromptTsxPart {
-  try {
-    const DataPart = (vscode as unknown as { LanguageModelDataPart?: { json?: (v: unknown) => unknown } }).LanguageModelDataPart;
-    if (DataPart && typeof DataPart.json === 'function') return DataPart.json(data) as vscode.LanguageModelTextPart;
-  } catch {
-    // proposed API not enabled for us: fall through to text
-  }
+function jsonPart(data: unknown): vscode.LanguageModelTextPart {
   return new vscode.LanguageModelTextPart(JSON.stringify(data));
 }
 

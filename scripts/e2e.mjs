@@ -1,0 +1,486 @@
+#!/usr/bin/env node
+// End-to-end test in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven
+// by headless Chromium through playwright-core. See
+// shared/notes/real-vscode-on-this-machine.md for why this route.
+//
+//   node scripts/e2e.mjs [--no-build] [--keep] [--only trusted|restricted] [--workspace DIR]
+//
+// Steps: install code-server under .vscode-test/ (no-op when present) → npm run build
+// → package Tenure's VSIX (with the native @vscode/sqlite3, see .vscodeignore) and the
+// probe extension (test/e2e/probe) → install both → for each scenario: copy the example
+// workspace to a temp folder, start code-server on 127.0.0.1:<free port>, open the
+// workbench in Chromium, wait for Tenure's status bar item to say the index is ready,
+// run "Tenure Probe: Run Checks" from the command palette, and read the probe's
+// results file. Every check is one test; the last line is `N passed, M failed`.
+// Screenshots and logs go to test-results/e2e/. Every process started here is
+// stopped by its pid in a finally block, and a watchdog bounds the whole run.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureCodeServer } from './install-code-server.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const resultsDir = path.join(root, 'test-results', 'e2e');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const TOTAL_TIMEOUT_MS = Number(process.env.TENURE_E2E_TIMEOUT_MS || 15 * 60_000);
+
+const t0 = Date.now();
+function log(msg) {
+  process.stderr.write(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+}
+
+/** Runs one step with a deadline; the error says which step and how long it waited. */
+async function step(name, ms, fn) {
+  log(`${name}…`);
+  const started = Date.now();
+  let timer;
+  try {
+    return await Promise.race([
+      fn(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`step "${name}" timed out after ${ms / 1000} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+
+function run(cmd, argv, opts = {}) {
+  const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10 * 60_000, ...opts });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited ${r.status}:\n${(r.stdout || '').slice(-3000)}\n${(r.stderr || '').slice(-3000)}`);
+  return r.stdout;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/* ---------------------------------------------------------------- processes */
+
+/** Every process this script starts, so cleanup can stop each by its pid. */
+const started = new Set();
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops a process we started (and its own process group, which it leads): TERM, then KILL. */
+async function stop(child, label) {
+  const pid = child.pid;
+  if (!pid) return;
+  started.delete(child);
+  const signalGroup = (sig) => {
+    try {
+      process.kill(-pid, sig); // the group led by our child: code-server's forked extension host and friends
+    } catch {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  if (!isAlive(pid)) return;
+  signalGroup('SIGTERM');
+  for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100);
+  if (isAlive(pid)) {
+    log(`${label} (pid ${pid}) ignored SIGTERM; sending SIGKILL`);
+    signalGroup('SIGKILL');
+  }
+  // Children that outlive the leader still belong to its group.
+  signalGroup('SIGKILL');
+}
+
+/* ---------------------------------------------------------------- workspace */
+
+/** A small TypeScript project, used when examples/settlement is absent. */
+const FALLBACK_WORKSPACE = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true }, include: ['src'] }, null, 2),
+  'package.json': JSON.stringify({ name: 'settlement-mini', version: '1.0.0', private: true }, null, 2),
+  'src/ledger.ts': `export class Ledger {\n  post(amount: number): void {\n    if (amount < 0) throw new Error('negative');\n  }\n}\n`,
+  'src/settlementService.ts':
+    `import { Ledger } from './ledger';\n\nexport class SettlementService {\n  constructor(private readonly ledger: Ledger) {}\n\n` +
+    `  retry(attempts = 3): boolean {\n    for (let i = 0; i < attempts; i++) this.ledger.post(i);\n    return true;\n  }\n}\n`,
+  'src/scheduler.ts':
+    `import { Ledger } from './ledger';\nimport { SettlementService } from './settlementService';\n\n` +
+    `export function runNightly(): boolean {\n  const service = new SettlementService(new Ledger());\n  return service.retry();\n}\n`,
+  'src/allocation.ts':
+    `import { SettlementService } from './settlementService';\n\n` +
+    `export function reallocate(service: SettlementService): void {\n  service.retry(1);\n}\n`,
+};
+
+function prepareWorkspace(dir) {
+  const example = option('--workspace') ? path.resolve(option('--workspace')) : path.join(root, 'examples', 'settlement');
+  if (fs.existsSync(example) && fs.readdirSync(example).length) {
+    fs.cpSync(example, dir, {
+      recursive: true,
+      filter: (src) => !/[\\/](node_modules|\.tenure|\.git)([\\/]|$)/.test(path.relative(example, src)),
+    });
+    fs.rmSync(path.join(dir, '.tenure'), { recursive: true, force: true });
+    // Durable facts of the example (see its README): the nightly batch and the allocation service call retry.
+    return { source: path.relative(root, example), symbol: 'SettlementService.retry', textIncludes: ['retry', 'inferred'], jsonIncludes: ['NightlyBatch', 'AllocationService'] };
+  }
+  for (const [rel, text] of Object.entries(FALLBACK_WORKSPACE)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return { source: 'generated fixture', symbol: 'SettlementService.retry', textIncludes: ['retry'], jsonIncludes: ['runNightly', 'reallocate'] };
+}
+
+/* ---------------------------------------------------------------- packaging */
+
+function packageExtensions(workDir) {
+  const vsce = path.join(root, 'node_modules', '.bin', 'vsce');
+  const tenureVsix = path.join(workDir, 'tenure.vsix');
+  // Dependencies on (not --no-dependencies): .vscodeignore keeps only @vscode/sqlite3 from node_modules.
+  run(vsce, ['package', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', tenureVsix]);
+  const listing = zipEntries(tenureVsix).filter((n) => n.startsWith('extension/')).map((n) => n.slice('extension/'.length));
+  for (const must of ['package.json', 'dist/extension.js', 'dist/parseWorker.js', 'dist/wasm/tree-sitter.wasm', 'grammars/typescript.scm', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node', 'node_modules/@vscode/sqlite3/lib/sqlite3.js']) {
+    if (!listing.includes(must)) throw new Error(`the VSIX lacks ${must}; it holds:\n${listing.join('\n')}`);
+  }
+  const probeVsix = path.join(workDir, 'tenure-probe.vsix');
+  run(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '-o', probeVsix], { cwd: path.join(root, 'test', 'e2e', 'probe') });
+  return { tenureVsix, probeVsix, files: listing.length };
+}
+
+/** Names in a zip file, read from its central directory (no unzip tool needed). */
+function zipEntries(file) {
+  const buf = fs.readFileSync(file);
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error(`${file} is not a zip file`);
+  const count = buf.readUInt16LE(eocd + 10);
+  let p = buf.readUInt32LE(eocd + 16);
+  const names = [];
+  for (let i = 0; i < count; i++) {
+    if (buf.readUInt32LE(p) !== 0x02014b50) throw new Error(`${file}: bad central directory entry ${i}`);
+    const nameLen = buf.readUInt16LE(p + 28);
+    const extraLen = buf.readUInt16LE(p + 30);
+    const commentLen = buf.readUInt16LE(p + 32);
+    names.push(buf.toString('utf8', p + 46, p + 46 + nameLen));
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return names;
+}
+
+/* ---------------------------------------------------------------- scenario */
+
+async function runScenario({ name, trusted }, ctx) {
+  const dir = fs.mkdtempSync(path.join(ctx.workDir, `${name}-`));
+  const ws = path.join(dir, 'workspace');
+  const userData = path.join(dir, 'user-data');
+  fs.mkdirSync(ws, { recursive: true });
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  const wsInfo = prepareWorkspace(ws);
+  const specFile = path.join(dir, 'probe-spec.json');
+  const outFile = path.join(dir, 'probe-results.json');
+  fs.writeFileSync(
+    specFile,
+    JSON.stringify(
+      {
+        out: outFile,
+        workspace: ws,
+        symbol: wsInfo.symbol,
+        textIncludes: wsInfo.textIncludes,
+        jsonIncludes: wsInfo.jsonIncludes,
+        minFiles: 3,
+        expectRestricted: !trusted,
+        updateTimeoutMs: 20_000,
+      },
+      null,
+      2,
+    ),
+  );
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        // The trusted scenario turns trust off (everything trusted); the restricted one leaves it on and never grants it.
+        'security.workspace.trust.enabled': !trusted,
+        'security.workspace.trust.startupPrompt': 'never',
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'typescript.tsserver.log': 'off',
+        'tenureProbe.specFile': specFile,
+      },
+      null,
+      2,
+    ),
+  );
+  fs.writeFileSync(path.join(dir, 'code-server.yaml'), 'auth: none\ncert: false\n');
+  log(`[${name}] workspace: copy of ${wsInfo.source} at ${ws}`);
+
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(dir, 'code-server.log'), 'w');
+  const cs = spawn(
+    process.execPath,
+    [
+      ctx.entry,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--user-data-dir', userData,
+      '--extensions-dir', ctx.extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-getting-started-override',
+      '--config', path.join(dir, 'code-server.yaml'),
+      ws,
+    ],
+    {
+      cwd: dir,
+      // own process group, so stop() reaches the extension host and the servers it forks
+      detached: true,
+      stdio: ['ignore', csLog, csLog],
+      // process.env carries the run's own TMPDIR and XDG folders: nothing is written to the user's home.
+      env: { ...process.env, TENURE_PROBE_SPEC: specFile },
+    },
+  );
+  started.add(cs);
+  fs.closeSync(csLog);
+  log(`[${name}] code-server pid ${cs.pid} on 127.0.0.1:${port}`);
+  let server;
+  let browser;
+  const shot = async (page, label) => {
+    if (!page) return;
+    const file = path.join(resultsDir, `${name}-${label}.png`);
+    await page.screenshot({ path: file, timeout: 15_000 }).catch((e) => log(`screenshot ${label} failed: ${e.message}`));
+  };
+  let page;
+  try {
+    await step(`[${name}] code-server answers`, 60_000, async () => {
+      for (;;) {
+        if (cs.exitCode !== null) throw new Error(`code-server exited with ${cs.exitCode}; see ${path.join(dir, 'code-server.log')}`);
+        const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        if (ok) return;
+        await sleep(250);
+      }
+    });
+
+    const { chromium } = await import('playwright-core');
+    server = await step(`[${name}] start Chromium`, 60_000, () =>
+      // Our own signal handlers clean up; Playwright's would exit the process before they run.
+      chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false }),
+    );
+    const chromiumProc = server.process();
+    if (chromiumProc) started.add(chromiumProc);
+    browser = await chromium.connect(server.wsEndpoint());
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (e) => ctx.browserLog.push(`[${name}] pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') ctx.browserLog.push(`[${name}] console.error: ${m.text().slice(0, 500)}`);
+    });
+
+    await step(`[${name}] workbench loads`, 90_000, async () => {
+      await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    });
+
+    const status = page.locator('.statusbar [aria-label^="Tenure index"]');
+    await ctx.test(`[${name}] status bar shows the finished index`, async () => {
+      const ready = page.locator('.statusbar [aria-label^="Tenure index ready"]');
+      const settled = page.locator('.statusbar').locator('[aria-label^="Tenure index ready"], [aria-label^="Tenure index failed"], [aria-label^="Tenure index cancelled"]');
+      try {
+        await settled.first().waitFor({ state: 'attached', timeout: 120_000 });
+      } catch (e) {
+        const now = await status.first().getAttribute('aria-label').catch(() => null);
+        throw new Error(`no ready status within 120 s; the status item says: ${now ?? '(no Tenure status item)'}`, { cause: e });
+      }
+      if (!(await ready.count())) throw new Error(`the status item says: ${await status.first().getAttribute('aria-label')}`);
+      const label = await ready.first().getAttribute('aria-label');
+      if (!/\d+ files, \d+ symbols, \d+ edges/.test(label ?? '')) throw new Error(`unexpected label: ${label}`);
+      if (!trusted && !/restricted/.test(label ?? '')) throw new Error(`restricted mode not shown: ${label}`);
+      const text = (await ready.first().innerText()).trim();
+      log(`[${name}] status bar: "${text}" (${label})`);
+    });
+    await shot(page, '1-indexed');
+
+    await ctx.test(`[${name}] probe checks ran from the command palette`, async () => {
+      await step(`[${name}] run "Tenure Probe: Run Checks"`, 60_000, async () => {
+        await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 } }).catch(() => undefined);
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 15_000 });
+        await input.fill('>Tenure Probe: Run Checks');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run Checks' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+        await shot(page, '2-palette');
+        await page.keyboard.press('Enter');
+      });
+      await step(`[${name}] probe results`, 240_000, async () => {
+        while (!fs.existsSync(outFile)) {
+          if (cs.exitCode !== null) throw new Error(`code-server exited with ${cs.exitCode}`);
+          await sleep(250);
+        }
+      });
+    });
+    await shot(page, '3-after-probe');
+
+    if (fs.existsSync(outFile)) {
+      const out = JSON.parse(fs.readFileSync(outFile, 'utf8'));
+      fs.copyFileSync(outFile, path.join(resultsDir, `${name}-probe-results.json`));
+      log(`[${name}] probe ran in VS Code ${out.vscodeVersion} in ${(out.ms / 1000).toFixed(1)} s`);
+      for (const r of out.results) {
+        ctx.record(`[${name}] ${r.name}`, r.status, r.status === 'failed' ? r.error : undefined, r.ms);
+      }
+    }
+  } finally {
+    if (page) await shot(page, 'final');
+    await browser?.close().catch(() => undefined);
+    await server?.close().catch(() => undefined);
+    const proc = server?.process();
+    if (proc) await stop(proc, 'chromium');
+    await stop(cs, 'code-server');
+    // Keep the logs: code-server's own and VS Code's (extension host, Tenure's output channel).
+    const logsOut = path.join(resultsDir, `${name}-logs`);
+    fs.rmSync(logsOut, { recursive: true, force: true });
+    fs.mkdirSync(logsOut, { recursive: true });
+    fs.copyFileSync(path.join(dir, 'code-server.log'), path.join(logsOut, 'code-server.log'));
+    if (fs.existsSync(path.join(userData, 'logs'))) fs.cpSync(path.join(userData, 'logs'), path.join(logsOut, 'vscode'), { recursive: true });
+  }
+}
+
+/* ---------------------------------------------------------------- main */
+
+async function main() {
+  fs.rmSync(resultsDir, { recursive: true, force: true });
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const outcomes = [];
+  const record = (name, status, error, ms) => {
+    outcomes.push({ name, status, error, ms });
+    const mark = status === 'passed' ? '✓' : status === 'skipped' ? '-' : '✗';
+    process.stdout.write(`  ${mark} ${name}${ms !== undefined ? ` (${ms} ms)` : ''}\n`);
+    if (error) process.stdout.write(`      ${String(error).split('\n').join('\n      ')}\n`);
+  };
+  const ctx = {
+    browserLog: [],
+    record,
+    async test(name, fn) {
+      const s = Date.now();
+      try {
+        await fn();
+        record(name, 'passed', undefined, Date.now() - s);
+      } catch (e) {
+        record(name, 'failed', e instanceof Error ? `${e.message}${e.cause instanceof Error ? `\ncause: ${e.cause.message}` : ''}` : String(e), Date.now() - s);
+      }
+    },
+  };
+
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenure-e2e-'));
+  // Everything this run starts keeps its temporary files, config and caches in workDir,
+  // removed at the end: Chromium's profile (Playwright makes it in os.tmpdir()), code-server's state.
+  const hermetic = {
+    TMPDIR: path.join(workDir, 'tmp'),
+    XDG_CONFIG_HOME: path.join(workDir, 'xdg-config'),
+    XDG_DATA_HOME: path.join(workDir, 'xdg-data'),
+    XDG_CACHE_HOME: path.join(workDir, 'xdg-cache'),
+  };
+  for (const d of Object.values(hermetic)) fs.mkdirSync(d, { recursive: true });
+  Object.assign(process.env, hermetic);
+  let exitCode = 1;
+  const watchdog = setTimeout(() => {
+    log(`TIMEOUT: the whole e2e run exceeded ${TOTAL_TIMEOUT_MS / 1000} s; stopping`);
+    void cleanup().finally(() => {
+      process.stdout.write(`${outcomes.filter((o) => o.status === 'passed').length} passed, ${outcomes.filter((o) => o.status === 'failed').length + 1} failed\n`);
+      process.exit(1);
+    });
+  }, TOTAL_TIMEOUT_MS);
+  watchdog.unref();
+  let cleaned = false;
+  async function cleanup() {
+    if (cleaned) return;
+    cleaned = true;
+    for (const child of [...started]) await stop(child, 'leftover process');
+    if (ctx.browserLog.length) fs.writeFileSync(path.join(resultsDir, 'browser-console.log'), ctx.browserLog.join('\n') + '\n');
+    if (flag('--keep')) log(`kept ${workDir}`);
+    else {
+      try {
+        fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+      } catch (e) {
+        log(`could not remove ${workDir}: ${e.message}`);
+      }
+    }
+  }
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, () => {
+      log(`${sig}: cleaning up`);
+      void cleanup().finally(() => {
+        process.stdout.write(`${outcomes.filter((o) => o.status === 'passed').length} passed, ${outcomes.filter((o) => o.status === 'failed').length + 1} failed\n`);
+        process.exit(130);
+      });
+    });
+  }
+
+  try {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    const cs = await step('install code-server (cached)', 15 * 60_000, async () => ensureCodeServer());
+    if (!flag('--no-build')) await step('npm run build', 10 * 60_000, async () => run('npm', ['run', 'build']));
+    const pkgs = await step('package VSIXs', 5 * 60_000, async () => packageExtensions(workDir));
+    log(`Tenure VSIX: ${(fs.statSync(pkgs.tenureVsix).size / 1024).toFixed(0)} KiB, ${pkgs.files} files`);
+    const extensionsDir = path.join(workDir, 'extensions');
+    fs.writeFileSync(path.join(workDir, 'install.yaml'), 'auth: none\n');
+    await step('install the VSIXs into code-server', 3 * 60_000, async () => {
+      for (const vsix of [pkgs.tenureVsix, pkgs.probeVsix]) {
+        run(process.execPath, [cs.entry, '--config', path.join(workDir, 'install.yaml'), '--extensions-dir', extensionsDir, '--user-data-dir', path.join(workDir, 'install-user-data'), '--install-extension', vsix]);
+      }
+    });
+    const scenarios = [
+      { name: 'trusted', trusted: true },
+      { name: 'restricted', trusted: false },
+    ].filter((s) => !option('--only') || option('--only') === s.name);
+    for (const scenario of scenarios) {
+      await ctx.test(`[${scenario.name}] scenario completes`, () => runScenario(scenario, { ...ctx, workDir, entry: cs.entry, extensionsDir }));
+    }
+    exitCode = outcomes.some((o) => o.status === 'failed') ? 1 : 0;
+  } catch (e) {
+    record('e2e setup', 'failed', e instanceof Error ? e.message : String(e));
+  } finally {
+    await cleanup();
+    clearTimeout(watchdog);
+  }
+  const passed = outcomes.filter((o) => o.status === 'passed').length;
+  const failed = outcomes.filter((o) => o.status === 'failed').length;
+  const skipped = outcomes.filter((o) => o.status === 'skipped').length;
+  if (failed) exitCode = 1;
+  log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s; screenshots and logs in ${path.relative(root, resultsDir)}/`);
+  process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  process.exit(exitCode);
+}
+
+await main();
