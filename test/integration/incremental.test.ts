@@ -91,6 +91,30 @@ describe('incremental re-index', () => {
     assert.equal(await danglingEdges(), 0);
   });
 
+  it('a created folder indexes the files under it; a deleted folder drops them', async () => {
+    write(ws.root, 'src/ops/a/One.ts', `import { SettlementService } from '../../settlement/SettlementService';\nexport const one = (s: SettlementService) => s.retry({} as any, 1);\n`);
+    write(ws.root, 'src/ops/a/b/Two.ts', `export function two() { return 2; }\n`);
+    const created = await indexer.updateFiles([path.join(ws.root, 'src/ops')]);
+    assert.equal(created.parsed, 2);
+    assert.ok((await callers('SettlementService.retry')).includes('one inferred'));
+    const before = await indexer.counts();
+    fs.rmSync(path.join(ws.root, 'src/ops'), { recursive: true });
+    const removed = await indexer.updateFiles([path.join(ws.root, 'src/ops')]);
+    assert.equal(removed.removed, 2);
+    const after = await indexer.counts();
+    assert.equal(after.files, before.files - 2);
+    assert.ok(!(await callers('SettlementService.retry')).includes('one inferred'));
+    assert.equal(await danglingEdges(), 0);
+  });
+
+  it('indexes unsaved editor text instead of the file on disk', async () => {
+    const file = path.join(ws.root, 'src/settlement/AuditLog.ts');
+    const text = fs.readFileSync(file, 'utf8') + '\nexport function unsavedHelper() { return 1; }\n';
+    await indexer.updateFiles([file], new Map([[file, text]]));
+    const found = await resolveOneSymbol(ws.db, 'unsavedHelper', { root: ws.root });
+    assert.equal(found.path, 'src/settlement/AuditLog.ts');
+  });
+
   it('a re-index with nothing changed parses nothing; a touched file with the same bytes is not re-parsed', async () => {
     const again = await indexer.indexAll();
     assert.equal(again.parsed, 0);

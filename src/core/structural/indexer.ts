@@ -20,6 +20,12 @@ export interface IndexerOptions {
   readonly parseBudgetMs?: number;
   readonly exclude?: readonly string[];
   readonly log?: (message: string) => void;
+  /**
+   * Restricted mode (an untrusted workspace): the inventory is tree-sitter
+   * only, which is all it is today; enrichment passes that start language
+   * servers or call models must check this and stay off.
+   */
+  readonly restricted?: boolean;
 }
 
 export interface IndexReport {
@@ -157,7 +163,7 @@ export class StructuralIndexer {
       const rels: string[] = [];
       const removed: number[] = [];
       const isIgnored = this.ignoreFilter();
-      for (const abs of new Set(absPaths.map((p) => path.resolve(p)))) {
+      for (const abs of this.expandFolders(absPaths)) {
         const rel = toPosixRelative(this.workspace.root, abs);
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
         const language = languageForPath(abs);
@@ -184,6 +190,54 @@ export class StructuralIndexer {
       const result = await this.apply(parsed, removed);
       return { parsed: result.parsed, removed: removed.length, ms: performance.now() - t0 };
     });
+  }
+
+  /**
+   * Watchers report a created or deleted folder once, not each file in it:
+   * a folder that exists stands for the source files under it, one that is
+   * gone for every indexed file that was under it.
+   */
+  private expandFolders(absPaths: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    for (const p of absPaths) {
+      const abs = path.resolve(p);
+      let isDir = false;
+      try {
+        isDir = fs.statSync(abs).isDirectory();
+      } catch {
+        // gone: a deleted file, or a deleted folder if indexed files lie under it
+      }
+      const rel = toPosixRelative(this.workspace.root, abs);
+      if (isDir) {
+        if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
+        const sub = discover(abs, { exclude: this.options.exclude ?? [] });
+        for (const f of sub.files) out.add(f.abs);
+        continue;
+      }
+      const prefix = rel === '' ? '' : rel + '/';
+      let under = false;
+      if (!fs.existsSync(abs)) {
+        for (const known of this.state.fileByRel.keys()) {
+          if (prefix && known.startsWith(prefix)) {
+            out.add(path.join(this.workspace.root, known));
+            under = true;
+          }
+        }
+      }
+      if (!under) out.add(abs);
+    }
+    return out;
+  }
+
+  /** Totals for status displays, without the cost of a full status query. */
+  async counts(): Promise<{ files: number; skipped: number; symbols: number; edges: number }> {
+    await this.queue.catch(() => undefined);
+    await this.ensureLoaded();
+    let skipped = 0;
+    for (const f of this.state.files.values()) if (f.skipReason) skipped++;
+    let symbols = 0;
+    for (const s of this.state.symbols.values()) if (s.kind !== 'module') symbols++;
+    return { files: this.state.files.size - skipped, skipped, symbols, edges: await this.countEdges() };
   }
 
   private ignoreFilter(): (rel: string) => boolean {
@@ -326,6 +380,10 @@ export class StructuralIndexer {
     await this.queue.catch(() => undefined);
     await this.pool?.dispose();
     this.pool = undefined;
+  }
+
+  get restricted(): boolean {
+    return this.options.restricted ?? false;
   }
 
   /** For tests and diagnostics: the in-memory working set. */

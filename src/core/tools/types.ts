@@ -5,6 +5,12 @@ import type { Workspace } from '../workspace.js';
 export interface ToolContext {
   readonly workspace: Workspace;
   readonly signal?: AbortSignal;
+  /**
+   * The workspace is not trusted (VS Code restricted mode): a tool must not
+   * start a language server, call a model on workspace text or write
+   * instruction files, and should say in its answer why it is limited.
+   */
+  readonly restricted?: boolean;
 }
 
 /**
