@@ -296,7 +296,7 @@ export class StructuralIndexer {
         unchanged++;
         continue;
       }
-      let previous = new Map<string, Sym>();
+      const previous = new Map<string, Sym>();
       if (entry) {
         for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
         this.state.removeFile(entry.id, true);
