@@ -114,13 +114,14 @@ export class StructuralIndexer {
         seen.add(f.rel);
         const knownId = this.state.fileByRel.get(f.rel);
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
-        // Skipped files are re-checked every time: the reason (a budget, a parser failure) may have gone away.
-        if (known && !known.skipReason && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
+        // A file skipped for a passing reason (a budget, a crashed worker) is tried again every time;
+        // one skipped for what its bytes are (binary, minified, not UTF-8) only when they change; size limits are settings, so "too large" is re-checked too.
+        if (known && !isTransientSkip(known.skipReason) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
           unchanged++;
           continue;
         }
         jobFiles.push(f);
-        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !known.skipReason ? { knownHash: known.hash } : {}) });
+        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}) });
       }
       const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
       const tp = performance.now();
@@ -175,7 +176,7 @@ export class StructuralIndexer {
         }
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         const text = texts.get(abs);
-        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !known.skipReason ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
@@ -390,6 +391,11 @@ export class StructuralIndexer {
   get debugState(): StructuralState {
     return this.state;
   }
+}
+
+/** Skip reasons that say nothing about the file's bytes: worth another try on the next index. */
+export function isTransientSkip(reason: string | null): boolean {
+  return reason !== null && /^(parse took longer|parser failed|parse worker crashed|unreadable|too large)/.test(reason);
 }
 
 function statOf(abs: string): { mtimeMs: number } | undefined {
