@@ -1,0 +1,269 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TenureError } from '../src/shared/errors.js';
+import { StructuralIndexer, type IndexReport } from '../src/core/structural/indexer.js';
+import { Workspace } from '../src/core/workspace.js';
+import { resolveOneSymbol, type SymbolRef } from '../src/core/query/symbols.js';
+import { whatBreaks } from '../src/core/query/whatBreaks.js';
+
+/*
+ * One measurement in its own process, so runs do not share caches or heap and
+ * peak RSS belongs to that run alone. Usage: node child.js <mode> <root>.
+ * Prints one JSON line on stdout.
+ *   full   index from scratch (the caller removes .tenure first)
+ *   noop   index again with nothing changed (a new process: load + discover)
+ *   query  warm no-op re-index, save → query, what_breaks latency
+ */
+
+export interface FullResult {
+  readonly report: Omit<IndexReport, 'skipped'> & { skippedCount: number };
+  /** Sum of tree-sitter parse time over files (CPU time across workers, excluding fact extraction). */
+  readonly treeSitterMs: number;
+  /** From Workspace.open to after close, in ms. */
+  readonly sessionMs: number;
+  /** Process start to exit, in ms. */
+  readonly processMs: number;
+  readonly maxRssKB: number;
+}
+
+export interface QueryResult {
+  readonly coldNoop: { ms: number; parsed: number; load: number };
+  readonly warmNoopMs: number[];
+  readonly warmNoopParsed: number;
+  readonly edit?: {
+    readonly file: string;
+    readonly bytes: number;
+    readonly language: string;
+    readonly totalMs: number[];
+    readonly updateMs: number[];
+    readonly queryMs: number[];
+    readonly failures: string[];
+  };
+  readonly editError?: string;
+  readonly wb: {
+    readonly candidates: number;
+    readonly sample: number;
+    readonly d1Ms: number[];
+    readonly d5Ms: number[];
+    readonly d1Dependents: number[];
+    readonly d5Dependents: number[];
+    /** The slowest depth-5 query, to show what makes the tail. */
+    readonly slowest?: { qname: string; ms: number; dependents: number; ambiguous: number };
+    readonly errors: string[];
+  };
+  readonly maxRssKB: number;
+}
+
+const EDIT_RUNS = 20;
+const WB_SAMPLE = 200;
+const NOOP_WARM_RUNS = 5;
+
+function strip(report: IndexReport): FullResult['report'] {
+  const { skipped, ...rest } = report;
+  return { ...rest, skippedCount: skipped.length };
+}
+
+async function full(root: string): Promise<FullResult> {
+  const t0 = performance.now();
+  const ws = await Workspace.open(root);
+  let report: IndexReport;
+  const indexer = await StructuralIndexer.create(ws);
+  let treeSitterMs = 0;
+  try {
+    report = await indexer.indexAll();
+    treeSitterMs = (await ws.db.get<{ ms: number | null }>('SELECT sum(parse_ms) AS ms FROM files'))?.ms ?? 0;
+  } finally {
+    await indexer.dispose();
+    await ws.close();
+  }
+  const sessionMs = performance.now() - t0;
+  return { report: strip(report), treeSitterMs, sessionMs, processMs: performance.now(), maxRssKB: process.resourceUsage().maxRSS };
+}
+
+/** A function appended to a file (or, for Java, inserted before the class's closing brace). */
+function withProbe(original: string, language: string, i: number): { text: string; name: string } | undefined {
+  const nl = original.endsWith('\n') ? '' : '\n';
+  switch (language) {
+    case 'python': {
+      const name = `tenure_bench_probe_${i}`;
+      return { name, text: `${original}${nl}\n\ndef ${name}():\n    return ${i}\n` };
+    }
+    case 'typescript':
+    case 'tsx': {
+      const name = `tenureBenchProbe${i}`;
+      return { name, text: `${original}${nl}\nexport function ${name}(): number {\n  return ${i};\n}\n` };
+    }
+    case 'javascript': {
+      const name = `tenureBenchProbe${i}`;
+      return { name, text: `${original}${nl}\nfunction ${name}() {\n  return ${i};\n}\n` };
+    }
+    case 'go': {
+      const name = `TenureBenchProbe${i}`;
+      return { name, text: `${original}${nl}\nfunc ${name}() int { return ${i} }\n` };
+    }
+    case 'java': {
+      const name = `tenureBenchProbe${i}`;
+      const at = original.lastIndexOf('}');
+      if (at < 0) return undefined;
+      return { name, text: `${original.slice(0, at)}  static int ${name}() { return ${i}; }\n${original.slice(at)}` };
+    }
+    default:
+      return undefined;
+  }
+}
+
+const PROBE_LANGUAGES = ['python', 'typescript', 'tsx', 'javascript', 'go', 'java'];
+
+/** The median-size parsed file of the corpus's main language that defines something. */
+async function pickEditFile(ws: Workspace): Promise<{ rel: string; size: number; language: string } | undefined> {
+  const rows = await ws.db.all<{ path: string; size: number; language: string }>(
+    `SELECT f.path, f.size, f.language FROM files f
+     WHERE f.skip_reason IS NULL AND f.language IN (SELECT value FROM json_each(?))
+       AND EXISTS (SELECT 1 FROM symbols s WHERE s.file_id = f.id AND s.kind != 'module')
+     ORDER BY f.size, f.path`,
+    [JSON.stringify(PROBE_LANGUAGES)],
+  );
+  if (!rows.length) return undefined;
+  const byLanguage = new Map<string, number>();
+  for (const r of rows) byLanguage.set(r.language, (byLanguage.get(r.language) ?? 0) + 1);
+  const main = [...byLanguage.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+  const same = rows.filter((r) => r.language === main);
+  const pick = same[Math.floor(same.length / 2)]!;
+  return { rel: pick.path, size: pick.size, language: pick.language };
+}
+
+async function saveToQuery(ws: Workspace, indexer: StructuralIndexer): Promise<QueryResult['edit']> {
+  const picked = await pickEditFile(ws);
+  if (!picked) throw new Error('no parsed file in a language the probe supports');
+  const abs = path.join(ws.root, ...picked.rel.split('/'));
+  const original = fs.readFileSync(abs, 'utf8');
+  const totalMs: number[] = [];
+  const updateMs: number[] = [];
+  const queryMs: number[] = [];
+  const failures: string[] = [];
+  try {
+    // Run 0 warms the parse worker's grammar and SQLite's page cache; it is not counted.
+    for (let i = 0; i <= EDIT_RUNS; i++) {
+      const probe = withProbe(original, picked.language, i);
+      if (!probe) throw new Error(`cannot add a function to ${picked.rel}`);
+      const t0 = performance.now();
+      fs.writeFileSync(abs, probe.text);
+      const t1 = performance.now();
+      const u = await indexer.updateFiles([abs]);
+      const t2 = performance.now();
+      let found: SymbolRef | undefined;
+      try {
+        found = await resolveOneSymbol(ws.db, probe.name, { root: ws.root });
+      } catch (e) {
+        failures.push(`run ${i}: ${probe.name} not found after updateFiles (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+      }
+      const t3 = performance.now();
+      if (found && found.path !== picked.rel) failures.push(`run ${i}: ${probe.name} found in ${found.path}, expected ${picked.rel}`);
+      if (u.parsed !== 1) failures.push(`run ${i}: updateFiles parsed ${u.parsed} files, expected 1`);
+      // The previous probe must be gone (outside the timing).
+      if (i > 0) {
+        const previous = withProbe(original, picked.language, i - 1)!.name;
+        try {
+          await resolveOneSymbol(ws.db, previous, { root: ws.root });
+          failures.push(`run ${i}: ${previous} still in the index after it was removed`);
+        } catch (e) {
+          if (!TenureError.is(e, 'symbol-not-found')) failures.push(`run ${i}: looking up ${previous}: ${String(e)}`);
+        }
+      }
+      if (i === 0) continue;
+      totalMs.push(t3 - t0);
+      updateMs.push(t2 - t1);
+      queryMs.push(t3 - t2);
+    }
+  } finally {
+    fs.writeFileSync(abs, original);
+    await indexer.updateFiles([abs]);
+  }
+  return { file: picked.rel, bytes: picked.size, language: picked.language, totalMs, updateMs, queryMs, failures };
+}
+
+async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
+  // Methods and functions that something else calls, in symbol-id order; an even stride picks the sample.
+  const all = await ws.db.all<SymbolRef>(
+    `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line FROM symbols s JOIN files f ON f.id = s.file_id
+     WHERE s.kind IN ('method', 'function')
+       AND EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.kind = 'call' AND e.src_id != s.id)
+     ORDER BY s.sid, s.id`,
+  );
+  const n = Math.min(WB_SAMPLE, all.length);
+  const sample: SymbolRef[] = [];
+  for (let k = 0; k < n; k++) sample.push(all[Math.floor((k * all.length) / n)]!);
+  const out: { -readonly [K in keyof QueryResult['wb']]: QueryResult['wb'][K] } = { candidates: all.length, sample: n, d1Ms: [], d5Ms: [], d1Dependents: [], d5Dependents: [], errors: [] };
+  // Warm-up, not counted.
+  for (const s of sample.slice(0, 5)) await whatBreaks(ws.db, s, 5).catch(() => undefined);
+  for (const s of sample) {
+    try {
+      let t = performance.now();
+      const r1 = await whatBreaks(ws.db, s, 1);
+      out.d1Ms.push(performance.now() - t);
+      t = performance.now();
+      const r5 = await whatBreaks(ws.db, s, 5);
+      const ms = performance.now() - t;
+      out.d5Ms.push(ms);
+      out.d1Dependents.push(r1.dependents.length);
+      out.d5Dependents.push(r5.dependents.length);
+      if (!out.slowest || ms > out.slowest.ms) out.slowest = { qname: s.qname, ms, dependents: r5.dependents.length, ambiguous: r5.counts.byTier.ambiguous };
+    } catch (e) {
+      out.errors.push(`${s.qname}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return out;
+}
+
+async function query(root: string): Promise<QueryResult> {
+  const ws = await Workspace.open(root);
+  const indexer = await StructuralIndexer.create(ws);
+  try {
+    const cold = await indexer.indexAll();
+    const warm: number[] = [];
+    let warmParsed = 0;
+    for (let i = 0; i < NOOP_WARM_RUNS; i++) {
+      const r = await indexer.indexAll();
+      warm.push(r.ms);
+      warmParsed += r.parsed;
+    }
+    let edit: QueryResult['edit'];
+    let editError: string | undefined;
+    try {
+      edit = await saveToQuery(ws, indexer);
+    } catch (e) {
+      editError = e instanceof Error ? e.message : String(e);
+    }
+    const wb = await whatBreaksLatency(ws);
+    return {
+      coldNoop: { ms: cold.ms, parsed: cold.parsed, load: cold.phases.load },
+      warmNoopMs: warm,
+      warmNoopParsed: warmParsed,
+      ...(edit ? { edit } : {}),
+      ...(editError ? { editError } : {}),
+      wb,
+      maxRssKB: process.resourceUsage().maxRSS,
+    };
+  } finally {
+    await indexer.dispose();
+    await ws.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const [mode, root] = process.argv.slice(2);
+  if (!root) throw new Error('usage: child.js full|noop|query <root>');
+  const result = mode === 'full' || mode === 'noop' ? await full(root) : mode === 'query' ? await query(root) : undefined;
+  if (!result) throw new Error(`unknown mode ${mode}`);
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

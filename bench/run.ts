@@ -1,0 +1,278 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { defaultPoolSize } from '../src/core/structural/parsePool.js';
+import type { FullResult, QueryResult } from './child.js';
+import { prepareDjango, prepareSettlement, prepareTsPackage, BENCH_DIR, type Corpus } from './corpora.js';
+import { describeMachine } from './machine.js';
+import { fmtInt, fmtMB, fmtMs, median, medianIndex, percentile } from './stats.js';
+
+/*
+ * `npm run bench`: indexes three corpora and prints one markdown table (also
+ * written to docs/benchmarks.md). Every full index and every re-index runs in
+ * its own process. Options: --only=django,ts,settlement   --no-write
+ */
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+let CHILD = path.join(__dirname, 'child.js');
+const FULL_RUNS = 3;
+const NOOP_RUNS = 3;
+
+const TARGETS = {
+  djangoFullMs: 3000,
+  saveToQueryMs: 200,
+  whatBreaksP95Ms: 10,
+};
+
+type Row = [corpus: string, measurement: string, result: string, target: string];
+
+function verdict(ok: boolean, text: string): string {
+  return `${text} ${ok ? '✓' : '✗'}`;
+}
+
+function runChild<T>(mode: 'full' | 'noop' | 'query', root: string, timeoutMs: number): { ok: true; value: T } | { ok: false; error: string } {
+  const r = spawnSync(process.execPath, [CHILD, mode, root], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) return { ok: false, error: `${mode} child failed: ${r.error.message}` };
+  if (r.signal) return { ok: false, error: `${mode} child killed by ${r.signal}${r.signal === 'SIGTERM' ? ` (over the ${timeoutMs / 1000} s limit)` : ''}` };
+  if (r.status !== 0) return { ok: false, error: `${mode} child exited ${r.status}: ${firstError(r.stderr || '')}` };
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return { ok: true, value: JSON.parse(line) as T };
+  } catch {
+    return { ok: false, error: `${mode} child printed no result: ${line.slice(0, 200)}` };
+  }
+}
+
+/** The line of a stack trace or log that says what went wrong. */
+function firstError(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines.find((l) => /^\w*(Error|Exception)\b|^\w+Error:/.test(l)) ?? lines[lines.length - 1] ?? 'no output';
+  return line.slice(0, 300);
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function fullRows(c: Corpus, runs: FullResult[]): Row[] {
+  const label = c.label;
+  const mid = runs[medianIndex(runs.map((r) => r.report.ms))]!;
+  const ms = median(runs.map((r) => r.report.ms));
+  const r = mid.report;
+  const secs = ms / 1000;
+  const p = r.phases;
+  const rss = Math.max(...runs.map((x) => x.maxRssKB)) / 1024;
+  const target = c.id === 'django' ? verdict(ms < TARGETS.djangoFullMs, `< ${TARGETS.djangoFullMs / 1000} s`) : '';
+  return [
+    [label, 'corpus', `${fmtInt(r.files)} files (${fmtInt(r.parsed)} parsed, ${r.skippedCount} skipped), ${fmtMB(r.bytes)}; ${fmtInt(r.symbols)} symbols, ${fmtInt(r.edges)} edges`, ''],
+    [
+      label,
+      `full index, fresh DB (median of ${runs.length})`,
+      `**${fmtMs(ms)}** · ${fmtInt(r.files / secs)} files/s · ${(r.bytes / 1e6 / secs).toFixed(2)} MB/s (runs: ${runs.map((x) => fmtMs(x.report.ms)).join(', ')}; whole process ${fmtMs(median(runs.map((x) => x.processMs)))})`,
+      target,
+    ],
+    [
+      label,
+      'full index phases (median run)',
+      `parse ${fmtMs(p.parse)} (of which tree-sitter ${fmtMs(mid.treeSitterMs)} CPU summed over workers) · resolve ${fmtMs(p.resolve)} · write ${fmtMs(p.write)} · discover ${fmtMs(p.discover)}`,
+      '',
+    ],
+    [label, `peak RSS, full index (max of ${runs.length})`, `${Math.round(rss)} MB`, ''],
+  ];
+}
+
+function queryRows(c: Corpus, noop: FullResult[], noopError: string | undefined, q: QueryResult | undefined, qError: string | undefined): Row[] {
+  const label = c.label;
+  const rows: Row[] = [];
+  const noopParts: string[] = [];
+  if (noop.length) {
+    const parsed = Math.max(...noop.map((n) => n.report.parsed));
+    const mid = noop[medianIndex(noop.map((n) => n.report.ms))]!;
+    noopParts.push(
+      `new process **${fmtMs(median(noop.map((n) => n.report.ms)))}** (median of ${noop.length}; load ${fmtMs(mid.report.phases.load)}, discover ${fmtMs(mid.report.phases.discover)}; ${parsed} parsed${parsed ? ' ✗ not a no-op' : ''})`,
+    );
+  } else if (noopError) noopParts.push(`new process: ${noopError}`);
+  if (q) noopParts.push(`same process **${fmtMs(median(q.warmNoopMs))}** (median of ${q.warmNoopMs.length}; ${q.warmNoopParsed} parsed${q.warmNoopParsed ? ' ✗ not a no-op' : ''})`);
+  rows.push([label, 're-index, nothing changed', noopParts.join(' · ') || 'n/a', '']);
+  if (!q) {
+    rows.push([label, 'save → query, what_breaks', `not measured: ${qError ?? 'unknown error'}`, '']);
+    return rows;
+  }
+  if (q.edit) {
+    const e = q.edit;
+    const p50 = median(e.totalMs);
+    const p95 = percentile(e.totalMs, 95);
+    const fail = e.failures.length ? ` ✗ ${e.failures.length} check(s) failed: ${e.failures[0]}` : '';
+    rows.push([
+      label,
+      `save → query: append a function, updateFiles, find it (n=${e.totalMs.length})`,
+      `p50 **${fmtMs(p50)}** · p95 **${fmtMs(p95)}** (updateFiles p50 ${fmtMs(median(e.updateMs))}, query p50 ${fmtMs(median(e.queryMs))}; \`${e.file}\`, ${fmtMB(e.bytes)})${fail}`,
+      verdict(p95 < TARGETS.saveToQueryMs && !e.failures.length, `< ${TARGETS.saveToQueryMs} ms`),
+    ]);
+  } else {
+    rows.push([label, 'save → query', `not measured: ${q.editError ?? 'unknown error'}`, '']);
+  }
+  const wb = q.wb;
+  if (!wb.sample) {
+    rows.push([label, 'what_breaks', 'not measured: no method or function with a caller', '']);
+    return rows;
+  }
+  const errs = wb.errors.length ? ` ✗ ${wb.errors.length} error(s): ${wb.errors[0]}` : '';
+  const sampleNote = `n=${wb.sample} of ${fmtInt(wb.candidates)} called methods/functions`;
+  rows.push([
+    label,
+    `what_breaks depth 1 (${sampleNote})`,
+    `p50 **${fmtMs(median(wb.d1Ms))}** · p95 **${fmtMs(percentile(wb.d1Ms, 95))}** · max ${fmtMs(Math.max(...wb.d1Ms))} (dependents: median ${median(wb.d1Dependents)}, max ${Math.max(...wb.d1Dependents)})${errs}`,
+    '',
+  ]);
+  const p95d5 = percentile(wb.d5Ms, 95);
+  rows.push([
+    label,
+    `what_breaks depth 5 (same sample)`,
+    `p50 **${fmtMs(median(wb.d5Ms))}** · p95 **${fmtMs(p95d5)}** · max ${fmtMs(Math.max(...wb.d5Ms))}${wb.slowest ? ` (\`${wb.slowest.qname}\`: ${fmtInt(wb.slowest.dependents)} dependent${wb.slowest.dependents === 1 ? '' : 's'}, ${fmtInt(wb.slowest.ambiguous)} ambiguous)` : ''}; ${wb.d5Ms.filter((m) => m >= TARGETS.whatBreaksP95Ms).length} of ${wb.d5Ms.length} took ≥ ${TARGETS.whatBreaksP95Ms} ms (dependents: median ${median(wb.d5Dependents)}, max ${fmtInt(Math.max(...wb.d5Dependents))})`,
+    verdict(p95d5 < TARGETS.whatBreaksP95Ms && !wb.errors.length, `p95 < ${TARGETS.whatBreaksP95Ms} ms`),
+  ]);
+  return rows;
+}
+
+function benchCorpus(c: Corpus): Row[] {
+  if (!c.root) return [[c.label, 'not run', c.error ?? 'not prepared', '']];
+  const dbDir = path.join(c.root, '.tenure');
+  const full: FullResult[] = [];
+  let fullError: string | undefined;
+  for (let i = 0; i < FULL_RUNS; i++) {
+    fs.rmSync(dbDir, { recursive: true, force: true });
+    log(`${c.label}: full index ${i + 1}/${FULL_RUNS}`);
+    const r = runChild<FullResult>('full', c.root, 240_000);
+    if (!r.ok) {
+      fullError = r.error;
+      break;
+    }
+    full.push(r.value);
+  }
+  if (!full.length || fullError) {
+    return [[c.label, 'full index', `failed: ${fullError ?? 'no run completed'}`, ''], ...(full.length ? fullRows(c, full) : [])];
+  }
+  const rows = fullRows(c, full);
+  const noop: FullResult[] = [];
+  let noopError: string | undefined;
+  for (let i = 0; i < NOOP_RUNS; i++) {
+    log(`${c.label}: re-index with nothing changed ${i + 1}/${NOOP_RUNS}`);
+    const r = runChild<FullResult>('noop', c.root, 120_000);
+    if (!r.ok) {
+      noopError = r.error;
+      break;
+    }
+    noop.push(r.value);
+  }
+  log(`${c.label}: save → query and what_breaks`);
+  const q = runChild<QueryResult>('query', c.root, 240_000);
+  rows.push(...queryRows(c, noop, noopError, q.ok ? q.value : undefined, q.ok ? undefined : q.error));
+  return rows;
+}
+
+/**
+ * Copies the compiled code the children run (out/src, out/bench, grammars)
+ * into the scratch folder, so a rebuild of the working tree during the run
+ * cannot hand a child half-old, half-new modules. node_modules is linked.
+ */
+function snapshotBuild(): string {
+  const snap = path.join(BENCH_DIR, 'build');
+  fs.rmSync(snap, { recursive: true, force: true });
+  fs.mkdirSync(path.join(snap, 'out'), { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'out', 'src'), path.join(snap, 'out', 'src'), { recursive: true });
+  fs.cpSync(__dirname, path.join(snap, 'out', 'bench'), { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'grammars'), path.join(snap, 'grammars'), { recursive: true });
+  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(snap, 'package.json'));
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(snap, 'node_modules'), 'junction');
+  return path.join(snap, 'out', 'bench', 'child.js');
+}
+
+function escapeCell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function main(): void {
+  const started = performance.now();
+  const args = process.argv.slice(2);
+  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const write = !args.includes('--no-write');
+  const command = process.env.npm_lifecycle_event === 'bench' ? 'npm run bench' : `node ${path.relative(REPO_ROOT, process.argv[1] ?? 'out/bench/run.js')}${args.length ? ' ' + args.join(' ') : ''}`;
+  const machine = describeMachine();
+  const loadBefore = os.loadavg()[0]!;
+
+  if (!fs.existsSync(CHILD)) throw new Error(`${CHILD} is missing: run \`npm run build\` first.`);
+  fs.mkdirSync(BENCH_DIR, { recursive: true });
+  try {
+    CHILD = snapshotBuild();
+  } catch (e) {
+    log(`could not snapshot the build (${e instanceof Error ? e.message : String(e)}); running children from out/ directly`);
+  }
+
+  const preparers: { id: string; prepare: () => Corpus }[] = [
+    { id: 'django', prepare: prepareDjango },
+    { id: 'ts', prepare: prepareTsPackage },
+    { id: 'settlement', prepare: () => prepareSettlement(REPO_ROOT) },
+  ];
+  const rows: Row[] = [];
+  const sources: string[] = [];
+  for (const p of preparers) {
+    if (only && !only.includes(p.id)) continue;
+    log(`preparing ${p.id}`);
+    let corpus: Corpus;
+    try {
+      corpus = p.prepare();
+    } catch (e) {
+      corpus = { id: p.id, label: p.id, source: '', error: `preparation failed: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    if (corpus.source) sources.push(`- **${corpus.label}**: ${corpus.source}${corpus.root ? `, indexed at \`${corpus.root}\`` : ''}.`);
+    try {
+      rows.push(...benchCorpus(corpus));
+    } catch (e) {
+      rows.push([corpus.label, 'not run', `benchmark failed: ${e instanceof Error ? e.message : String(e)}`, '']);
+    }
+  }
+
+  const totalS = (performance.now() - started) / 1000;
+  const header = [
+    '# Benchmarks',
+    '',
+    `- **Machine**: ${machine.cpu}, ${machine.cores} cores, ${machine.ramGB.toFixed(1)} GB RAM, ${machine.platform}`,
+    `- **Node**: ${machine.node}`,
+    `- **Date**: ${machine.date}`,
+    `- **Command**: \`${command}\` (took ${totalS.toFixed(0)} s; parse workers: ${defaultPoolSize()}; 1-min load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after)`,
+    ...(Math.max(loadBefore, os.loadavg()[0]!) > machine.cores / 2
+      ? [`- **Warning**: other work was running (load average above half the cores); timings are inflated. Re-run on an idle machine.`]
+      : []),
+    '',
+  ];
+  const table = [
+    '| Corpus | Measurement | Result | Target |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.map(escapeCell).join(' | ')} |`),
+  ];
+  const notes = [
+    '',
+    'Corpora (copied or unpacked under the OS temp folder, never into the repository):',
+    ...sources,
+    '',
+    'How it is measured:',
+    `- Full index: \`StructuralIndexer.indexAll()\` with the default parse workers, a fresh \`.tenure/\` each run, each run in its own Node process. Time is \`IndexReport.ms\` (discover → parse → resolve → write); "whole process" adds Node start-up, module loading and opening/closing SQLite. MB = 10^6 bytes of source. Peak RSS is \`process.resourceUsage().maxRSS\` of that process (parse workers are threads, so included).`,
+    '- Re-index, nothing changed: `indexAll()` again, in a new process (loads the graph from SQLite, then stats every file) and in the process that already holds it.',
+    '- Save → query: the median-size file of the main language gets a new function appended; the time runs from writing the file, through `updateFiles([file])`, to `resolveOneSymbol()` returning the new function (a watcher would add its debounce, 50 ms by default). Each run also checks that the previous run\'s function is gone. One warm-up run is not counted.',
+    '- what_breaks: `whatBreaks(db, symbol, depth)` on up to 200 methods/functions that have at least one call edge from another symbol, picked by an even stride through symbol-id order (deterministic). Five warm-up queries are not counted.',
+    '- p95 is nearest-rank: a value that was actually measured. ✓/✗ compares with the target.',
+    `- The measuring processes run a copy of the compiled code (\`out/\`, \`grammars/\`) taken when the run starts, under \`${path.join(BENCH_DIR, 'build')}\`.`,
+  ];
+  const markdown = [...header, ...table, ...notes, ''].join('\n');
+  process.stdout.write(markdown);
+  if (write) {
+    const out = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, markdown);
+    log(`wrote ${path.relative(REPO_ROOT, out)}`);
+  }
+}
+
+main();

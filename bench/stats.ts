@@ -1,0 +1,38 @@
+/** Small statistics helpers for the benchmark; no dependencies. */
+
+export function median(values: readonly number[]): number {
+  if (!values.length) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100): a value that was actually measured. */
+export function percentile(values: readonly number[], p: number): number {
+  if (!values.length) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * s.length));
+  return s[Math.min(rank, s.length) - 1]!;
+}
+
+/** The index of the run whose value is the (lower) median. */
+export function medianIndex(values: readonly number[]): number {
+  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
+  return order[Math.floor((order.length - 1) / 2)]![1];
+}
+
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return 'n/a';
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 100) return `${Math.round(ms)} ms`;
+  if (ms >= 10) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+export function fmtInt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function fmtMB(bytes: number): string {
+  return bytes < 1e6 ? `${(bytes / 1e3).toFixed(0)} KB` : `${(bytes / 1e6).toFixed(2)} MB`;
+}
