@@ -6,7 +6,7 @@ import { StructuralStore } from '../store/structuralStore.js';
 import type { Workspace } from '../workspace.js';
 import { ALWAYS_SKIPPED_DIRS, discover, type DiscoveredFile } from './discover.js';
 import { languageForPath } from './languages.js';
-import { ParsePool, type ParseJob } from './parsePool.js';
+import { ParsePool, defaultPoolSize, type ParseJob } from './parsePool.js';
 import type { ParseResponse } from './parseProtocol.js';
 import { Resolver } from './resolve.js';
 import { StructuralState, type FileEntry, type Site, type Sym } from './state.js';
@@ -79,8 +79,15 @@ export class StructuralIndexer {
     return new StructuralIndexer(workspace, options);
   }
 
-  private get parsePool(): ParsePool {
-    this.pool ??= new ParsePool(this.options.workers);
+  /**
+   * The parse workers, started on first use. Each worker pays for loading the
+   * runtime and compiling the tag queries, so a small first batch (a save, a
+   * small repository) starts one worker, and a large one as many as allowed.
+   */
+  private parsePoolFor(jobs: number): ParsePool {
+    const wanted = this.options.workers ?? Math.min(defaultPoolSize(), Math.max(1, Math.ceil(jobs / 200)));
+    this.pool ??= new ParsePool(wanted);
+    this.pool.grow(wanted);
     return this.pool;
   }
 
@@ -125,7 +132,7 @@ export class StructuralIndexer {
       }
       const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
       const tp = performance.now();
-      const responses = await this.parsePool.parseAll(jobs, (done) => opts.onProgress?.(done + unchanged, d.files.length), opts.signal);
+      const responses = await this.parsePoolFor(jobs.length).parseAll(jobs, (done) => opts.onProgress?.(done + unchanged, d.files.length), opts.signal);
       const tParse = performance.now() - tp;
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
       const result = await this.apply(parsed, removed);
@@ -180,7 +187,7 @@ export class StructuralIndexer {
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
-      const responses = await this.parsePool.parseAll(jobs);
+      const responses = await this.parsePoolFor(jobs.length).parseAll(jobs);
       const parsed: Parsed[] = [];
       responses.forEach((response, i) => {
         if (response.status === 'missing') {

@@ -21,8 +21,21 @@ export class ParsePool {
   private readonly waiting: Array<() => void> = [];
   private disposed = false;
 
-  constructor(private readonly size = defaultPoolSize()) {
+  constructor(private size = defaultPoolSize()) {
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+  }
+
+  get workers(): number {
+    return this.size;
+  }
+
+  /** Adds workers, up to `size` in all (a small first batch may have started with one). */
+  grow(size: number): void {
+    while (this.size < size) {
+      this.slots.push(this.spawn());
+      this.size++;
+      this.waiting.shift()?.();
+    }
   }
 
   private spawn(): Slot {
