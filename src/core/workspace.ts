@@ -7,6 +7,7 @@ export const TENURE_DIR = '.tenure';
 export const DB_FILE = 'memory.db';
 
 export interface WorkspaceOptions {
+  /** Fail with `not-indexed` instead of creating a database where there is none. */
   readonly readonly?: boolean;
 }
 
@@ -36,7 +37,10 @@ export class Workspace {
     if (options.readonly && !fs.existsSync(Workspace.dbPath(abs))) {
       throw new TenureError('not-indexed', `Tenure has not indexed ${abs} yet. Run \`tenure index\` there first (or pass --cwd <workspace root>).`);
     }
-    const db = await Db.open(Workspace.dbPath(abs), options);
+    // Opened read-write even for queries: a database written by an older Tenure gets its
+    // pending migrations before anything reads the new columns. `readonly` here means
+    // "do not create a memory that does not exist yet".
+    const db = await Db.open(Workspace.dbPath(abs));
     return new Workspace(abs, db);
   }
 
