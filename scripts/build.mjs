@@ -28,6 +28,7 @@ const entries = [
   { in: 'src/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'src/mcp/main.ts', out: 'mcp' },
   { in: 'src/core/structural/parseWorker.ts', out: 'parseWorker' },
+  { in: 'src/vscode/knowledgeWorker.ts', out: 'knowledgeWorker' },
 ].filter((e) => fs.existsSync(path.join(root, e.in)));
 
 fs.mkdirSync(path.join(dist, 'wasm'), { recursive: true });
@@ -49,6 +50,29 @@ const contexts = await Promise.all(
     }),
   ),
 );
+// The webview panels (src/webview): browser bundles, no node built-ins, loaded under a strict CSP
+// with a nonce; the codicon font and stylesheet are copied beside them (localResourceRoots).
+const webviewDir = path.join(dist, 'webview');
+fs.mkdirSync(webviewDir, { recursive: true });
+for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(root, 'node_modules/@vscode/codicons/dist', f), path.join(webviewDir, f));
+for (const name of ['impact', 'why']) {
+  const entry = path.join(root, `src/webview/${name}.ts`);
+  if (!fs.existsSync(entry)) continue;
+  contexts.push(
+    await esbuild.context({
+      entryPoints: [entry],
+      outfile: path.join(webviewDir, `${name}.js`),
+      bundle: true,
+      platform: 'browser',
+      target: 'chrome120',
+      format: 'iife',
+      minify: !watch,
+      sourcemap: watch ? 'inline' : false,
+      logLevel: 'warning',
+    }),
+  );
+}
+
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));
 } else {

@@ -146,13 +146,23 @@ function prepareWorkspace(dir) {
     });
     fs.rmSync(path.join(dir, '.tenure'), { recursive: true, force: true });
     // Durable facts of the example (see its README): the nightly batch and the allocation service call retry.
-    return { source: path.relative(root, example), symbol: 'SettlementService.retry', textIncludes: ['retry', 'inferred'], jsonIncludes: ['NightlyBatch', 'AllocationService'] };
+    const seed = path.join(dir, 'tenure-seed', 'episodes.json');
+    return {
+      source: path.relative(root, example),
+      symbol: 'SettlementService.retry',
+      symbolFile: 'src/settlement/SettlementService.ts',
+      symbolLine: 19,
+      // Tiers move from inferred to resolved as enrichment runs in the background: the text names one or the other.
+      textIncludes: ['retry', 'dynamic'],
+      jsonIncludes: ['NightlyBatch', 'AllocationService'],
+      ...(fs.existsSync(seed) ? { seedFile: seed } : {}),
+    };
   }
   for (const [rel, text] of Object.entries(FALLBACK_WORKSPACE)) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     fs.writeFileSync(path.join(dir, rel), text);
   }
-  return { source: 'generated fixture', symbol: 'SettlementService.retry', textIncludes: ['retry'], jsonIncludes: ['runNightly', 'reallocate'] };
+  return { source: 'generated fixture', symbol: 'SettlementService.retry', symbolFile: 'src/settlementService.ts', symbolLine: 6, textIncludes: ['retry'], jsonIncludes: ['runNightly', 'reallocate'] };
 }
 
 /* ---------------------------------------------------------------- packaging */
@@ -163,7 +173,7 @@ function packageExtensions(workDir) {
   // Dependencies on (not --no-dependencies): .vscodeignore keeps only @vscode/sqlite3 from node_modules.
   run(vsce, ['package', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', tenureVsix]);
   const listing = zipEntries(tenureVsix).filter((n) => n.startsWith('extension/')).map((n) => n.slice('extension/'.length));
-  for (const must of ['package.json', 'dist/extension.js', 'dist/parseWorker.js', 'dist/wasm/tree-sitter.wasm', 'grammars/typescript.scm', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node', 'node_modules/@vscode/sqlite3/lib/sqlite3.js']) {
+  for (const must of ['package.json', 'dist/extension.js', 'dist/knowledgeWorker.js', 'dist/webview/impact.js', 'dist/webview/why.js', 'dist/webview/codicon.css', 'dist/webview/codicon.ttf', 'media/tenure.css', 'media/tenure.svg', 'dist/parseWorker.js', 'dist/wasm/tree-sitter.wasm', 'grammars/typescript.scm', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node', 'node_modules/@vscode/sqlite3/lib/sqlite3.js']) {
     if (!listing.includes(must)) throw new Error(`the VSIX lacks ${must}; it holds:\n${listing.join('\n')}`);
   }
   const probeVsix = path.join(workDir, 'tenure-probe.vsix');
@@ -207,6 +217,7 @@ async function runScenario({ name, trusted }, ctx) {
   const wsInfo = prepareWorkspace(ws);
   const specFile = path.join(dir, 'probe-spec.json');
   const outFile = path.join(dir, 'probe-results.json');
+  const reportFile = path.join(dir, 'probe-report.json');
   fs.writeFileSync(
     specFile,
     JSON.stringify(
@@ -214,6 +225,10 @@ async function runScenario({ name, trusted }, ctx) {
         out: outFile,
         workspace: ws,
         symbol: wsInfo.symbol,
+        symbolFile: wsInfo.symbolFile,
+        symbolLine: wsInfo.symbolLine,
+        seedFile: wsInfo.seedFile,
+        reportOut: reportFile,
         textIncludes: wsInfo.textIncludes,
         jsonIncludes: wsInfo.jsonIncludes,
         minFiles: 3,
@@ -237,6 +252,8 @@ async function runScenario({ name, trusted }, ctx) {
         'extensions.autoCheckUpdates': false,
         'extensions.autoUpdate': false,
         'typescript.tsserver.log': 'off',
+        // The DOM renderer, so the test can read the terminal's text.
+        'terminal.integrated.gpuAcceleration': 'off',
         'tenureProbe.specFile': specFile,
       },
       null,
@@ -346,11 +363,22 @@ async function runScenario({ name, trusted }, ctx) {
       await step(`[${name}] probe results`, 240_000, async () => {
         while (!fs.existsSync(outFile)) {
           if (cs.exitCode !== null) throw new Error(`code-server exited with ${cs.exitCode}`);
+          // A tool that writes (record_conclusion) asks first: the person says yes in the dialog.
+          const dialog = page.locator('.monaco-dialog-box', { hasText: 'Record my conclusion' });
+          if (await dialog.isVisible().catch(() => false)) {
+            await shot(page, '3a-tool-confirmation');
+            await dialog.locator('.monaco-button', { hasText: 'Yes' }).first().click();
+            ctx.confirmedDialogs = (ctx.confirmedDialogs ?? 0) + 1;
+            log(`[${name}] confirmed the record_conclusion dialog`);
+          }
           await sleep(250);
         }
       });
+      if (!ctx.confirmedDialogs) throw new Error('record_conclusion ran without asking for confirmation');
     });
     await shot(page, '3-after-probe');
+
+    if (fs.existsSync(outFile)) await uiSteps({ name, trusted, page, shot, ctx, cs, reportFile, wsInfo });
 
     if (fs.existsSync(outFile)) {
       const out = JSON.parse(fs.readFileSync(outFile, 'utf8'));
@@ -376,6 +404,180 @@ async function runScenario({ name, trusted }, ctx) {
   }
 }
 
+
+/* ---------------------------------------------------------------- UI steps */
+
+/** Runs a command by its title from the command palette (F1), as a person does. */
+async function palette(page, title) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The frame of a Tenure webview panel (VS Code nests it in two iframes). */
+async function webviewFrame(page, view, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const f of page.frames()) {
+      const hit = await f.$(`main#root[data-view="${view}"]`).catch(() => null);
+      if (hit) return f;
+    }
+    if (Date.now() > deadline) throw new Error(`no "${view}" webview frame after ${timeoutMs / 1000} s`);
+    await sleep(250);
+  }
+}
+
+async function waitText(locator, re, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    last = (await locator.allInnerTexts().catch(() => [])).join(' | ');
+    if (re.test(last)) return last;
+    if (Date.now() > deadline) throw new Error(`${what}: ${re} not seen within ${timeoutMs / 1000} s; saw: ${last.slice(0, 600) || '(nothing)'}`);
+    await sleep(250);
+  }
+}
+
+async function focusEditor(page) {
+  await page.keyboard.press('Escape');
+  await palette(page, 'View: Focus First Editor Group');
+  await sleep(300);
+}
+
+async function uiSteps({ name, trusted, page, shot, ctx, cs, reportFile }) {
+  const T = (title, fn) => ctx.test(`[${name}] UI: ${title}`, fn);
+  if (trusted) {
+    await T('a CodeLens above retry reads "≥ N callers · … incident · … failed attempts"', async () => {
+      await focusEditor(page);
+      const text = await waitText(page.locator('.monaco-editor .codelens-decoration'), /≥ \d+ callers?.*incident.*failed attempt/, 30_000, 'CodeLens');
+      log(`[${name}] CodeLens: ${text.slice(0, 200)}`);
+    });
+    await shot(page, '4-codelens');
+    await T('hovering retry shows Tenure’s line with links', async () => {
+      await focusEditor(page);
+      await palette(page, 'Show or Focus Hover');
+      const text = await waitText(page.locator('.monaco-hover'), /Tenure.*callers?/s, 30_000, 'hover');
+      log(`[${name}] hover: ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
+    });
+    await shot(page, '5-hover');
+  }
+
+  await T('"Tenure: Why Is This?" on the symbol at the cursor shows the four memories', async () => {
+    await focusEditor(page);
+    await palette(page, 'Tenure: Why Is This?');
+    const f = await webviewFrame(page, 'why');
+    await waitText(f.locator('#memory-structural'), /Lower bound\..*At least \d+ dependents/s, 30_000, 'why: structural');
+    if (trusted) {
+      await waitText(f.locator('#memory-knowledge'), /ADR-0007.*exact/s, 10_000, 'why: knowledge');
+      await waitText(f.locator('#memory-knowledge'), /INC-2041/, 10_000, 'why: incident');
+      await waitText(f.locator('#memory-episodic'), /FAILED.*high confidence/s, 10_000, 'why: episodic');
+      await waitText(f.locator('#memory-episodic'), /NOT an outcome/, 10_000, 'why: conclusions labelled');
+      await waitText(f.locator('#memory-procedural'), /proposed|promoted|candidate/, 10_000, 'why: procedural');
+      const links = await f.locator('a.site-link').count();
+      if (links < 5) throw new Error(`only ${links} clickable sources`);
+    } else {
+      await waitText(f.locator('#restricted-notice'), /Restricted mode/, 10_000, 'why: restricted notice');
+    }
+  });
+  await shot(page, '6-why-is-this');
+
+  await T('impact panel: tier colours, legend, lower-bound banner, graph', async () => {
+    await focusEditor(page);
+    await palette(page, 'Tenure: What Breaks If This Changes?');
+    const f = await webviewFrame(page, 'impact');
+    const banner = await waitText(f.locator('#lower-bound'), /Lower bound\.\s*At least \d+ dependents.*not seen:/s, 30_000, 'impact banner');
+    log(`[${name}] impact banner: ${banner.slice(0, 160)}`);
+    const legend = await f.locator('.legend-item').count();
+    if (legend !== 5) throw new Error(`legend has ${legend} tiers, expected 5`);
+    // Each tier chip is drawn in its theme colour: the computed colour equals the theme variable it maps to.
+    const colours = await f.evaluate(() => {
+      const theme = { resolved: '--vscode-charts-green', observed: '--vscode-charts-blue', inferred: '--vscode-charts-yellow', ambiguous: '--vscode-charts-orange', dynamic: '--vscode-charts-purple' };
+      const varColour = (v) => {
+        const d = document.createElement('span');
+        d.style.color = `var(${v})`;
+        document.body.appendChild(d);
+        const c = getComputedStyle(d).color;
+        d.remove();
+        return c;
+      };
+      const out = {};
+      for (const [tier, v] of Object.entries(theme)) {
+        const el = document.querySelector(`.impact-list .tier-chip.tier-${tier}`);
+        out[tier] = { chip: el ? getComputedStyle(el).color : null, theme: varColour(v) };
+      }
+      return { tiers: out, canvas: document.querySelectorAll('#graph canvas').length };
+    });
+    log(`[${name}] tier colours: ${JSON.stringify(colours)}`);
+    const shown = Object.entries(colours.tiers).filter(([, c]) => c.chip);
+    if (shown.length < 2) throw new Error(`fewer than two tiers shown: ${JSON.stringify(colours.tiers)}`);
+    if (!colours.tiers.dynamic.chip) throw new Error('the dynamic call site (NightlyBatch.runStep) is not shown');
+    for (const [tier, c] of shown) if (c.chip !== c.theme) throw new Error(`${tier} chip colour ${c.chip} is not its theme colour ${c.theme}`);
+    if (new Set(shown.map(([, c]) => c.chip)).size !== shown.length) throw new Error('two tiers share a colour');
+    if (!colours.canvas) throw new Error('no graph canvas');
+    // Keyboard: the rows are buttons, reachable with Tab.
+    const buttons = await f.locator('.impact-list button.row-main').count();
+    if (!buttons) throw new Error('no focusable rows');
+    await f.locator('#graph').scrollIntoViewIfNeeded().catch(() => undefined);
+  });
+  await shot(page, '7-impact');
+
+  if (trusted) {
+    await T('sidebar: index status, timeline, knowledge and rules', async () => {
+      await palette(page, 'View: Show Tenure');
+      await waitText(page.locator('.sidebar'), /Structural.*files.*symbols/s, 20_000, 'status view');
+      await waitText(page.locator('.sidebar'), /Decisions/, 20_000, 'knowledge view');
+      await waitText(page.locator('.sidebar'), /proposed/, 20_000, 'rules view');
+    });
+    await shot(page, '8-sidebar');
+
+    await T('an episode appears in the timeline after a command runs in the integrated terminal', async () => {
+      const cli = findCli(ctx.extensionsDir);
+      await palette(page, 'Terminal: Create New Terminal');
+      const term = page.locator('.terminal-wrapper .xterm').first();
+      await term.waitFor({ state: 'visible', timeout: 20_000 });
+      await waitText(page.locator('.terminal-wrapper .xterm-rows'), /[#$]\s*$/m, 20_000, 'shell prompt');
+      await term.click();
+      await sleep(300);
+      await page.keyboard.type(`node ${JSON.stringify(cli)} run --intent "e2e probe" -- node -e "process.exit(3)"`, { delay: 5 });
+      await page.keyboard.press('Enter');
+      await waitText(page.locator('.sidebar .monaco-list-row'), /process\.exit\(3\)/, 45_000, 'timeline row');
+    });
+    await shot(page, '9-timeline-after-terminal');
+  }
+
+  await T('responsiveness report', async () => {
+    await palette(page, 'Tenure Probe: Write Report');
+    const deadline = Date.now() + 30_000;
+    while (!fs.existsSync(reportFile)) {
+      if (cs.exitCode !== null || Date.now() > deadline) throw new Error('no report');
+      await sleep(250);
+    }
+    const report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
+    fs.copyFileSync(reportFile, path.join(resultsDir, `${name}-report.json`));
+    const r = report.responsiveness;
+    log(`[${name}] responsiveness: event loop max ${r.loop.maxMs} ms, p99 ${r.loop.p99Ms} ms; while Tenure worked: ${r.whileTenure.sampledMs} ms sampled, longest stall ${r.whileTenure.maxStallMs} ms, ${r.whileTenure.stalls.length} stalls > 50 ms`);
+    for (const st of r.whileTenure.stalls.slice(0, 10)) log(`[${name}]   stall ${st.ms} ms during ${st.during.join(', ')}`);
+    const prof = report.profile;
+    if (prof && !prof.error) {
+      log(`[${name}] CPU profile of the extension host (${prof.profiledMs} ms): Tenure's code ran ${prof.tenureCpuMs} ms in all; longest stretch of the event loop with Tenure on the stack: ${prof.longestTenureRuns[0]?.tenureMs ?? 0} ms of Tenure in a ${prof.longestTenureRuns[0]?.ms ?? 0} ms run; ${prof.runsOver50ms} runs with more than 50 ms of Tenure`);
+      for (const f of prof.topTenureFunctions.slice(0, 6)) log(`[${name}]   ${f.ms} ms in ${f.fn}`);
+    } else log(`[${name}] no CPU profile: ${prof?.error}`);
+    for (const p of report.panels) if (p.cspViolations.length) throw new Error(`CSP violations in ${p.kind}: ${p.cspViolations.join('; ')}`);
+    ctx.responsiveness.push({ scenario: name, ...r, profile: report.profile });
+  });
+}
+
+function findCli(extensionsDir) {
+  const dir = fs.readdirSync(extensionsDir).find((d) => d.startsWith('tenure.tenure-'));
+  if (!dir) throw new Error(`Tenure is not installed in ${extensionsDir}`);
+  return path.join(extensionsDir, dir, 'dist', 'cli.js');
+}
+
 /* ---------------------------------------------------------------- main */
 
 async function main() {
@@ -390,6 +592,7 @@ async function main() {
   };
   const ctx = {
     browserLog: [],
+    responsiveness: [],
     record,
     async test(name, fn) {
       const s = Date.now();
@@ -478,6 +681,7 @@ async function main() {
   const failed = outcomes.filter((o) => o.status === 'failed').length;
   const skipped = outcomes.filter((o) => o.status === 'skipped').length;
   if (failed) exitCode = 1;
+  if (ctx.responsiveness.length) fs.writeFileSync(path.join(resultsDir, 'responsiveness.json'), JSON.stringify(ctx.responsiveness, null, 2) + '\n');
   log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s; screenshots and logs in ${path.relative(root, resultsDir)}/`);
   process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   process.exit(exitCode);

@@ -2,10 +2,14 @@ import { Command } from 'commander';
 import { errorMessage } from '../shared/errors.js';
 import { indexCommands } from './commands/index.js';
 import { toolCommands } from './commands/tools.js';
+import { resolveCommands } from './commands/resolve.js';
+import { episodeCommands } from './commands/episodes.js';
+import { knowledgeCommands } from './commands/knowledge.js';
+import { importCommands } from './commands/import.js';
 import { EXIT, VERSION, exitCodeFor, type CommandGroup } from './context.js';
 
 /** Command groups, one per area; each memory adds its own. */
-const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands];
+const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { optionsFromSettings, type MemoryOptions } from '../core/episodic/options.js';
 
 export const CONFIG_SECTION = 'tenure';
 
@@ -41,6 +42,48 @@ export class Config {
    */
   get mcpNodePath(): string {
     return this.cfg.get<string>('mcp.nodePath', 'node').trim() || 'node';
+  }
+
+  /** Index what the editor holds for open files with unsaved edits, so CodeLens and hovers follow the text as typed. */
+  get indexUnsaved(): boolean {
+    return this.cfg.get<boolean>('index.unsavedChanges', true);
+  }
+
+  get codeLensEnabled(): boolean {
+    return this.cfg.get<boolean>('editor.codeLens', true);
+  }
+
+  get hoverEnabled(): boolean {
+    return this.cfg.get<boolean>('editor.hover', true);
+  }
+
+  /** offline (default, no model, no cost) or openai (an OpenAI-compatible endpoint; key in SecretStorage). */
+  get knowledgeProvider(): 'offline' | 'openai' | 'vscode-lm' {
+    const v = this.cfg.get<string>('knowledge.provider', 'offline');
+    return v === 'openai' || v === 'vscode-lm' ? v : 'offline';
+  }
+
+  /** Type-checked enrichment in the background through the language servers VS Code already runs. */
+  get enrichmentEnabled(): boolean {
+    return this.cfg.get<boolean>('enrichment.enabled', true);
+  }
+
+  get knowledgeModel(): string {
+    return this.cfg.get<string>('knowledge.model', '').trim();
+  }
+
+  /** Machine-scoped and a restricted setting: a workspace cannot point Tenure at an endpoint of its choosing. */
+  get knowledgeBaseUrl(): string {
+    return this.cfg.get<string>('knowledge.baseUrl', '').trim();
+  }
+
+  /** The episodic and procedural options (tenure.episodes.*, tenure.rules.*), validated by the core. */
+  memoryOptions(warn: (message: string) => void = () => undefined): MemoryOptions {
+    const cfg = vscode.workspace.getConfiguration();
+    return optionsFromSettings((key) => {
+      const i = cfg.inspect(key);
+      return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+    }, warn);
   }
 
   affects(e: vscode.ConfigurationChangeEvent, key: string): boolean {

@@ -8,15 +8,24 @@ import { getStatus } from '../core/query/status.js';
 import { TOOLS } from '../core/tools/catalog.js';
 import { Workspace } from '../core/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
+import type { MemoryOptions } from '../core/episodic/options.js';
+import { EnrichmentPass } from '../core/structural/resolvers/enrich.js';
+import type { CodeIntelResolver } from '../core/structural/resolvers/codeIntelResolver.js';
 import { ChangeQueue } from './changeQueue.js';
-import { registerCommands } from './commands.js';
+import { UserIdleGate, editorResolvers } from './codeIntelBridge.js';
+import { importGitHubOutcomes, registerEpisodeCapture, type EpisodeCaptureCore } from './episodeCapture.js';
+import { PlanDocuments, registerCommands } from './commands.js';
 import { Config } from './config.js';
+import { DOCUMENT_SELECTOR, MemoryLens } from './editorProviders.js';
 import { registerLmTools, type ToolHost } from './lmTools.js';
 import { registerMcpProvider } from './mcp.js';
+import { Responsiveness, type ResponsivenessReport } from './responsiveness.js';
+import { Panels, type PanelReport } from './panels.js';
 import { StatusBar, describeCounts, type IndexCounts, type IndexState } from './statusBar.js';
+import { KnowledgeView, RulesView, StatusView, TimelineView, VIEW_IDS, episodeMarkdown } from './views.js';
 
-/** A queue entry that asks for a rescan rather than naming a file. */
-const RESCAN = '\0rescan';
+/** How often Tenure checks whether another process (the CLI in a terminal, the MCP server) changed the database. */
+const EXTERNAL_POLL_MS = 1500;
 
 /** What activate() returns: enough for tests and other extensions to wait on the index. */
 export interface TenureApi {
@@ -25,6 +34,15 @@ export interface TenureApi {
   indexState(): IndexState;
   /** Resolves when the first index has settled and no update is pending or running. */
   whenIdle(): Promise<IndexState>;
+  /** For tests and diagnostics: what the panels rendered, what the views show, how long Tenure's own work took. */
+  debug(): Promise<TenureDebug>;
+}
+
+export interface TenureDebug {
+  readonly panels: readonly PanelReport[];
+  readonly views: Readonly<Record<'status' | 'timeline' | 'knowledge' | 'rules', readonly string[]>>;
+  readonly responsiveness: ResponsivenessReport;
+  readonly memoryGeneration: number;
 }
 
 /**
@@ -53,11 +71,26 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   private fullIndex: { promise: Promise<void>; abort: AbortController } | undefined;
   private disposed = false;
   private _restricted: boolean;
+  private readonly memoryEmitter = new vscode.EventEmitter<void>();
+  /** Fires when anything a view, panel or lens shows may have changed: the index, a memory, another process's write. */
+  readonly onDidChangeMemory = this.memoryEmitter.event;
+  private readonly stateEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  private memoryGeneration = 0;
+  private firstIndexDone = false;
+  readonly responsiveness = new Responsiveness();
+  readonly panels: Panels;
+  private readonly plans = new PlanDocuments();
+  private views: { status: StatusView; timeline: TimelineView; knowledge: KnowledgeView; rules: RulesView } | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private dataVersion: number | undefined;
+  private enrich: { timer?: NodeJS.Timeout; abort?: AbortController; running?: Promise<void>; again?: boolean; passes: number; gate?: UserIdleGate; resolvers?: CodeIntelResolver[] } = { passes: 0 };
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel('Tenure', { log: true });
     this._restricted = !vscode.workspace.isTrusted;
     this.status = new StatusBar(() => this._restricted);
+    this.panels = new Panels(this);
     this.firstIndex = new Promise((r) => (this.resolveFirstIndex = r));
     this.queue = new ChangeQueue(
       (paths) => this.update(paths),
@@ -65,7 +98,53 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       1000,
       (e) => this.log.error(`Re-index of changed files failed: ${errorMessage(e)}`),
     );
-    this.subscriptions.push(this.log, this.status);
+    this.subscriptions.push(this.log, this.status, this.panels, this.memoryEmitter, this.stateEmitter);
+    void vscode.commands.executeCommand('setContext', 'tenure.restricted', this._restricted);
+  }
+
+  get extensionUri(): vscode.Uri {
+    return this.extension.extensionUri;
+  }
+
+  memoryOptions(): MemoryOptions {
+    return this.config.memoryOptions((m) => this.log.warn(m));
+  }
+
+  /** Times Tenure's own work; slow answers are logged (the event loop is measured separately, see responsiveness.ts). */
+  measure<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    return this.responsiveness.time(what, fn, (ms) => {
+      if (ms > 500) this.log.debug(`${what} took ${ms} ms`);
+    });
+  }
+
+  /** The workspace once its first index has settled; providers that must not wait get undefined before. */
+  workspaceIfReady(): Workspace | undefined {
+    return this.firstIndexDone ? this.workspace : undefined;
+  }
+
+  /** Something a view, panel or lens shows may have changed. */
+  memoryChanged(what: string): void {
+    this.memoryGeneration++;
+    this.log.trace(`memory changed: ${what}`);
+    this.memoryEmitter.fire();
+    void this.refreshContextKeys();
+    if (what !== 'index-update') this.panels.refresh();
+  }
+
+  private async refreshContextKeys(): Promise<void> {
+    const ws = this.workspaceIfReady();
+    if (!ws) return;
+    try {
+      const { memoryTotals } = await import('./memoryQueries.js');
+      const t = await memoryTotals(ws.db);
+      await vscode.commands.executeCommand('setContext', 'tenure.indexed', t.files > 0);
+      await vscode.commands.executeCommand('setContext', 'tenure.knowledge.empty', t.documents === 0);
+      await vscode.commands.executeCommand('setContext', 'tenure.episodes.empty', t.episodes === 0);
+      await vscode.commands.executeCommand('setContext', 'tenure.rules.empty', Object.keys(t.rules).length === 0);
+      this.status.setTotals(t);
+    } catch (e) {
+      this.log.debug(`context keys: ${errorMessage(e)}`);
+    }
   }
 
   get restricted(): boolean {
@@ -94,7 +173,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   private async doStart(): Promise<void> {
     const version = (this.extension.extension.packageJSON as { version?: string }).version ?? '0.0.0';
     this.log.info(`Tenure ${version} in VS Code ${vscode.version}; workspace ${this._restricted ? 'restricted (tree-sitter only)' : 'trusted'}`);
-    this.subscriptions.push(...registerCommands(this));
+    this.subscriptions.push(...registerCommands(this, this.plans));
+    this.optional('editor CodeLens and hover', () => this.registerEditor());
+    this.optional('sidebar views', () => this.registerViews());
     // Optional front doors: a failure here is logged and never stops indexing.
     this.optional('language-model tools', () => this.subscriptions.push(...registerLmTools(TOOLS, this)));
     this.optional('MCP server provider', () => this.registerMcp(version));
@@ -102,7 +183,10 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this._restricted = false;
         this.log.info('Workspace trusted: language-server and model enrichment may run (when the core offers them).');
+        void vscode.commands.executeCommand('setContext', 'tenure.restricted', false);
         this.setState(this.state);
+        this.memoryChanged('trust');
+        this.scheduleEnrichment(500);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (this.config.affects(e, 'index.updateDebounceMs')) this.queue.setQuietMs(this.config.updateDebounceMs);
@@ -125,16 +209,181 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     this.indexer = await StructuralIndexer.create(this.workspace, {
       workers: this.config.indexWorkers,
       log: (m) => this.log.debug(m),
+      restricted: this._restricted,
     });
     if (this.disposed) return;
     this.log.info(`Opened ${Workspace.dbPath(root)} in ${Date.now() - t0} ms`);
     this.watch(root);
+    this.pollExternalChanges();
+    this.optional('episode capture', () => this.registerCapture());
     if (this.config.indexOnStartup) {
       await this.reindex({ notifyAfterMs: 1000 });
     } else {
-      this.setState({ kind: 'ready', counts: { files: 0, symbols: 0, edges: 0 } });
+      this.setState({ kind: 'ready', counts: await this.counts() });
       this.resolveFirstIndex();
     }
+  }
+
+  /** Episodes from the integrated terminal, tasks, commits and test reports (episodeCapture.ts). */
+  private registerCapture(): void {
+    const core: EpisodeCaptureCore = {
+      workspace: () => this.workspace,
+      options: () => this.memoryOptions(),
+      refreshIndex: (absPaths) => this.update(absPaths),
+      log: this.log,
+      onRecorded: () => this.memoryChanged('episode'),
+      onChanged: () => this.memoryChanged('episodes'),
+    };
+    this.subscriptions.push(
+      registerEpisodeCapture(this.extension, core),
+      vscode.commands.registerCommand('tenure.episodes.importGitHub', () => {
+        if (this._restricted) return void vscode.window.showWarningMessage('Tenure: this folder is not trusted; reading its CI results and reviews with your GitHub sign-in is off until you trust it.');
+        return importGitHubOutcomes(core);
+      }),
+    );
+  }
+
+  private registerEditor(): void {
+    const lens = new MemoryLens({
+      log: this.log,
+      workspaceIfReady: () => this.workspaceIfReady(),
+      onDidChangeMemory: this.onDidChangeMemory,
+      codeLensEnabled: () => this.config.codeLensEnabled,
+      hoverEnabled: () => this.config.hoverEnabled,
+      measure: (what, fn) => this.measure(what, fn),
+    });
+    this.subscriptions.push(
+      lens,
+      vscode.languages.registerCodeLensProvider(DOCUMENT_SELECTOR, lens),
+      vscode.languages.registerHoverProvider(DOCUMENT_SELECTOR, lens),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (this.config.affects(e, 'editor')) this.memoryChanged('settings');
+      }),
+    );
+  }
+
+  private registerViews(): void {
+    const host = { log: this.log, workspaceIfReady: () => this.workspaceIfReady(), indexState: () => this.state, restricted: this._restricted, onDidChangeMemory: this.onDidChangeMemory, onDidChangeState: this.onDidChangeState };
+    Object.defineProperty(host, 'restricted', { get: () => this._restricted });
+    const views = { status: new StatusView(host), timeline: new TimelineView(host), knowledge: new KnowledgeView(host), rules: new RulesView(host) };
+    this.views = views;
+    for (const [key, provider] of Object.entries(views)) {
+      const view = vscode.window.createTreeView(VIEW_IDS[key as keyof typeof VIEW_IDS], { treeDataProvider: provider, showCollapseAll: key !== 'status' });
+      this.subscriptions.push(provider, view);
+    }
+    this.subscriptions.push(
+      vscode.workspace.registerTextDocumentContentProvider('tenure-episode', {
+        provideTextDocumentContent: async (uri) => {
+          const id = Number(/episode-(\d+)/.exec(uri.path)?.[1]);
+          const ws = this.workspaceIfReady();
+          return ws && Number.isInteger(id) ? episodeMarkdown(ws, id) : 'Tenure has not opened this workspace’s memory yet.';
+        },
+      }),
+    );
+  }
+
+  /**
+   * Another process may write the database: the CLI's \`tenure run\` in the
+   * integrated terminal, the MCP server, a second window. SQLite's
+   * data_version changes when another connection commits; checking it is one
+   * tiny query, so the timeline and lenses follow those writes within seconds.
+   */
+  private pollExternalChanges(): void {
+    const tick = async () => {
+      const ws = this.workspaceIfReady();
+      if (ws && !this.disposed) {
+        try {
+          const v = (await ws.db.get<{ data_version: number }>('PRAGMA data_version'))?.data_version;
+          if (v !== undefined && this.dataVersion !== undefined && v !== this.dataVersion) this.memoryChanged('external');
+          this.dataVersion = v;
+        } catch {
+          // closed while polling
+        }
+      }
+      if (!this.disposed) this.pollTimer = setTimeout(() => void tick(), EXTERNAL_POLL_MS);
+    };
+    this.pollTimer = setTimeout(() => void tick(), EXTERNAL_POLL_MS);
+  }
+
+  /**
+   * Type-checked enrichment in the background (src/core/structural/resolvers):
+   * the language servers VS Code already runs confirm, refute or add edges, so
+   * tiers move from inferred to resolved. Never on the query path; waits while
+   * the user types; one pass at a time; off in restricted mode (no language
+   * server for an untrusted folder). The first pass shows a cancellable
+   * notification once it has run for a few seconds.
+   */
+  scheduleEnrichment(delayMs: number): void {
+    if (this._restricted || !this.config.enrichmentEnabled || this.disposed || !this.workspace) return;
+    if (this.enrich.timer) clearTimeout(this.enrich.timer);
+    this.enrich.timer = setTimeout(() => void this.runEnrichment(), delayMs);
+  }
+
+  private async runEnrichment(): Promise<void> {
+    this.enrich.timer = undefined;
+    if (this.enrich.running) {
+      this.enrich.again = true;
+      return;
+    }
+    const ws = this.workspace;
+    if (!ws || this.disposed || this._restricted) return;
+    const abort = new AbortController();
+    this.enrich.abort = abort;
+    if (!this.enrich.gate) {
+      this.enrich.gate = new UserIdleGate();
+      this.subscriptions.push(this.enrich.gate);
+    }
+    const gate = this.enrich.gate;
+    this.enrich.resolvers ??= editorResolvers(ws.root);
+    const first = this.enrich.passes++ === 0;
+    const notification = first ? new ProgressNotification('Tenure: confirming edges with the language servers', abort, 4000) : undefined;
+    const pass = new EnrichmentPass(ws.db, this.enrich.resolvers, {
+      root: ws.root,
+      signal: abort.signal,
+      idle: () => gate.idle(),
+      pauseMs: 25,
+      log: (m) => this.log.debug(m),
+      onProgress: (p) => notification?.report(p.done, p.total),
+    });
+    const open = vscode.window.visibleTextEditors
+      .map((e) => e.document.uri)
+      .filter((u) => u.scheme === 'file')
+      .map((u) => path.relative(ws.root, u.fsPath).split(path.sep).join('/'))
+      .filter((r) => !r.startsWith('..'));
+    this.enrich.running = (async () => {
+      try {
+        await pass.prioritize({ files: open });
+        const report = await this.measure('enrich', () => pass.run());
+        for (const r of report.resolvers) {
+          this.log.info(`Enrichment ${r.source}: ${r.state}${r.message ? ` (${r.message})` : ''}; ${r.files} files, ${r.confirmed} confirmed, ${r.refuted} refuted, ${r.added} added, ${r.implementations} implementations in ${Math.round(r.ms)} ms`);
+        }
+        this.lastCounts = await this.counts();
+        if (this.state.kind === 'ready') this.setState({ kind: 'ready', counts: this.lastCounts });
+        this.memoryChanged('enrichment');
+      } catch (e) {
+        if (!abort.signal.aborted) this.log.warn(`Enrichment stopped: ${errorMessage(e)}`);
+      } finally {
+        notification?.done();
+        this.enrich.running = undefined;
+        if (this.enrich.again && !this.disposed) {
+          this.enrich.again = false;
+          this.scheduleEnrichment(1000);
+        }
+      }
+    })();
+    await this.enrich.running;
+  }
+
+  /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
+  async clearAndReindex(): Promise<void> {
+    await this.exclusive(async () => {
+      const ws = this.workspace;
+      if (!ws) return;
+      await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+      await this.indexer?.dispose();
+      this.indexer = await StructuralIndexer.create(ws, { workers: this.config.indexWorkers, log: (m) => this.log.debug(m), restricted: this._restricted });
+    });
+    await this.reindex();
   }
 
   private optional(what: string, fn: () => unknown): void {
@@ -168,8 +417,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * Source files the core reads, changed on disk (any tool) or saved in the
    * editor. A folder that appears or disappears (a checkout, an unzip, `rm -r`)
    * is reported as the folder alone: files written into a new folder before the
-   * OS watch on it exists produce no event of their own, so folder events ask
-   * for a rescan (an incremental full index: unchanged files are skipped).
+   * OS watch on it exists produce no event of their own, so the folder is
+   * queued and the indexer expands it (its files, or the indexed files that
+   * were under it).
    */
   private watch(root: string): void {
     const exts = [...new Set(LANGUAGES.flatMap((l) => l.extensions.map((e) => e.slice(1))))].sort();
@@ -188,7 +438,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
         (st) => {
           if (st.isDirectory()) {
             this.log.trace(`folder created: ${uri.fsPath}`);
-            this.queue.add([RESCAN]);
+            this.queue.add([uri.fsPath]);
           }
         },
         () => undefined,
@@ -198,7 +448,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       // Gone, so no stat: a name without an extension is most likely a folder.
       if (uri.scheme !== 'file' || isSourceName(uri.fsPath) || !this.isSource(root, uri.fsPath) || path.extname(uri.fsPath)) return;
       this.log.trace(`folder deleted: ${uri.fsPath}`);
-      this.queue.add([RESCAN]);
+      this.queue.add([uri.fsPath]);
     };
     this.subscriptions.push(
       sources,
@@ -209,6 +459,12 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       all.onDidCreate(onCreateAny),
       all.onDidDelete(onDeleteAny),
       vscode.workspace.onDidSaveTextDocument((doc) => onSource(doc.uri)),
+      // Unsaved edits: re-index from the editor's text (debounced by the queue), so lenses follow typing.
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (!this.config.indexUnsaved || !e.contentChanges.length || e.document.uri.scheme !== 'file') return;
+        if (languageForPath(e.document.uri.fsPath) === undefined || !this.isSource(root, e.document.uri.fsPath)) return;
+        this.queue.add([e.document.uri.fsPath]);
+      }),
     );
   }
 
@@ -236,7 +492,10 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     const abort = new AbortController();
     const promise = this.exclusive(() => this.runFullIndex(abort, options.notifyAfterMs ?? 0)).finally(() => {
       this.fullIndex = undefined;
+      this.firstIndexDone = true;
       this.resolveFirstIndex();
+      this.memoryChanged('index');
+      this.scheduleEnrichment(1500);
     });
     this.fullIndex = { promise, abort };
     return promise;
@@ -249,7 +508,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     const notification = new ProgressNotification('Tenure: indexing', abort, notifyAfterMs);
     let lastPaint = 0;
     try {
-      const summary = await indexer.indexAll({
+      const summary = await this.measure('index full', () => indexer.indexAll({
         signal: abort.signal,
         onProgress: (done, total) => {
           notification.report(done, total);
@@ -260,7 +519,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
             this.setState({ kind: 'indexing', done, total });
           }
         },
-      });
+      }));
       const counts = await this.counts();
       this.lastCounts = counts;
       this.setState({ kind: 'ready', counts });
@@ -291,25 +550,27 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       const indexer = this.indexer;
       if (!indexer || this.disposed) return;
       const before = this.state;
-      const rescan = batch.includes(RESCAN);
-      const paths = batch.filter((p) => p !== RESCAN);
-      this.setState({ kind: 'updating', files: paths.length, counts: this.lastCounts });
+      this.setState({ kind: 'updating', files: batch.length, counts: this.lastCounts });
       const t0 = Date.now();
       try {
-        if (rescan) {
-          // Covers the listed files too: one pass, no notification (it is incremental and usually quick).
-          const r = await indexer.indexAll({});
-          this.log.info(`Rescanned after a folder change in ${Date.now() - t0} ms: ${r.parsed} parsed, ${r.removed} removed, ${r.unchanged} unchanged`);
-        } else {
-          const result = await indexer.updateFiles(paths);
-          this.log.info(
-            `Re-indexed ${paths.length} changed files in ${Date.now() - t0} ms (${result.parsed} parsed, ${result.removed} removed): ` +
-              paths.map((p) => path.basename(p)).join(', '),
-          );
+        // Open files with unsaved edits are indexed as the editor holds them.
+        const texts = new Map<string, string>();
+        if (this.config.indexUnsaved) {
+          for (const doc of vscode.workspace.textDocuments) {
+            // A file deleted on disk is gone for Tenure even while an editor still holds its text.
+            if (doc.isDirty && doc.uri.scheme === 'file' && batch.includes(doc.uri.fsPath) && fs.existsSync(doc.uri.fsPath)) texts.set(doc.uri.fsPath, doc.getText());
+          }
         }
+        const result = await this.measure('index update', () => indexer.updateFiles(batch, texts));
+        this.log.info(
+          `Re-indexed ${batch.length} changed paths in ${Date.now() - t0} ms (${result.parsed} parsed, ${result.removed} removed${texts.size ? `, ${texts.size} from unsaved editors` : ''}): ` +
+            batch.map((p) => path.basename(p)).join(', '),
+        );
         const counts = await this.counts();
         this.lastCounts = counts;
         this.setState({ kind: 'ready', counts });
+        this.memoryChanged('index-update');
+        this.scheduleEnrichment(3000);
       } catch (e) {
         this.setState(before);
         throw e;
@@ -322,6 +583,22 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     if (!this.workspace) return { files: 0, symbols: 0, edges: 0 };
     const s = await getStatus(this.workspace);
     return { files: s.files, symbols: s.symbols, edges: s.edges, edgesByTier: s.edgesByTier };
+  }
+
+  /** What runTool passes to a catalog tool beside the workspace: trust and the episodic options from settings. */
+  toolContextExtras(): { restricted: boolean; memoryOptions: MemoryOptions } {
+    return { restricted: this._restricted, memoryOptions: this.memoryOptions() };
+  }
+
+  async debug(): Promise<TenureDebug> {
+    const v = this.views;
+    if (v) await Promise.all([v.status.getChildren(), v.timeline.getChildren(), v.knowledge.getChildren(), v.rules.getChildren()]);
+    return {
+      panels: this.panels.report(),
+      views: { status: v?.status.lastRows ?? [], timeline: v?.timeline.lastRows ?? [], knowledge: v?.knowledge.lastRows ?? [], rules: v?.rules.lastRows ?? [] },
+      responsiveness: this.responsiveness.report(),
+      memoryGeneration: this.memoryGeneration,
+    };
   }
 
   async workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace> {
@@ -349,7 +626,10 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
 
   private setState(state: IndexState): void {
     this.state = state;
-    if (!this.disposed) this.status.show(state);
+    if (!this.disposed) {
+      this.status.show(state);
+      this.stateEmitter.fire();
+    }
   }
 
   describe(): string {
@@ -362,6 +642,11 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.enrich.timer) clearTimeout(this.enrich.timer);
+    this.enrich.abort?.abort();
+    await this.enrich.running?.catch(() => undefined);
+    for (const r of this.enrich.resolvers ?? []) await r.dispose().catch(() => undefined);
     this.fullIndex?.abort.abort();
     await this.queue.dispose();
     await this.started;

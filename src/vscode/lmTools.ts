@@ -16,10 +16,19 @@ export function lmToolName(spec: Pick<ToolSpec, 'name'>): string {
   return LM_TOOL_PREFIX + spec.name;
 }
 
+/** Appended to a tool's answer in an untrusted workspace, so the agent knows what it is missing and why. */
+export const RESTRICTED_NOTE =
+  'Restricted mode: this workspace is not trusted, so Tenure answered from its tree-sitter index and what is already stored — no language server confirmed any edge, no model read the workspace\'s text and no instruction file was written. Edges are at best inferred; ask the user to trust the folder for type-checked answers.';
+
 /** What a tool needs from the extension: the workspace once its first index has settled. */
 export interface ToolHost {
   workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace>;
   readonly log: vscode.LogOutputChannel;
+  /** Trust and settings a tool needs beside the workspace (ToolContext.restricted, the episodic options). */
+  toolContextExtras?(): Record<string, unknown>;
+  measure?<T>(what: string, fn: () => Promise<T>): Promise<T>;
+  /** Called after a tool that writes (record_conclusion), so views refresh. */
+  memoryChanged?(what: string): void;
 }
 
 /** An AbortSignal that follows a CancellationToken, for the core (which knows no vscode). */
@@ -47,7 +56,15 @@ export async function runTool(host: ToolHost, spec: ToolSpec, input: unknown, to
   const abort = abortSignalFor(token);
   const t0 = Date.now();
   try {
-    const result = await spec.run({ workspace, signal: abort.signal }, data);
+    // A variable, not a literal: extras the core's ToolContext does not name yet pass through untouched.
+    const context: Record<string, unknown> & { workspace: Workspace; signal: AbortSignal } = { ...(host.toolContextExtras?.() ?? {}), workspace, signal: abort.signal };
+    const run = () => spec.run(context, data);
+    const result = host.measure ? await host.measure(`tool ${spec.name}`, run) : await run();
+    if (!spec.readOnly) host.memoryChanged?.(`tool ${spec.name}`);
+    if (context['restricted'] === true && !/restricted mode/i.test(result.text)) {
+      // Until a tool says it itself: the agent must know the answer is limited, and why.
+      return { data: result.data, text: `${result.text}\n\n${RESTRICTED_NOTE}` };
+    }
     host.log.info(`${spec.name} ${JSON.stringify(data)} answered in ${Date.now() - t0} ms`);
     return result;
   } finally {

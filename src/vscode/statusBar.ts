@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatCount, resolvedShare, type MemoryTotals } from './memoryQueries.js';
 
 export type IndexState =
   | { readonly kind: 'no-folder' }
@@ -16,7 +17,7 @@ export interface IndexCounts {
   readonly edgesByTier?: Readonly<Record<string, number>>;
 }
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
+const fmt = formatCount;
 
 export function describeCounts(c: IndexCounts): string {
   return `${fmt(c.files)} files · ${fmt(c.symbols)} symbols · ${fmt(c.edges)} edges`;
@@ -29,21 +30,44 @@ export function describeCounts(c: IndexCounts): string {
  */
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('tenure.index', vscode.StatusBarAlignment.Left, 0);
+  private totals: MemoryTotals | undefined;
+  private last: IndexState | undefined;
 
   constructor(private readonly restricted: () => boolean) {
     this.item.name = 'Tenure Index';
-    this.item.command = 'tenure.showOutput';
+    this.item.command = 'workbench.view.extension.tenure';
+  }
+
+  /** The four memories' totals, shown in the tooltip and as tier coverage in the text. */
+  setTotals(t: MemoryTotals): void {
+    this.totals = t;
+    if (this.last) this.show(this.last);
   }
 
   show(state: IndexState): void {
+    this.last = state;
     const mode = this.restricted() ? ' (restricted mode: tree-sitter only)' : '';
-    const { text, label, tooltip } = render(state);
+    const r = render(state);
+    let { text, tooltip } = r;
+    const { label } = r;
+    if (state.kind === 'ready') {
+      const share = Math.round(resolvedShare(state.counts.edgesByTier ?? this.totals?.edgesByTier ?? {}) * 100);
+      text = `${text} · ${share}% resolved`;
+      const t = this.totals;
+      if (t) {
+        tooltip +=
+          `\nTier coverage: ${share}% of edges confirmed by a type checker or a run; the rest are found by name (verify before acting).` +
+          `\nKnowledge: ${t.documents ? `${fmt(t.documents)} documents, ${fmt(t.communities)} communities` : 'empty (Tenure: Index Knowledge)'}.` +
+          `\nEpisodes: ${t.episodes ? `${fmt(t.episodes)} attempts, ${fmt(t.failedEpisodes)} failed or rejected` : 'none recorded yet'}.` +
+          `\nRules: ${Object.entries(t.rules).map(([k, n]) => `${n} ${k}`).join(', ') || 'none learned yet'}.`;
+      }
+    }
     if (state.kind === 'no-folder') {
       this.item.hide();
       return;
     }
     this.item.text = text;
-    this.item.tooltip = `${tooltip}${mode}\nClick to show Tenure's log.`;
+    this.item.tooltip = `${tooltip}${mode}\nClick to open the Tenure sidebar.`;
     this.item.accessibilityInformation = { label: `${label}${mode}`, role: 'button' };
     this.item.backgroundColor = state.kind === 'failed' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.item.show();

@@ -1,5 +1,6 @@
 import { errorMessage } from '../../shared/errors.js';
 import { StructuralIndexer } from '../../core/structural/indexer.js';
+import { indexArtifacts, renderArtifactsReport } from '../../core/bytecode/artifacts.js';
 import { watchWorkspace } from '../../core/structural/watch.js';
 import { Workspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
@@ -32,7 +33,12 @@ export const indexCommands: CommandGroup = (program) => {
             },
           });
           if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-          process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : renderIndexReport(report) + '\n');
+          // Build output the source does not show: class files, jars, Spring AOT bean definitions.
+          const artifacts = await indexArtifacts(ws, { log: (m: string) => process.stderr.write(`${m}\n`) });
+          const artifactsLine = renderArtifactsReport(artifacts);
+          process.stdout.write(
+            opts.json ? JSON.stringify({ ...report, artifacts }, null, 2) + '\n' : renderIndexReport(report) + (artifactsLine ? `\n${artifactsLine}` : '') + '\n',
+          );
         } finally {
           await indexer.dispose();
         }

@@ -15,9 +15,9 @@ export interface SymbolRef {
   readonly line: number;
 }
 
-const SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id`;
+const SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, s.origin FROM symbols s JOIN files f ON f.id = s.file_id`;
 
-type Row = SymbolRef & { end_line: number };
+type Row = SymbolRef & { end_line: number; origin: string | null };
 
 function ref(r: Row): SymbolRef {
   return { id: r.id, sid: r.sid, name: r.name, qname: r.qname, kind: r.kind, path: r.path, line: r.line };
@@ -76,7 +76,10 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
   const rows = await db.all<Row>(`${SELECT} WHERE s.name = ?`, [name]);
   const matches = rows.filter((r) => endsWith(segments(r.qname), segs) || endsWith([...segments(r.path.replace(/\.\w+$/, '')), ...segments(r.qname)], segs));
   const nonModule = matches.filter((m) => m.kind !== 'module');
-  const found = nonModule.length ? nonModule : matches;
+  let found = nonModule.length ? nonModule : matches;
+  // A name people type means the declared symbol, not code generated beside it (a bridge, a record accessor): those stay reachable by id.
+  const declared = found.filter((m) => m.origin === null);
+  if (declared.length && declared.length < found.length) found = declared;
   if (found.length) return found.map(ref);
 
   const like = await db.all<Row>(`${SELECT} WHERE s.name LIKE ? AND s.kind != 'module' LIMIT 8`, [`%${name}%`]);

@@ -3,6 +3,7 @@ import { EDGE_TIERS, EDGE_TIER_MEANING, weakerTier, type EdgeTier } from '../mod
 import type { EdgeKind } from '../model/structural.js';
 import type { Db } from '../store/db.js';
 import type { SymbolRef } from './symbols.js';
+import { artifactExtras, observedWords, withArtifacts, type ArtifactsSummary } from './artifactsImpact.js';
 
 /*
  * what_breaks: the dependents of a symbol, transitively to a bound, grouped
@@ -45,7 +46,16 @@ export interface Dispatch {
   readonly caller: SymbolRef;
   readonly through: { readonly sid: string; readonly qname: string };
   readonly site: Site;
+  /** Tier of the call edge to the base method. */
   readonly tier: EdgeTier;
+  /**
+   * `resolved`: the call is resolved to the base method and a type checker
+   * proved the target implements it, so the call can land here (which
+   * implementation runs is still the receiver's runtime type).
+   * `unresolved`: the call or the override is only inferred by name.
+   */
+  readonly resolution: 'resolved' | 'unresolved';
+  readonly provenance: { readonly source: string; readonly reason: string };
 }
 
 export interface DynamicSite {
@@ -65,6 +75,8 @@ export interface WhatBreaksResult {
   readonly dynamicSites: readonly DynamicSite[];
   /** Sites that name the target among too many candidates to list one by one. */
   readonly wideSites: number;
+  /** Ambiguous dependents whose own dependents were not followed (the answer says so). */
+  readonly notFollowed: number;
   readonly counts: {
     readonly direct: number;
     readonly transitive: number;
@@ -77,6 +89,8 @@ export interface WhatBreaksResult {
   readonly notSeen: readonly string[];
   /** Which sources produced the edges used. */
   readonly sources: readonly string[];
+  /** What class files, DI wiring and traces added (artifactsImpact.ts); absent when none was imported. */
+  readonly artifacts?: ArtifactsSummary;
 }
 
 interface EdgeRow {
@@ -172,6 +186,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
   const reached = new Set<number>(seeds.keys());
   const sources = new Set<string>();
   const ambiguousSites = new Set<number>();
+  const notFollowed = new Set<number>();
 
   // Implementers and overriders.
   if (isType) {
@@ -180,9 +195,25 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
       if (s) implementers.push({ symbol: s, kind: target.kind === 'interface' ? 'implements' : 'extends', tier, distance: 1, via: { sid: target.sid, name: target.name }, sites: [{ path: s.path, line: s.line, col: 0 }], provenance: { source: 'tree-sitter', reason: 'declares it as a supertype' } });
     }
   } else if (targetRow?.parent_id && ['method', 'function', 'field', 'constructor'].includes(target.kind)) {
+    // Proven by a type checker (implementation requests, SCIP relationships): resolved dispatch targets.
+    const proven = await db.all<SymbolRef & { tier: EdgeTier; source: string; reason: string; wired_by: string | null }>(
+      `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, i.tier, i.source, i.reason, i.wired_by
+         FROM implementations i JOIN symbols s ON s.id = i.impl_id JOIN files f ON f.id = s.file_id WHERE i.base_id = ? ORDER BY s.qname`,
+      [target.id],
+    );
+    const seen = new Set<number>();
+    for (const p of proven) {
+      if (seen.has(p.id)) continue;
+      seen.add(p.id);
+      sources.add(p.source);
+      const { tier, source, reason, wired_by, ...symbol } = p;
+      implementers.push({ symbol, kind: 'overrides', tier, distance: 1, via: { sid: target.sid, name: target.name }, sites: [{ path: symbol.path, line: symbol.line, col: 0 }], provenance: { source, reason: wired_by ? `${reason}; reached through ${wired_by}` : reason } });
+    }
     for (const [sub, tier] of await subtypes(db, targetRow.parent_id)) {
       const rows = await db.all<SymbolRef>(`SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.parent_id = ? AND s.name = ?`, [sub, target.name]);
       for (const s of rows) {
+        if (seen.has(s.id)) continue;
+        seen.add(s.id);
         implementers.push({ symbol: s, kind: 'overrides', tier: weakerTier(tier, 'inferred'), distance: 1, via: { sid: target.sid, name: target.name }, sites: [{ path: s.path, line: s.line, col: 0 }], provenance: { source: 'tree-sitter', reason: `same name in a subtype (${tier} inheritance)` } });
       }
     }
@@ -191,7 +222,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
   // Dependents, breadth-first with a bound; a path's tier is its weakest edge.
   let frontier = new Map<number, EdgeTier>([...seeds.keys()].map((id) => [id, 'resolved' as EdgeTier]));
   for (let distance = 1; distance <= depth && frontier.size; distance++) {
-    const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.tier != 'dynamic'`, [ids(frontier.keys())]);
+    const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.tier != 'dynamic' ORDER BY CASE e.tier WHEN 'resolved' THEN 0 WHEN 'observed' THEN 1 WHEN 'inferred' THEN 2 ELSE 3 END`, [ids(frontier.keys())]);
     const next = new Map<number, EdgeTier>();
     for (const r of rows) {
       if (reached.has(r.src_id) && distance > 1) continue;
@@ -219,16 +250,25 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
         provenance: { source: r.source, reason: r.reason },
         ...(r.tier === 'ambiguous' ? { candidates: [], siteId: r.site_id } : {}),
       } as Dependent & { sites: Site[] });
-      if (!reached.has(r.src_id) && r.skind !== 'module') next.set(r.src_id, tier);
+      // An ambiguous dependent is a maybe; its own dependents would be maybes of maybes, and
+      // following them floods the answer (a common name like `get` reaches thousands).
+      // They are listed, counted, and not followed further.
+      if (!reached.has(r.src_id) && r.skind !== 'module') {
+        if (tier === 'ambiguous') {
+          if (distance < depth) notFollowed.add(r.src_id);
+        } else next.set(r.src_id, tier);
+      }
       reached.add(r.src_id);
     }
     // Name the hop each transitive dependent came through.
     if (distance > 1) {
+      const firstRowBySrc = new Map<number, EdgeRow>();
+      for (const r of rows) if (!firstRowBySrc.has(r.src_id)) firstRowBySrc.set(r.src_id, r);
       const names = await db.all<{ id: number; sid: string; name: string }>('SELECT id, sid, name FROM symbols WHERE id IN (SELECT value FROM json_each(?))', [ids(frontier.keys())]);
       const byId = new Map(names.map((n) => [n.id, n]));
       for (const d of dependents.values()) {
         if (d.distance !== distance || d.via.sid) continue;
-        const row = rows.find((r) => r.src_id === d.symbol.id);
+        const row = firstRowBySrc.get(d.symbol.id);
         const v = row ? byId.get(row.dst_id) : undefined;
         if (v) (d as { via: { sid: string; name: string } }).via = { sid: v.sid, name: v.name };
       }
@@ -242,29 +282,49 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
       `SELECT e.site_id, s.sid, s.qname, f.path, s.line FROM edges e JOIN symbols s ON s.id = e.dst_id JOIN files f ON f.id = s.file_id WHERE e.site_id IN (SELECT value FROM json_each(?))`,
       [ids(ambiguousSites)],
     );
+    const bySite = new Map<number, { sid: string; qname: string; path: string; line: number }[]>();
+    for (const { site_id, sid, qname, path, line } of cand) {
+      const list = bySite.get(site_id) ?? [];
+      list.push({ sid, qname, path, line });
+      bySite.set(site_id, list);
+    }
     for (const d of dependents.values()) {
       const siteId = (d as { siteId?: number }).siteId;
       if (siteId === undefined) continue;
-      (d as { candidates?: unknown }).candidates = cand.filter((c) => c.site_id === siteId).map(({ sid, qname, path, line }) => ({ sid, qname, path, line }));
+      (d as { candidates?: unknown }).candidates = bySite.get(siteId) ?? [];
       delete (d as { siteId?: number }).siteId;
     }
   }
 
   // Calls through a base or interface method the target overrides: possible dispatches, unresolved.
+  // A call through a base method proven (implementations table) to reach the target is resolved dispatch.
   const dispatches: Dispatch[] = [];
   if (targetRow?.parent_id && ['method', 'function'].includes(target.kind)) {
+    const proven = await db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
+      `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ?`,
+      [target.id],
+    );
     const supers = await supertypes(db, targetRow.parent_id);
-    if (supers.length) {
-      const baseMethods = await db.all<{ id: number; sid: string; qname: string }>(
-        `SELECT id, sid, qname FROM symbols WHERE name = ? AND parent_id IN (SELECT value FROM json_each(?))`,
-        [target.name, ids(supers)],
-      );
-      if (baseMethods.length) {
-        const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.kind = 'call'`, [ids(baseMethods.map((b) => b.id))]);
-        for (const r of rows) {
-          const base = baseMethods.find((b) => b.id === r.dst_id)!;
-          dispatches.push({ caller: symbolOf(r), through: { sid: base.sid, qname: base.qname }, site: { path: r.site_path, line: r.line, col: r.col }, tier: r.tier });
-        }
+    const named = supers.length
+      ? await db.all<{ id: number; sid: string; qname: string }>(`SELECT id, sid, qname FROM symbols WHERE name = ? AND parent_id IN (SELECT value FROM json_each(?))`, [target.name, ids(supers)])
+      : [];
+    const baseMethods = new Map<number, { sid: string; qname: string; proof?: { source: string; reason: string } }>();
+    for (const b of named) baseMethods.set(b.id, { sid: b.sid, qname: b.qname });
+    for (const b of proven) baseMethods.set(b.id, { sid: b.sid, qname: b.qname, proof: { source: b.source, reason: b.reason } });
+    if (baseMethods.size) {
+      const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.kind = 'call'`, [ids(baseMethods.keys())]);
+      for (const r of rows) {
+        const base = baseMethods.get(r.dst_id)!;
+        const resolution = base.proof && r.tier === 'resolved' ? 'resolved' : 'unresolved';
+        if (resolution === 'resolved') sources.add(r.source);
+        dispatches.push({
+          caller: symbolOf(r),
+          through: { sid: base.sid, qname: base.qname },
+          site: { path: r.site_path, line: r.line, col: r.col },
+          tier: r.tier,
+          resolution,
+          provenance: resolution === 'resolved' ? { source: r.source, reason: `call ${r.reason}; ${base.proof!.reason}` } : { source: r.source, reason: r.reason },
+        });
       }
     }
   }
@@ -294,7 +354,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
     byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
   }
   const direct = list.filter((d) => d.distance === 1).length;
-  const notSeen = notSeenFor([...sources]);
+  const notSeen = await notSeenFor(db, [...sources], targetRow?.file_id);
   const result: Omit<WhatBreaksResult, 'summary'> = {
     target,
     depth,
@@ -303,17 +363,42 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
     dispatches,
     dynamicSites,
     wideSites: wide?.n ?? 0,
+    notFollowed: notFollowed.size,
     counts: { direct, transitive: list.length - direct, byTier, byKind },
     notSeen,
     sources: [...sources].sort(),
   };
-  return { ...result, summary: lowerBoundSentence(result) };
+  const merged = await withArtifacts(db, result);
+  return { ...merged, summary: lowerBoundSentence(merged) };
 }
 
-function notSeenFor(sources: readonly string[]): string[] {
+/**
+ * What the graph could not see for this answer. Type-checked resolution is
+ * named as missing while the enrichment pass has not covered the target's
+ * language (or a resolver for it could not run, with its own message).
+ */
+async function notSeenFor(db: Db, sources: readonly string[], fileId: number | undefined): Promise<string[]> {
   const resolvedBySomething = sources.some((s) => s !== 'tree-sitter');
+  const gaps: string[] = [];
+  const lang = fileId !== undefined ? (await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [fileId]))?.language : undefined;
+  const progress = lang
+    ? await db.get<{ total: number; done: number }>(
+        `SELECT count(*) AS total, sum(EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id)) AS done FROM files f WHERE f.language = ? AND f.skip_reason IS NULL`,
+        [lang],
+      )
+    : undefined;
+  const done = progress?.done ?? 0;
+  const total = progress?.total ?? 0;
+  if (!resolvedBySomething && done === 0) gaps.push('type-checked resolution (no language server or SCIP index has confirmed these edges yet)');
+  else if (done < total) gaps.push(`type-checked resolution of ${total - done} of ${total} ${lang} files (enrichment has not reached them yet: their edges keep their inventory tier)`);
+  const status = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'resolution.status'");
+  if (status) {
+    for (const [source, st] of Object.entries(JSON.parse(status.value) as Record<string, { state: string; languages?: string[]; message?: string }>)) {
+      if (st.state === 'unavailable' && st.message && (!lang || !st.languages?.length || st.languages.includes(lang))) gaps.push(`${source} (${st.message})`);
+    }
+  }
   return [
-    ...(resolvedBySomething ? [] : ['type-checked resolution (no language server or SCIP index has confirmed these edges yet)']),
+    ...gaps,
     'reflection targets',
     'DI wiring',
     'generated code',
@@ -344,7 +429,7 @@ export function lowerBoundSentence(r: Omit<WhatBreaksResult, 'summary'>): string
     const ofKind = r.dependents.filter((d) => d.kind === kind);
     const tiers = EDGE_TIERS.map((t) => [t, ofKind.filter((d) => d.tier === t).length] as const)
       .filter(([, c]) => c > 0)
-      .map(([t, c]) => (t === 'ambiguous' ? `${c} ambiguous candidate${c === 1 ? '' : 's'}` : `${c} ${t}`));
+      .map(([t, c]) => (t === 'ambiguous' ? `${c} ambiguous candidate${c === 1 ? '' : 's'}` : t === 'observed' ? observedWords(r.artifacts, kind, c) : `${c} ${t}`));
     const [one, many] = KIND_WORDS[kind];
     parts.push(`${n} ${n === 1 ? one : many} (${tiers.join(', ')})`);
   }
@@ -355,12 +440,19 @@ export function lowerBoundSentence(r: Omit<WhatBreaksResult, 'summary'>): string
   const extras: string[] = [];
   if (r.implementers.length) {
     const word = r.implementers.some((i) => i.kind === 'overrides') ? 'overriding implementation' : 'implementing or extending type';
-    extras.push(`${r.implementers.length} ${word}${r.implementers.length === 1 ? '' : 's'}`);
+    const proven = r.implementers.filter((i) => i.tier === 'resolved').length;
+    const byTier = proven ? ` (${proven} proven by a type checker${proven < r.implementers.length ? `, ${r.implementers.length - proven} inferred` : ''})` : '';
+    extras.push(`${r.implementers.length} ${word}${r.implementers.length === 1 ? '' : 's'}${byTier}`);
   }
-  if (r.dispatches.length) extras.push(`${plural(r.dispatches.length, 'unresolved interface dispatch', 'unresolved interface dispatches')} (calls through a base method that may land here)`);
+  const viaResolved = r.dispatches.filter((d) => d.resolution === 'resolved').length;
+  const unresolved = r.dispatches.length - viaResolved;
+  if (viaResolved) extras.push(`${plural(viaResolved, 'call')} reaching it by resolved dispatch (resolved to a base method it is proven to implement; the receiver's runtime type picks the implementation)`);
+  if (unresolved) extras.push(`${plural(unresolved, 'unresolved interface dispatch', 'unresolved interface dispatches')} (calls through a base method that may land here)`);
   const dyn = r.dynamicSites.length;
   if (dyn) extras.push(`${plural(dyn, 'dynamic call site')} that may reach it`);
   if (r.wideSites) extras.push(`${plural(r.wideSites, 'call site')} matching its name among too many candidates to list`);
+  if (r.notFollowed) extras.push(`${plural(r.notFollowed, 'ambiguous dependent')} whose own dependents were not followed (ask about ${r.notFollowed === 1 ? 'it' : 'them'} directly)`);
+  extras.push(...artifactExtras(r.artifacts));
   if (extras.length) s += `; ${extras.join('; ')}`;
   s += `; not seen: ${r.notSeen.join(', ')}`;
   return s.charAt(0).toUpperCase() + s.slice(1) + '.';
@@ -389,11 +481,17 @@ export function renderWhatBreaks(r: WhatBreaksResult, maxLines = 40): string {
   }
   if (r.implementers.length) {
     emit(`implementations (${r.implementers.length}):`);
-    for (const i of r.implementers) emit(`  - ${i.symbol.qname} (${i.tier}) at ${i.symbol.path}:${i.symbol.line}`);
+    for (const i of r.implementers) emit(`  - ${i.symbol.qname} (${i.tier}${i.tier === 'resolved' ? `, ${i.provenance.source}` : ''}) at ${i.symbol.path}:${i.symbol.line}${/the container wires it|reached through/.test(i.provenance.reason) ? ` — wired by DI: ${i.provenance.reason.split(/the container wires it \([^)]*\): |reached through /).pop()}` : ''}`);
   }
-  if (r.dispatches.length) {
-    emit(`unresolved dispatch (${r.dispatches.length}) — calls through ${[...new Set(r.dispatches.map((d) => d.through.qname))].join(', ')}; the receiver's runtime type decides:`);
-    for (const d of r.dispatches) emit(`  - ${d.caller.qname} at ${d.site.path}:${d.site.line}`);
+  const resolvedDispatch = r.dispatches.filter((d) => d.resolution === 'resolved');
+  if (resolvedDispatch.length) {
+    emit(`reached by resolved dispatch (${resolvedDispatch.length}) — calls resolved to ${[...new Set(resolvedDispatch.map((d) => d.through.qname))].join(', ')}, which a type checker proves this implements; the receiver's runtime type decides:`);
+    for (const d of resolvedDispatch) emit(`  - ${d.caller.qname} at ${d.site.path}:${d.site.line} — ${d.provenance.source}`);
+  }
+  const unresolvedDispatch = r.dispatches.filter((d) => d.resolution === 'unresolved');
+  if (unresolvedDispatch.length) {
+    emit(`unresolved dispatch (${unresolvedDispatch.length}) — calls through ${[...new Set(unresolvedDispatch.map((d) => d.through.qname))].join(', ')}; the receiver's runtime type decides:`);
+    for (const d of unresolvedDispatch) emit(`  - ${d.caller.qname} at ${d.site.path}:${d.site.line}`);
   }
   if (r.dynamicSites.length) {
     emit(`dynamic (${r.dynamicSites.length}) — ${EDGE_TIER_MEANING.dynamic}:`);

@@ -1,4 +1,9 @@
+import { KNOWLEDGE_MIGRATIONS } from './schema/knowledge.js';
 import { STRUCTURAL_MIGRATIONS } from './schema/structural.js';
+import { RESOLUTION_MIGRATIONS } from './schema/resolution.js';
+import { EPISODIC_MIGRATIONS } from './schema/episodic.js';
+import { PROCEDURAL_MIGRATIONS } from './schema/procedural.js';
+import { ARTIFACT_MIGRATIONS } from './schema/artifacts.js';
 
 /**
  * Named schema migrations, applied once each, in this order, and recorded in
@@ -15,4 +20,4 @@ const CORE_MIGRATIONS: readonly Migration[] = [
   { id: 'core-001-meta', sql: 'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);' },
 ];
 
-export const MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...STRUCTURAL_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...STRUCTURAL_MIGRATIONS, ...RESOLUTION_MIGRATIONS, ...ARTIFACT_MIGRATIONS, ...EPISODIC_MIGRATIONS, ...PROCEDURAL_MIGRATIONS, ...KNOWLEDGE_MIGRATIONS];

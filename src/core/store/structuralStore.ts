@@ -3,6 +3,7 @@ import type { EdgeTier } from '../model/tiers.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from '../structural/state.js';
 import { deleteWhereIn, insertRows } from './bulk.js';
 import type { Db } from './db.js';
+import { invalidateResolutions } from './resolutionStore.js';
 
 type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
 
@@ -20,6 +21,8 @@ export class StructuralStore {
     const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
     for (const f of files) {
       const spec = specOf(f.language);
+      // Artifact rows (class files, bean exports, traces: schema/artifacts.ts) are not the inventory's to index or remove.
+      if (f.language && !spec) continue;
       const mod = moduleByFile.get(f.id);
       state.addFileEntry({
         id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms, skipReason: f.skip_reason,
@@ -33,6 +36,7 @@ export class StructuralStore {
       line: number; col: number; end_line: number; end_col: number; exported: number;
     }>('SELECT id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported FROM symbols');
     for (const s of symbols) {
+      if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
       state.addSymbol({
         id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
         line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
@@ -54,6 +58,7 @@ export class StructuralStore {
       "SELECT src_id, dst_id FROM edges WHERE kind IN ('extends', 'implements') AND dst_id IS NOT NULL AND tier != 'ambiguous'",
     );
     for (const e of inherit) {
+      if (!state.symbols.has(e.src_id)) continue;
       let set = state.supertypes.get(e.src_id);
       if (!set) state.supertypes.set(e.src_id, (set = new Set()));
       set.add(e.dst_id);
@@ -75,6 +80,8 @@ export class StructuralStore {
       const now = Date.now();
       // On a first index there is nothing to delete; skipping it saves a probe per row.
       if (!change.fresh) {
+        // Resolver claims that may depend on these files fall back to the inventory in this same transaction.
+        await invalidateResolutions(db, { changed: [...change.removed, ...change.replaced.map((f) => f.id)], rewritten: [...change.removed, ...change.replaced.map((f) => f.id)], sites: change.resolvedSites });
         await deleteWhereIn(db, 'files', 'id', change.removed);
         const replacedIds = change.replaced.map((f) => f.id);
         // Symbols the edit kept (same id) stay, so edges from other files into them survive.
@@ -137,6 +144,9 @@ export class StructuralStore {
   async updateImportTargets(rows: readonly { id: number; target: number | null }[]): Promise<void> {
     if (!rows.length) return;
     await this.db.write(async (db) => {
+      // A file whose imports now point elsewhere may resolve differently: its resolved edges (and its importers') fall back.
+      const owners = await db.all<{ file_id: number }>('SELECT DISTINCT file_id FROM imports WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(rows.map((r) => r.id))]);
+      await invalidateResolutions(db, { changed: owners.map((o) => o.file_id), rewritten: [], sites: [] });
       await db.run(
         'UPDATE imports SET target_file_id = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = imports.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))',
         [JSON.stringify(rows.map((r) => [r.id, r.target]))],

@@ -1,5 +1,8 @@
 import { resolveOneSymbol } from '../query/symbols.js';
 import { WhatBreaksInput, renderWhatBreaks, whatBreaks } from '../query/whatBreaks.js';
+import { askToolSpec } from '../query/ask.js';
+import { recordConclusionTool, whatHappenedBeforeTool } from '../query/episodesTools.js';
+import { relatedByIntentTool, searchKnowledgeTool, whyIsThisTool } from '../query/knowledgeTools.js';
 import type { ToolSpec } from './types.js';
 
 /*
@@ -33,7 +36,15 @@ export const whatBreaksTool: ToolSpec<typeof WhatBreaksInput> = {
   },
 };
 
-export const TOOLS: readonly ToolSpec[] = [whatBreaksTool as unknown as ToolSpec];
+export const TOOLS: readonly ToolSpec[] = [
+  whatBreaksTool as unknown as ToolSpec,
+  whatHappenedBeforeTool as unknown as ToolSpec,
+  whyIsThisTool as unknown as ToolSpec,
+  relatedByIntentTool as unknown as ToolSpec,
+  searchKnowledgeTool as unknown as ToolSpec,
+  askToolSpec(() => TOOLS) as unknown as ToolSpec,
+  recordConclusionTool as unknown as ToolSpec,
+];
 
 export function findTool(name: string): ToolSpec | undefined {
   return TOOLS.find((t) => t.name === name || t.cli.command === name || t.cli.aliases.includes(name));

@@ -5,9 +5,17 @@
 'use strict';
 const fs = require('node:fs');
 const vscode = require('vscode');
-const { runAndWrite } = require('./checks');
+const { runAndWrite, writeReport } = require('./checks');
+
+let profiler;
 
 function activate(context) {
+  // Activated at startup ("*"), before Tenure, so the profile covers its first index too.
+  try {
+    profiler = require('./profile').start();
+  } catch (e) {
+    profiler = undefined;
+  }
   context.subscriptions.push(
     vscode.commands.registerCommand('tenureProbe.run', async () => {
       const specFile = vscode.workspace.getConfiguration('tenureProbe').get('specFile') || process.env.TENURE_PROBE_SPEC;
@@ -18,6 +26,13 @@ function activate(context) {
       const out = await runAndWrite(JSON.parse(fs.readFileSync(specFile, 'utf8')));
       const passed = out.results.filter((r) => r.status === 'passed').length;
       void vscode.window.showInformationMessage(`Tenure probe: ${passed}/${out.results.length} checks passed`);
+    }),
+    vscode.commands.registerCommand('tenureProbe.report', async () => {
+      const specFile = vscode.workspace.getConfiguration('tenureProbe').get('specFile') || process.env.TENURE_PROBE_SPEC;
+      const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+      const profile = profiler ? await profiler.stop().catch((e) => ({ error: String(e) })) : { error: 'no profiler' };
+      profiler = undefined;
+      await writeReport(spec.reportOut, { profile });
     }),
   );
 }

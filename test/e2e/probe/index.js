@@ -19,6 +19,12 @@ async function run() {
         out: path.join(os.tmpdir(), 'tenure-probe-results.json'),
         workspace: folder,
         symbol: 'SettlementService.retry',
+        symbolFile: 'src/settlement/SettlementService.ts',
+        symbolLine: 19,
+        ...(fs.existsSync(path.join(folder, 'tenure-seed', 'episodes.json')) ? { seedFile: path.join(folder, 'tenure-seed', 'episodes.json') } : {}),
+        // Nobody is there to answer a writing tool's confirmation dialog in an extension-test run.
+        confirmWrites: false,
+        reportOut: path.join(os.tmpdir(), 'tenure-probe-report.json'),
         textIncludes: ['retry'],
         jsonIncludes: [],
         minFiles: 1,

@@ -1,0 +1,4 @@
+package com.acme.clearing;
+
+public record Receipt(String instructionId, String reference, long amountMinor) {
+}

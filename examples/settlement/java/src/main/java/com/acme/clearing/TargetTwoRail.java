@@ -1,0 +1,13 @@
+package com.acme.clearing;
+
+public class TargetTwoRail implements ClearingRail {
+    @Override
+    public Receipt submit(Instruction instruction) {
+        return new Receipt(instruction.id(), code() + "-" + instruction.id(), instruction.amountMinor());
+    }
+
+    @Override
+    public String code() {
+        return "T2";
+    }
+}

@@ -1,0 +1,137 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { ScipResolver } from '../../core/scip/resolver.js';
+import { scipIndexerResolver, type ScipIndexer } from '../../core/scip/indexers.js';
+import { EnrichmentPass, type EnrichReport } from '../../core/structural/resolvers/enrich.js';
+import { headlessResolvers } from '../../core/structural/resolvers/headless.js';
+import type { EdgeResolver } from '../../core/structural/resolvers/types.js';
+import { StructuralIndexer } from '../../core/structural/indexer.js';
+import { ResolutionStore } from '../../core/store/resolutionStore.js';
+import type { Workspace } from '../../core/workspace.js';
+import { cwdOf, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
+
+/** `go=gopls serve` → ['go', ['gopls', 'serve']] */
+function serverOption(value: string, previous: Record<string, string[]> = {}): Record<string, string[]> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected LANGUAGE=COMMAND, e.g. go=gopls');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1).split(/\s+/).filter(Boolean) };
+}
+
+function list(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function renderEnrichReport(r: EnrichReport): string {
+  const lines = [`Enrichment finished in ${(r.ms / 1000).toFixed(1)} s.`];
+  for (const x of r.resolvers) {
+    lines.push(
+      `  ${x.source}: ${x.state}${x.message ? ` — ${x.message}` : ''}; ${x.files} files, ${x.symbols} symbols; ` +
+        `${x.confirmed} edges confirmed, ${x.refuted} refuted, ${x.added} added, ${x.implementations} implementations proven` +
+        `${x.staleBatches ? `; ${x.staleBatches} batches re-queued because files changed meanwhile` : ''}${x.pending ? `; ${x.pending} units left for the next pass` : ''} (${(x.ms / 1000).toFixed(1)} s)`,
+    );
+    for (const n of x.notes.slice(0, 5)) lines.push(`    note: ${n}`);
+  }
+  return lines.join('\n');
+}
+
+async function ensureIndexed(ws: Workspace): Promise<void> {
+  const n = await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files');
+  if (n?.n) return;
+  const indexer = await StructuralIndexer.create(ws);
+  try {
+    await indexer.indexAll();
+  } finally {
+    await indexer.dispose();
+  }
+}
+
+async function runPass(ws: Workspace, resolvers: EdgeResolver[], opts: { json?: boolean; budget?: number; files?: string[]; force?: boolean; dispatch?: boolean }): Promise<void> {
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const pass = new EnrichmentPass(ws.db, resolvers, {
+      root: ws.root,
+      signal: ac.signal,
+      log: (m) => {
+        if (!opts.json) process.stderr.write(`${m}\n`);
+      },
+      onProgress: (p) => {
+        if (!opts.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[K${p.source}: ${p.done}/${p.total} ${p.current ?? ''}`.slice(0, process.stderr.columns ?? 120));
+      },
+      ...(opts.budget ? { budgetMs: opts.budget * 1000 } : {}),
+      ...(opts.files ? { files: opts.files } : {}),
+      ...(opts.force ? { force: true } : {}),
+      ...(opts.dispatch === false ? { dispatch: false } : {}),
+    });
+    const report = await pass.run();
+    if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    const stats = await new ResolutionStore(ws.db).stats();
+    process.stdout.write(opts.json ? JSON.stringify({ ...report, stats }, null, 2) + '\n' : `${renderEnrichReport(report)}\nGraph: ${stats.edges.resolved} resolved edges (${stats.edges.upgraded} confirmed inventory edges, ${stats.edges.added} found only by resolvers), ${stats.edges.refutations} refuted inventory edges, ${stats.edges.implementations} proven implementations.\n`);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    for (const r of resolvers) await r.dispose().catch(() => undefined);
+  }
+}
+
+/** enrich, import scip: the resolvers that upgrade the structural memory's edges. */
+export const resolveCommands: CommandGroup = (program) => {
+  program
+    .command('enrich')
+    .description('Upgrade edges with type-checked resolution: start language servers (typescript-language-server, pyright; gopls, jdtls on PATH) and/or read a SCIP index. Resumable; Ctrl+C stops between requests.')
+    .option('--only <ids>', 'only these servers (comma-separated: typescript,python,go,java)', list)
+    .option('--server <lang=command>', 'language server command for a language (repeatable), e.g. go=gopls', serverOption)
+    .option('--scip <file>', 'also import this SCIP index (default: index.scip at the workspace root, if present)')
+    .option('--indexer <name>', 'run a SCIP indexer headless instead of language servers: scip-typescript or scip-python')
+    .option('--no-lsp', 'do not start language servers')
+    .option('--no-dispatch', 'skip implementation requests for interface and base methods')
+    .option('--files <paths>', 'only these files (comma-separated, workspace-relative)', list)
+    .option('--force', 're-resolve files already enriched at their current content')
+    .option('--budget <seconds>', 'stop after this long; the next run resumes', positiveInt)
+    .option('--timeout <ms>', 'per-request time limit for language servers', positiveInt)
+    .option('--memory <mb>', 'memory cap per language server', positiveInt)
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: { only?: string[]; server?: Record<string, string[]>; scip?: string; indexer?: string; lsp: boolean; dispatch: boolean; files?: string[]; force?: boolean; budget?: number; timeout?: number; memory?: number; json?: boolean }) => {
+      await withWorkspace(cwdOf(program), async (ws) => {
+        await ensureIndexed(ws);
+        const resolvers: EdgeResolver[] = [];
+        const scip = opts.scip ? path.resolve(opts.scip) : path.join(ws.root, 'index.scip');
+        if (opts.scip || fs.existsSync(scip)) resolvers.push(new ScipResolver(scip));
+        if (opts.indexer) {
+          if (opts.indexer !== 'scip-typescript' && opts.indexer !== 'scip-python') throw new InvalidArgumentError('--indexer must be scip-typescript or scip-python');
+          resolvers.push(scipIndexerResolver(opts.indexer as ScipIndexer, ws.root));
+        } else if (opts.lsp) {
+          resolvers.push(
+            ...(await headlessResolvers(ws.db, {
+              root: ws.root,
+              ...(opts.server ? { servers: opts.server } : {}),
+              ...(opts.only ? { only: opts.only } : {}),
+              ...(opts.timeout ? { requestTimeoutMs: opts.timeout } : {}),
+              ...(opts.memory ? { memoryCapMb: opts.memory } : {}),
+              log: (m) => {
+                if (!opts.json) process.stderr.write(`${m}\n`);
+              },
+            })),
+          );
+        }
+        await runPass(ws, resolvers, opts);
+      });
+    });
+
+  // `import` is shared by the memories (episodes import JUnit reports): join it if it exists.
+  const imp = program.commands.find((c) => c.name() === 'import') ?? program.command('import').description('Import facts produced by other tools into the memories.');
+  imp
+    .command('scip')
+    .description('Read a SCIP index (scip-typescript, scip-python, scip-java, rust-analyzer, …) into resolved edges.')
+    .argument('<file>', 'the index (index.scip)')
+    .option('--json', 'print the report as JSON')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      await withWorkspace(cwdOf(program), async (ws) => {
+        await ensureIndexed(ws);
+        await runPass(ws, [new ScipResolver(path.resolve(file))], { ...opts, force: true });
+      });
+    });
+};

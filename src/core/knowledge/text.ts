@@ -1,0 +1,106 @@
+/* Text helpers for documents: sentences with offsets, markdown clean-up for quoting, line numbers. */
+
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Line starts of a text, for offset → line (1-based). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
+
+export function lineAt(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+const ABBREV = /\b(?:e\.g|i\.e|etc|vs|cf|approx|no|fig|dr|mr|mrs|ms|inc|ltd|co)\.$/i;
+
+/**
+ * Sentences of a text with their offsets. Paragraph breaks, list items and
+ * headings end a sentence; so do . ! ? followed by a space and a capital,
+ * digit, quote or code span — not abbreviations (e.g., i.e.) or decimals, and
+ * never inside a code span.
+ */
+export function sentences(text: string, base = 0): (Span & { text: string })[] {
+  const out: (Span & { text: string })[] = [];
+  let start = 0;
+  let inCode = false;
+  const push = (end: number) => {
+    let s = start;
+    let e = end;
+    while (s < e && /\s/.test(text[s]!)) s++;
+    while (e > s && /\s/.test(text[e - 1]!)) e--;
+    if (e > s) out.push({ start: base + s, end: base + e, text: text.slice(s, e) });
+    start = end;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '`') inCode = !inCode;
+    if (ch === '\n') {
+      inCode = false;
+      // A blank line, or a line that starts a list item, heading, quote or table row, ends the sentence.
+      const rest = text.slice(i + 1, i + 8);
+      if (/^\s*\n/.test(rest) || /^\s*([-*+>|#]|\d+[.)])\s/.test(rest) || /^#{1,6}\s/.test(rest)) {
+        push(i + 1);
+        continue;
+      }
+      // A heading line ends at its newline.
+      const lineStart = text.lastIndexOf('\n', i - 1) + 1;
+      if (/^#{1,6}\s/.test(text.slice(lineStart, lineStart + 7))) push(i + 1);
+      continue;
+    }
+    if (inCode) continue;
+    if (ch === '.' || ch === '!' || ch === '?') {
+      const next = text[i + 1];
+      if (next === undefined) continue;
+      if (!/\s/.test(next) && !/["')\]]/.test(next)) continue;
+      const after = text.slice(i + 1).match(/^["')\]]*\s+(\S)/);
+      if (!after) continue;
+      if (!/[A-Z0-9"'`(*_[]/.test(after[1]!)) continue;
+      if (ch === '.' && ABBREV.test(text.slice(Math.max(0, i - 8), i + 1))) continue;
+      if (ch === '.' && /\d$/.test(text.slice(0, i)) && /^\d/.test(text.slice(i + 1))) continue;
+      push(i + 1);
+    }
+  }
+  push(text.length);
+  return out;
+}
+
+/** Markdown reduced to plain text for quoting: no heading marks, emphasis, link targets or list bullets; code spans kept. */
+export function plain(markdown: string): string {
+  return markdown
+    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/^\s*>\s?/gm, '')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[^*\w])\*(?!\s)([^*\n]+?)\*(?!\w)/g, '$1$2')
+    .replace(/\|/g, ' ')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** A short quotation: plain text, at most `max` characters, cut at a word with an ellipsis. */
+export function quote(text: string, max = 280): string {
+  const p = plain(text);
+  if (p.length <= max) return p;
+  const cut = p.slice(0, max);
+  const at = cut.lastIndexOf(' ');
+  return `${(at > max * 0.6 ? cut.slice(0, at) : cut).replace(/[,;:.\s]+$/, '')}…`;
+}
+
+export function wordCount(text: string): number {
+  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu) ?? []).length;
+}

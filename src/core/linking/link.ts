@@ -1,0 +1,200 @@
+import type { LinkTier } from '../model/tiers.js';
+import { TYPE_KINDS } from '../model/structural.js';
+import { isCodeShaped, phraseTokens, segments } from './names.js';
+import type { IndexedSymbol, SymbolIndex } from './symbolIndex.js';
+
+/*
+ * Entity → symbols, with a tier that says how far to trust the link:
+ *   exact       the name appears verbatim and denotes exactly one symbol
+ *   strong      a normalised phrase clearly denotes one symbol ("the settlement service" → SettlementService),
+ *               or a verbatim name shared by several symbols is narrowed to one by the passage naming its class
+ *   weak        a concept spanning several symbols: the set is returned, the agent verifies
+ *   unresolved  no symbol: kept and returned, never forced onto the nearest name
+ * Documents, decisions, incidents, people and organisations are never matched
+ * to code by resemblance: they reach code through the things they mention.
+ */
+
+export interface LinkedSymbol {
+  readonly sid: string;
+  readonly qname: string;
+  readonly kind: string;
+  readonly path: string;
+  readonly line: number;
+}
+
+export interface Link {
+  readonly tier: LinkTier;
+  /** Empty when unresolved. */
+  readonly symbols: readonly LinkedSymbol[];
+  /** 0..1: how well the name fits the symbols. */
+  readonly score: number;
+  readonly reason: string;
+}
+
+export interface LinkSubject {
+  readonly name: string;
+  readonly type: string;
+  /** Other names in the passages that mention it (co-mentioned identifiers), used to tell apart symbols sharing a name. */
+  readonly context?: readonly string[];
+}
+
+export interface LinkOptions {
+  /** A weak set larger than this is not a link but noise: unresolved. Default 12. */
+  readonly maxWeak?: number;
+}
+
+const NOT_CODE = new Set(['person', 'organization', 'event', 'document', 'decision', 'incident']);
+
+function linked(s: IndexedSymbol): LinkedSymbol {
+  return { sid: s.sid, qname: s.qname, kind: s.kind, path: s.path, line: s.line };
+}
+
+function unresolved(reason: string): Link {
+  return { tier: 'unresolved', symbols: [], score: 0, reason };
+}
+
+/** Drops members whose enclosing type is in the set too: the concept spans the type. */
+function topLevel(list: readonly IndexedSymbol[]): IndexedSymbol[] {
+  const sids = new Set(list.map((s) => s.sid));
+  return list.filter((s) => !s.parentSid || !sids.has(s.parentSid));
+}
+
+function sortSymbols(list: readonly IndexedSymbol[]): IndexedSymbol[] {
+  return [...list].sort((a, b) => a.qname.localeCompare(b.qname) || a.path.localeCompare(b.path));
+}
+
+function endsWith(haystack: readonly string[], needle: readonly string[], caseInsensitive = false): boolean {
+  if (needle.length > haystack.length) return false;
+  const off = haystack.length - needle.length;
+  return needle.every((n, i) => (caseInsensitive ? haystack[off + i]!.toLowerCase() === n.toLowerCase() : haystack[off + i] === n));
+}
+
+function qualifiedSegments(s: IndexedSymbol): string[] {
+  return segments(s.qname);
+}
+
+/** Among same-named symbols, the ones whose class or file the passage also names. */
+function narrowByContext(candidates: readonly IndexedSymbol[], context: readonly string[] | undefined): IndexedSymbol[] {
+  if (!context?.length) return [];
+  const names = new Set<string>();
+  for (const c of context) for (const seg of segments(c)) names.add(seg);
+  return candidates.filter((s) => (s.parentName && names.has(s.parentName)) || names.has(s.path.split('/').pop()!.replace(/\.\w+$/, '')));
+}
+
+export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: LinkOptions = {}): Link {
+  const maxWeak = options.maxWeak ?? 12;
+  const raw = subject.name.trim().replace(/^[`'"]+|[`'"]+$/g, '');
+  if (!raw) return unresolved('empty name');
+  if (index.size === 0) return unresolved('the structural index is empty (run `tenure index`)');
+
+  // A file path names its module.
+  if (/\/|\\/.test(raw) && /\.\w{1,5}$/.test(raw)) {
+    const rel = raw.replace(/\\/g, '/').replace(/^\.\//, '');
+    const mod = index.modulesByPath.get(rel) ?? [...index.modulesByPath.values()].filter((m) => m.path.endsWith('/' + rel)).at(0);
+    return mod ? { tier: 'exact', symbols: [linked(mod)], score: 1, reason: `names the file ${mod.path}` } : unresolved(`names a file (${rel}) that is not in the index`);
+  }
+
+  const code = raw.replace(/\(\)$/, '');
+  if (isCodeShaped(code)) {
+    const segs = segments(code);
+    const last = segs[segs.length - 1]!;
+    const named = index.byName.get(last) ?? [];
+    if (segs.length > 1) {
+      const q = named.filter((s) => endsWith(qualifiedSegments(s), segs) || endsWith([...segments(s.path.replace(/\.\w+$/, '')), ...qualifiedSegments(s)], segs));
+      if (q.length === 1) return { tier: 'exact', symbols: [linked(q[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
+      if (q.length > 1) return weakSet(q, `\`${code}\` is written verbatim but ${q.length} symbols have that qualified name`, 0.9, maxWeak);
+      const ci = index.all.filter((s) => s.name.toLowerCase() === last.toLowerCase() && endsWith(qualifiedSegments(s), segs, true));
+      if (ci.length === 1) return { tier: 'strong', symbols: [linked(ci[0]!)], score: 0.9, reason: `\`${code}\` matches ${ci[0]!.qname} up to letter case` };
+      // The qualifier may be a class that is not a symbol here; the member alone may still be unique.
+      if (named.length === 0) return unresolved(`names \`${code}\`, which is not in the structural index`);
+    }
+    if (named.length === 1) {
+      return segs.length > 1
+        ? { tier: 'strong', symbols: [linked(named[0]!)], score: 0.8, reason: `\`${last}\` names one symbol (${named[0]!.qname}), though the text qualifies it as \`${code}\`` }
+        : { tier: 'exact', symbols: [linked(named[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
+    }
+    if (named.length > 1) {
+      const narrowed = narrowByContext(named, subject.context);
+      if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.85, reason: `\`${last}\` names ${named.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
+      return weakSet(named, `\`${last}\` names ${named.length} symbols`, 0.7, maxWeak);
+    }
+    // A code-shaped name with no symbol of that name: try its words (retry_policy → RetryPolicy).
+  }
+
+  // A one-word name written as code (`Injectable`) and shared by no other symbol is named verbatim.
+  if (subject.type === 'component' && !isCodeShaped(code) && /^[A-Za-z_$][\w$]*$/.test(code) && /[A-Z_$]/.test(code)) {
+    const named = index.byName.get(code) ?? [];
+    if (named.length === 1) return { tier: 'exact', symbols: [linked(named[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
+    if (named.length > 1) {
+      const narrowed = narrowByContext(named, subject.context);
+      if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.85, reason: `\`${code}\` names ${named.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}` };
+      return weakSet(named, `\`${code}\` names ${named.length} symbols`, 0.7, maxWeak);
+    }
+  }
+  const codeButMissing = isCodeShaped(code);
+  if (NOT_CODE.has(subject.type) && !codeButMissing) {
+    return unresolved(`a ${subject.type}: reaches code only through what it mentions, never by resemblance`);
+  }
+  const tokens = phraseTokens(code);
+  if (!tokens.length) return unresolved('no content words to match');
+  const key = tokens.join(' ');
+  const same = (index.byWords.get(key) ?? []).filter((s) => tokens.length > 1 || subject.type === 'component' || TYPE_KINDS.has(s.kind));
+  if (same.length && codeButMissing) {
+    // An identifier that is not in the code but whose words are: a different name for something, not the same name.
+    return weakSet(same, `\`${code}\` is not a symbol here, but ${same.length === 1 ? same[0]!.qname + ' has' : same.length + ' symbols have'} the same words`, 0.6, maxWeak);
+  }
+  if (same.length) {
+    const types = same.filter((s) => TYPE_KINDS.has(s.kind));
+    if (same.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(same[0]!)], score: 0.9, reason: `"${raw}" is ${same[0]!.qname} written as prose` };
+    if (types.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(types[0]!)], score: 0.85, reason: `"${raw}" is the ${types[0]!.kind} ${types[0]!.qname} written as prose (${same.length - 1} member${same.length > 2 ? 's' : ''} share the words)` };
+    if (same.length > 1) {
+      const narrowed = narrowByContext(same, subject.context);
+      if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.8, reason: `"${raw}" names ${same.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
+    }
+    if (tokens.length > 1 || subject.type === 'component') return weakSet(same, `"${raw}" matches the names of ${same.length} symbols`, 0.7, maxWeak);
+  }
+  if (tokens.length < 2) return unresolved(`"${raw}" is one common word; no symbol is named by it clearly enough`);
+
+  // A qualifier the symbol's place supplies: "settlement retry policy" → RetryPolicy in src/settlement.
+  for (let k = 1; k < tokens.length; k++) {
+    const head = tokens.slice(0, k);
+    const tail = tokens.slice(k);
+    if (tail.length < 2 && k < tokens.length - 1) continue;
+    const hits = (index.byWords.get(tail.join(' ')) ?? []).filter((s) => head.every((h) => s.context.has(h)));
+    const preferred = hits.filter((s) => TYPE_KINDS.has(s.kind));
+    const pick = preferred.length === 1 ? preferred : hits;
+    if (pick.length === 1 && (tail.length > 1 || TYPE_KINDS.has(pick[0]!.kind))) {
+      return { tier: 'strong', symbols: [linked(pick[0]!)], score: 0.8, reason: `"${raw}": ${pick[0]!.qname}, in ${pick[0]!.parentName ?? pick[0]!.path}, supplies "${head.join(' ')}"` };
+    }
+  }
+
+  // A concept spanning several symbols: every phrase word is in the symbol's name or place, and one is in its name.
+  const weight = tokens.reduce((n, t) => n + index.idf(t), 0);
+  const scored: { s: IndexedSymbol; score: number }[] = [];
+  const pool = new Set<IndexedSymbol>();
+  for (const t of tokens) for (const s of index.byWord.get(t) ?? []) pool.add(s);
+  for (const s of pool) {
+    const nameWords = new Set(s.words);
+    if (!tokens.every((t) => nameWords.has(t) || s.context.has(t))) continue;
+    const inName = tokens.filter((t) => nameWords.has(t));
+    if (!inName.length) continue;
+    // The words the phrase does not cover must not be most of the name: "retry" should not reach `retryParked`'s class via its job.
+    const uncovered = s.words.filter((w) => !tokens.includes(w)).length;
+    if (uncovered > tokens.length) continue;
+    const score = tokens.reduce((n, t) => n + (nameWords.has(t) ? index.idf(t) : 0.6 * index.idf(t)), 0) / weight;
+    scored.push({ s, score });
+  }
+  if (scored.length) {
+    const set = topLevel(scored.map((x) => x.s));
+    const score = Math.max(...scored.map((x) => x.score)) * 0.7;
+    return weakSet(set, `"${raw}" is a concept spread over ${set.length} symbol${set.length === 1 ? '' : 's'} whose names and places hold its words`, score, maxWeak);
+  }
+  if (subject.type === 'constraint') return unresolved('a constraint that no symbol names: kept, because it bears on the code through the documents that state it');
+  return unresolved(`no symbol's name or place holds the words of "${raw}"`);
+}
+
+function weakSet(list: readonly IndexedSymbol[], reason: string, score: number, maxWeak: number): Link {
+  const sorted = sortSymbols(list);
+  if (sorted.length > maxWeak) return unresolved(`${reason}: ${sorted.length} symbols is too broad to be a link`);
+  return { tier: 'weak', symbols: sorted.map(linked), score, reason };
+}

@@ -1,0 +1,120 @@
+import type { SymbolKind } from '../model/structural.js';
+import type { Db } from '../store/db.js';
+import { identifierWords, phraseTokens } from './names.js';
+import { stem } from '../llm/offline.js';
+
+/*
+ * The structural symbols as the linker sees them: by exact name, by the words
+ * of their name (RetryPolicy → "retry policy"), by file, with the words of
+ * where they live (their class, their folder and file) for context. Read from
+ * the structural tables in one pass.
+ */
+
+export interface IndexedSymbol {
+  readonly sid: string;
+  readonly name: string;
+  readonly qname: string;
+  readonly kind: SymbolKind;
+  readonly path: string;
+  readonly line: number;
+  readonly endLine: number;
+  readonly parentName?: string;
+  readonly parentSid?: string;
+  /** Stemmed words of the name. */
+  readonly words: readonly string[];
+  /** Stemmed words of where it lives: enclosing type, folders, file. */
+  readonly context: ReadonlySet<string>;
+}
+
+interface Row {
+  sid: string;
+  name: string;
+  qname: string;
+  kind: SymbolKind;
+  path: string;
+  line: number;
+  end_line: number;
+  parent_name: string | null;
+  parent_sid: string | null;
+}
+
+const LINKABLE: ReadonlySet<SymbolKind> = new Set(['namespace', 'class', 'interface', 'enum', 'type', 'function', 'method', 'field', 'constant']);
+const PATH_NOISE = new Set(['src', 'lib', 'main', 'java', 'com', 'org', 'net', 'app', 'pkg', 'internal', 'index', 'ts', 'js', 'py', 'go', 'tsx', 'test', 'tests']);
+
+export class SymbolIndex {
+  readonly byName = new Map<string, IndexedSymbol[]>();
+  readonly byWords = new Map<string, IndexedSymbol[]>();
+  readonly byWord = new Map<string, IndexedSymbol[]>();
+  readonly modulesByPath = new Map<string, IndexedSymbol>();
+  readonly bySid = new Map<string, IndexedSymbol>();
+  readonly all: IndexedSymbol[] = [];
+  private readonly docFreq = new Map<string, number>();
+
+  static async load(db: Db): Promise<SymbolIndex> {
+    const rows = await db.all<Row>(
+      `SELECT s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
+       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`,
+    );
+    return new SymbolIndex(rows);
+  }
+
+  constructor(rows: readonly Row[]) {
+    for (const r of rows) {
+      const folders = r.path.split('/');
+      const file = folders.pop() ?? '';
+      const context = new Set<string>();
+      for (const part of [...folders, file.replace(/\.\w+$/, '')]) for (const w of identifierWords(part)) if (!PATH_NOISE.has(w)) context.add(stem(w));
+      if (r.parent_name) for (const w of phraseTokens(r.parent_name)) context.add(w);
+      const s: IndexedSymbol = {
+        sid: r.sid,
+        name: r.name,
+        qname: r.qname,
+        kind: r.kind,
+        path: r.path,
+        line: r.line,
+        endLine: r.end_line,
+        ...(r.parent_name ? { parentName: r.parent_name } : {}),
+        ...(r.parent_sid ? { parentSid: r.parent_sid } : {}),
+        words: phraseTokens(r.name),
+        context,
+      };
+      this.bySid.set(s.sid, s);
+      if (r.kind === 'module') {
+        this.modulesByPath.set(r.path, s);
+        continue;
+      }
+      if (!LINKABLE.has(r.kind)) continue;
+      this.all.push(s);
+      push(this.byName, r.name, s);
+      push(this.byWords, s.words.join(' '), s);
+      for (const w of new Set(s.words)) {
+        push(this.byWord, w, s);
+        this.docFreq.set(w, (this.docFreq.get(w) ?? 0) + 1);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.all.length;
+  }
+
+  /** How rare a name word is among the symbols: common words (get, service, data) weigh little. */
+  idf(word: string): number {
+    return Math.log(1 + this.all.length / (1 + (this.docFreq.get(word) ?? 0)));
+  }
+
+  /** Names usable as prose phrases by the offline extractor: types and constants. */
+  phraseNames(): string[] {
+    const out = new Set<string>();
+    for (const s of this.all) {
+      if (s.kind === 'class' || s.kind === 'interface' || s.kind === 'enum' || s.kind === 'type' || (s.kind === 'constant' || s.kind === 'field') && /^[A-Z][A-Z0-9_]+$/.test(s.name)) out.add(s.name);
+    }
+    return [...out].sort();
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

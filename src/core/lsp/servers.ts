@@ -1,0 +1,160 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/*
+ * Which language server answers for which inventory languages, and how to
+ * start it. TypeScript/JavaScript and Python servers ship as npm
+ * dependencies (typescript-language-server with the `typescript` package,
+ * pyright); gopls, jdtls, rust-analyzer and clangd are used when found on
+ * PATH, and any server can be given as a command (settings, --server).
+ */
+
+export interface ServerCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Record<string, string>;
+}
+
+export interface LanguageServerSpec {
+  /** `typescript`, `python`, `go`, … */
+  readonly id: string;
+  readonly displayName: string;
+  /** Edge provenance: `lsp:typescript`. */
+  readonly source: string;
+  /** Inventory language ids it answers for. */
+  readonly languages: readonly string[];
+  /** How to start it; undefined when it is not installed. */
+  command(): ServerCommand | undefined;
+  languageId(abs: string): string;
+  initializationOptions(memoryMb: number): unknown;
+  /** Answer to workspace/configuration for a section. */
+  configuration(section: string | undefined): unknown;
+  /** Resident-memory cap default (MiB). */
+  readonly memoryMb?: number;
+  /** What to do when it is missing. */
+  readonly hint: string;
+}
+
+function resolvePackageFile(spec: string): string | undefined {
+  try {
+    return require.resolve(spec);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Node.js that runs bundled servers: this process's own, unless we run inside an Electron host. */
+function nodeExecutable(): string {
+  return process.versions.electron ? 'node' : process.execPath;
+}
+
+export function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const TS_LANGUAGE_IDS: Record<string, string> = { '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'typescriptreact', '.jsx': 'javascriptreact' };
+
+export function typescriptServer(memoryMb = 3072): LanguageServerSpec {
+  return {
+    id: 'typescript',
+    displayName: 'typescript-language-server',
+    source: 'lsp:typescript',
+    languages: ['typescript', 'tsx', 'javascript'],
+    memoryMb: memoryMb + 512,
+    hint: 'It ships with Tenure (npm dependency typescript-language-server with typescript); reinstall with `npm ci`.',
+    command() {
+      const cli = resolvePackageFile('typescript-language-server/lib/cli.mjs');
+      return cli ? { command: nodeExecutable(), args: [cli, '--stdio'] } : undefined;
+    },
+    languageId: (abs) => TS_LANGUAGE_IDS[path.extname(abs)] ?? 'javascript',
+    initializationOptions(mem) {
+      const tsserver = resolvePackageFile('typescript/lib/tsserver.js');
+      return {
+        // The workspace's own typescript wins when it has one (as in an editor); ours is the fallback.
+        tsserver: { ...(tsserver ? { fallbackPath: tsserver } : {}), useSyntaxServer: 'never' },
+        maxTsServerMemory: Math.max(512, mem - 512),
+        disableAutomaticTypingAcquisition: true,
+        preferences: { includeCompletionsForModuleExports: false },
+      };
+    },
+    configuration: () => null,
+  };
+}
+
+export function pythonServer(memoryMb = 3072): LanguageServerSpec {
+  return {
+    id: 'python',
+    displayName: 'pyright',
+    source: 'lsp:python',
+    languages: ['python'],
+    memoryMb,
+    hint: 'It ships with Tenure (npm dependency pyright); reinstall with `npm ci`.',
+    command() {
+      const cli = resolvePackageFile('pyright/langserver.index.js');
+      return cli ? { command: nodeExecutable(), args: [`--max-old-space-size=${memoryMb}`, cli, '--stdio'] } : undefined;
+    },
+    languageId: () => 'python',
+    initializationOptions: () => ({}),
+    configuration(section) {
+      // Resolution only: no diagnostics beyond open files, no type-checking rules.
+      if (section === 'python.analysis') return { diagnosticMode: 'openFilesOnly', typeCheckingMode: 'off', autoSearchPaths: true, useLibraryCodeForTypes: true };
+      if (section === 'python') return { analysis: { diagnosticMode: 'openFilesOnly', typeCheckingMode: 'off', autoSearchPaths: true, useLibraryCodeForTypes: true } };
+      return null;
+    },
+  };
+}
+
+/** A server given as a command line (`gopls`, `jdtls -data …`, `rust-analyzer`), for the languages named. */
+export function commandServer(id: string, languages: readonly string[], commandLine: readonly string[], languageId?: string): LanguageServerSpec {
+  const [command, ...args] = commandLine;
+  return {
+    id,
+    displayName: path.basename(command ?? id),
+    source: `lsp:${id}`,
+    languages,
+    hint: `Install ${command ?? id} or configure its command (tenure enrich --server ${id}=<command>).`,
+    command() {
+      if (!command) return undefined;
+      const exe = path.isAbsolute(command) ? (fs.existsSync(command) ? command : undefined) : onPath(command);
+      return exe ? { command: exe, args } : undefined;
+    },
+    languageId: () => languageId ?? languages[0] ?? id,
+    initializationOptions: () => ({}),
+    configuration: () => null,
+  };
+}
+
+/** Servers Tenure knows how to find on PATH, by language. */
+const PATH_SERVERS: readonly { id: string; languages: string[]; command: string[]; languageId: string }[] = [
+  { id: 'go', languages: ['go'], command: ['gopls'], languageId: 'go' },
+  { id: 'java', languages: ['java'], command: ['jdtls'], languageId: 'java' },
+];
+
+/**
+ * The servers for a workspace: the bundled ones, those found on PATH, and the
+ * configured commands (`{ go: ['gopls', 'serve'] }`), which override.
+ */
+export function defaultServers(configured: Readonly<Record<string, readonly string[]>> = {}, memoryMb?: number): LanguageServerSpec[] {
+  const out: LanguageServerSpec[] = [];
+  const byId = new Map<string, LanguageServerSpec>();
+  byId.set('typescript', typescriptServer(memoryMb));
+  byId.set('python', pythonServer(memoryMb));
+  for (const s of PATH_SERVERS) if (onPath(s.command[0]!)) byId.set(s.id, commandServer(s.id, s.languages, s.command, s.languageId));
+  for (const [id, cmd] of Object.entries(configured)) {
+    const known = PATH_SERVERS.find((s) => s.id === id);
+    const languages = id === 'typescript' ? ['typescript', 'tsx', 'javascript'] : (known?.languages ?? [id]);
+    byId.set(id, commandServer(id, languages, cmd, known?.languageId));
+  }
+  for (const s of byId.values()) out.push(s);
+  return out;
+}

@@ -1,0 +1,73 @@
+import type { Db } from '../store/db.js';
+import { tableExists } from '../episodic/store.js';
+import { matchesTrigger } from './mine.js';
+import { RULE_STATUS_MEANING, type Rule, type RuleStatus } from './model.js';
+import { listRules } from './store.js';
+
+/*
+ * Triggered hints: rules that matter only when a change touches their
+ * trigger (files under src/mappers, a given symbol). what_breaks and ask
+ * call this with the files and symbols a change touches; promoted rules
+ * that always apply live in AGENTS.md and are returned flagged `always`.
+ */
+
+export interface TriggeredRule {
+  readonly id: number;
+  readonly text: string;
+  readonly kind: Rule['kind'];
+  /** The rule's standing, which is its tier: promoted (a person approved it) › proposed (proven) › candidate (seen). */
+  readonly status: RuleStatus;
+  readonly meaning: string;
+  readonly successes: number;
+  readonly failures: number;
+  readonly lowerBound: number;
+  /** What in the change matched: a file glob or a symbol. */
+  readonly matched: string;
+  /** The rule has no trigger: it applies to every change (and belongs in AGENTS.md once promoted). */
+  readonly always: boolean;
+  readonly audit: string;
+}
+
+const SHOWN: readonly RuleStatus[] = ['promoted', 'demotion-proposed', 'proposed', 'candidate'];
+const RANK: Record<RuleStatus, number> = { promoted: 0, 'demotion-proposed': 1, proposed: 2, candidate: 3, demoted: 4, rejected: 5 };
+
+/**
+ * Rules whose trigger a change to these files or symbols touches. Candidates
+ * are returned only once they have at least two successes: one success is an
+ * anecdote, not a hint.
+ */
+export async function triggeredRules(db: Db, change: { paths?: readonly string[]; sids?: readonly string[] }, opts: { includeAlways?: boolean } = {}): Promise<TriggeredRule[]> {
+  if (!(await tableExists(db, 'rules'))) return [];
+  const paths = change.paths ?? [];
+  const sids = new Set(change.sids ?? []);
+  const out: TriggeredRule[] = [];
+  for (const r of await listRules(db, { statuses: SHOWN })) {
+    if (r.status === 'candidate' && r.successes < 2) continue;
+    const always = !r.trigger.paths.length && !r.trigger.sids.length;
+    let matched: string | null = null;
+    if (always) matched = opts.includeAlways === false ? null : 'every change';
+    for (const g of r.trigger.paths) if (!matched && paths.some((p) => matchesTrigger(g, p))) matched = g;
+    r.trigger.sids.forEach((s, i) => {
+      if (!matched && sids.has(s)) matched = r.trigger.qnames[i] ?? s;
+    });
+    if (!matched) continue;
+    out.push({
+      id: r.id,
+      text: r.promotedText ?? r.text,
+      kind: r.kind,
+      status: r.status,
+      meaning: RULE_STATUS_MEANING[r.status],
+      successes: r.successes,
+      failures: r.failures,
+      lowerBound: Math.round(r.lowerBound * 100) / 100,
+      matched,
+      always,
+      audit: `tenure rules audit ${r.id}`,
+    });
+  }
+  return out.sort((a, b) => RANK[a.status] - RANK[b.status] || b.lowerBound - a.lowerBound);
+}
+
+export function renderTriggeredRule(r: TriggeredRule): string {
+  return `[rule ${r.id} · ${r.status}] ${r.text} (${r.successes}/${r.successes + r.failures} attempts held; triggered by ${r.matched}; \`${r.audit}\`)`;
+}

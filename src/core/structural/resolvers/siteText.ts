@@ -1,0 +1,39 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { EdgeKind } from '../../model/structural.js';
+import type { Loc } from './types.js';
+
+/**
+ * What a use at a location is, read from the source text, for use sites a
+ * resolver found and the inventory did not record: `x(` and `` x`…` `` are
+ * calls, `new X(` an instantiation, anything else a reference.
+ */
+export class SiteText {
+  private readonly files = new Map<string, string[]>();
+
+  constructor(private readonly root: string) {}
+
+  line(at: Loc): string {
+    let lines = this.files.get(at.path);
+    if (!lines) {
+      try {
+        lines = fs.readFileSync(path.join(this.root, at.path), 'utf8').split(/\r?\n/);
+      } catch {
+        lines = [];
+      }
+      this.files.set(at.path, lines);
+    }
+    return lines[at.line - 1] ?? '';
+  }
+
+  kindAt(at: Loc): EdgeKind {
+    const line = this.line(at);
+    const rest = line.slice(at.col).replace(/^[\w$]+/, '');
+    if (/^\s*(<[^>]*>)?\s*\(/.test(rest) || /^\s*`/.test(rest)) return /\bnew\s+(?:[\w$]+\.)*$/.test(line.slice(0, at.col)) ? 'instantiate' : 'call';
+    return 'reference';
+  }
+
+  clear(): void {
+    this.files.clear();
+  }
+}

@@ -1,0 +1,60 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { indexKnowledge, type KnowledgeIndexReport, type WorkflowName } from '../core/knowledge/pipeline.js';
+import { createChatModel, createEmbedder, modelSettings, type ModelSettings } from '../core/llm/config.js';
+import { Workspace } from '../core/workspace.js';
+import { errorMessage } from '../shared/errors.js';
+
+/*
+ * Knowledge indexing off the extension host's event loop. The pipeline's
+ * chunking, token counting, offline extraction and clustering are
+ * synchronous JavaScript (hundreds of milliseconds on a small repository), so
+ * the extension runs it here, in a worker thread with its own SQLite
+ * connection (WAL: the host's connection keeps reading and writing). Offline
+ * and OpenAI-compatible passes run here; a pass over VS Code's own models
+ * needs the vscode API and stays in the host. No `vscode` import.
+ */
+
+export interface KnowledgeJob {
+  readonly root: string;
+  /** Serialisable model settings (no fetch override). */
+  readonly settings: Omit<ModelSettings, 'fetch'>;
+  readonly embedWithModel: boolean;
+}
+
+export type KnowledgeWorkerMessage =
+  | { readonly type: 'progress'; readonly workflow: WorkflowName; readonly done: number; readonly total: number }
+  | { readonly type: 'log'; readonly message: string }
+  | { readonly type: 'done'; readonly report: KnowledgeIndexReport }
+  | { readonly type: 'error'; readonly message: string };
+
+function post(m: KnowledgeWorkerMessage): void {
+  parentPort?.postMessage(m);
+}
+
+async function main(): Promise<void> {
+  const job = workerData as KnowledgeJob;
+  const ac = new AbortController();
+  parentPort?.on('message', (m: unknown) => {
+    if ((m as { type?: string } | null)?.type === 'abort') ac.abort();
+  });
+  let ws: Workspace | undefined;
+  try {
+    ws = await Workspace.open(job.root);
+    const settings = modelSettings(job.settings, {});
+    const chat = createChatModel(settings);
+    const report = await indexKnowledge(ws, {
+      ...(chat ? { chat } : {}),
+      embedder: job.embedWithModel ? createEmbedder(settings) : createEmbedder({}),
+      signal: ac.signal,
+      log: (message) => post({ type: 'log', message }),
+      onProgress: (p) => post({ type: 'progress', ...p }),
+    });
+    post({ type: 'done', report });
+  } catch (e) {
+    post({ type: 'error', message: errorMessage(e) });
+  } finally {
+    await ws?.close().catch(() => undefined);
+  }
+}
+
+if (parentPort) void main();

@@ -1,0 +1,161 @@
+import * as assert from 'node:assert/strict';
+import { linkEntity, type Link } from '../../src/core/linking/link';
+import { SymbolIndex } from '../../src/core/linking/symbolIndex';
+import type { SymbolKind } from '../../src/core/model/structural';
+
+/*
+ * Link tiers on crafted phrases, against a symbol table shaped like the
+ * settlement example's: exact (verbatim, one symbol), strong (a normalised
+ * phrase, one symbol), weak (a concept over several: the set), unresolved
+ * (kept, never forced).
+ */
+
+type Row = { sid: string; name: string; qname: string; kind: SymbolKind; path: string; line: number; end_line: number; parent_name: string | null; parent_sid: string | null };
+
+function sym(qname: string, kind: SymbolKind, path: string, parent?: string): Row {
+  const name = qname.split('.').pop()!;
+  const sid = `ts \`${path}\`/${qname.replace(/\./g, '#')}${kind === 'method' || kind === 'function' ? '().' : kind === 'field' || kind === 'constant' ? '.' : '#'}`;
+  const parentQ = parent ?? (qname.includes('.') ? qname.split('.').slice(0, -1).join('.') : undefined);
+  return { sid, name, qname, kind, path, line: 1, end_line: 10, parent_name: parentQ ? parentQ.split('.').pop()! : null, parent_sid: parentQ ? `ts \`${path}\`/${parentQ}#` : null };
+}
+
+const ROWS: Row[] = [
+  { ...sym('src/settlement/RetryPolicy.ts', 'module', 'src/settlement/RetryPolicy.ts'), name: 'RetryPolicy', qname: 'src/settlement/RetryPolicy.ts', sid: 'ts `src/settlement/RetryPolicy.ts`/', parent_name: null, parent_sid: null },
+  sym('RetryPolicy', 'class', 'src/settlement/RetryPolicy.ts'),
+  sym('RetryPolicy.MAX_ATTEMPTS', 'field', 'src/settlement/RetryPolicy.ts'),
+  sym('RetryPolicy.shouldRetry', 'method', 'src/settlement/RetryPolicy.ts'),
+  sym('SettlementService', 'class', 'src/settlement/SettlementService.ts'),
+  sym('SettlementService.retry', 'method', 'src/settlement/SettlementService.ts'),
+  sym('SettlementService.settle', 'method', 'src/settlement/SettlementService.ts'),
+  sym('SettlementClient', 'class', 'reconciliation/client.py'),
+  sym('SettlementClient.retry', 'method', 'reconciliation/client.py'),
+  sym('MAX_ATTEMPTS', 'constant', 'reconciliation/client.py'),
+  sym('SettlementEngine', 'interface', 'java/com/acme/settlement/SettlementEngine.java'),
+  sym('SettlementEngine.retry', 'method', 'java/com/acme/settlement/SettlementEngine.java'),
+  sym('SettlementEngine.MAX_ATTEMPTS', 'field', 'java/com/acme/settlement/SettlementEngine.java'),
+  sym('SettlementRetryJob', 'class', 'java/com/acme/settlement/SettlementRetryJob.java'),
+  sym('SettlementRetryJob.retryParked', 'method', 'java/com/acme/settlement/SettlementRetryJob.java'),
+  sym('SwiftGateway', 'class', 'src/gateways/SwiftGateway.ts'),
+  sym('PaymentGateway', 'interface', 'src/gateways/PaymentGateway.ts'),
+  sym('Instruction', 'interface', 'src/settlement/Instruction.ts'),
+  sym('AuditLog', 'class', 'src/settlement/AuditLog.ts'),
+  sym('AuditLog.record', 'method', 'src/settlement/AuditLog.ts'),
+  ...Array.from({ length: 20 }, (_, i) => sym(`Handler${i}.get`, 'method', `src/handlers/Handler${i}.ts`)),
+];
+
+const index = new SymbolIndex(ROWS);
+
+function link(name: string, type = 'component', context?: string[]): Link {
+  return linkEntity(index, { name, type, ...(context ? { context } : {}) });
+}
+
+function qnames(l: Link): string[] {
+  return l.symbols.map((s) => s.qname).sort();
+}
+
+describe('knowledge: linking entities to symbols', () => {
+  describe('exact: the name appears verbatim and denotes exactly one symbol', () => {
+    it('qualified identifiers', () => {
+      const l = link('RetryPolicy.MAX_ATTEMPTS');
+      assert.equal(l.tier, 'exact');
+      assert.deepEqual(qnames(l), ['RetryPolicy.MAX_ATTEMPTS']);
+      assert.equal(link('SettlementService.retry()').tier, 'exact');
+    });
+    it('a unique identifier on its own, and a one-word name written as code', () => {
+      assert.deepEqual([link('SwiftGateway').tier, ...qnames(link('SwiftGateway'))], ['exact', 'SwiftGateway']);
+      assert.equal(link('AuditLog').tier, 'exact');
+      assert.equal(link('Instruction', 'component').tier, 'exact');
+    });
+    it('a file path names its module', () => {
+      const l = link('src/settlement/RetryPolicy.ts');
+      assert.equal(l.tier, 'exact');
+      assert.equal(l.symbols[0]!.sid, 'ts `src/settlement/RetryPolicy.ts`/');
+    });
+  });
+
+  describe('strong: a normalised phrase clearly denotes one symbol', () => {
+    it('a type written as prose', () => {
+      for (const p of ['the settlement service', 'Settlement Service', "the settlement service's"]) {
+        const l = link(p);
+        assert.equal(l.tier, 'strong', p);
+        assert.deepEqual(qnames(l), ['SettlementService'], p);
+      }
+      assert.deepEqual(qnames(link('retry policy')), ['RetryPolicy']);
+      assert.deepEqual(qnames(link('the SWIFT gateway')), ['SwiftGateway']);
+    });
+    it('with a qualifier its place supplies: "settlement retry policy" → RetryPolicy in src/settlement', () => {
+      const l = link('settlement retry policy');
+      assert.equal(l.tier, 'strong');
+      assert.deepEqual(qnames(l), ['RetryPolicy']);
+      assert.match(l.reason, /supplies "settlement"/);
+    });
+    it('a shared name narrowed to one by the passage naming its class', () => {
+      const l = link('retry', 'component', ['SettlementService.settle', 'RetryPolicy']);
+      assert.equal(l.tier, 'strong');
+      assert.deepEqual(qnames(l), ['SettlementService.retry']);
+    });
+    it('an identifier matching up to letter case', () => {
+      const l = link('RetryPolicy.max_attempts');
+      assert.equal(l.tier, 'strong');
+      assert.deepEqual(qnames(l), ['RetryPolicy.MAX_ATTEMPTS']);
+      assert.match(l.reason, /up to letter case/);
+    });
+  });
+
+  describe('weak: a concept spanning several symbols returns the whole set', () => {
+    it('"max attempts": the constant in three languages', () => {
+      const l = link('max attempts');
+      assert.equal(l.tier, 'weak');
+      assert.deepEqual(qnames(l), ['MAX_ATTEMPTS', 'RetryPolicy.MAX_ATTEMPTS', 'SettlementEngine.MAX_ATTEMPTS']);
+    });
+    it('a verbatim name shared by several symbols, without context', () => {
+      const l = link('retry');
+      assert.equal(l.tier, 'weak');
+      assert.deepEqual(qnames(l), ['SettlementClient.retry', 'SettlementEngine.retry', 'SettlementService.retry']);
+    });
+    it('"settlement retries": types whose names and places hold the words, members of listed types folded in', () => {
+      const l = link('settlement retries', 'concept');
+      assert.equal(l.tier, 'weak');
+      const q = qnames(l);
+      for (const s of ['RetryPolicy', 'SettlementRetryJob', 'SettlementService.retry', 'SettlementClient.retry', 'SettlementEngine.retry']) assert.ok(q.includes(s), `${s} in ${q.join(', ')}`);
+      assert.ok(!q.includes('RetryPolicy.shouldRetry'), 'a member of a type in the set is not listed apart');
+      assert.ok(!q.includes('SettlementRetryJob.retryParked'));
+      assert.ok(!q.includes('AuditLog.record'));
+    });
+    it('an identifier that is not in the code but whose words are is never better than weak', () => {
+      const l = link('PAYMENT_GATEWAY');
+      assert.equal(l.tier, 'weak');
+      assert.deepEqual(qnames(l), ['PaymentGateway']);
+    });
+  });
+
+  describe('unresolved: kept, never forced', () => {
+    it('a constraint no symbol names', () => {
+      for (const p of ['the partner SLA', 'Northwind Clearing recall SLA', '15-minute window']) {
+        const l = link(p, 'constraint');
+        assert.equal(l.tier, 'unresolved', p);
+        assert.equal(l.symbols.length, 0);
+      }
+      assert.match(link('the partner SLA', 'constraint').reason, /constraint that no symbol names/);
+    });
+    it('organisations, people, decisions and incidents are not matched to code by resemblance', () => {
+      // "Settlement Service" the team vs the class: an organization is never linked by its words.
+      assert.equal(link('Settlement Service', 'organization').tier, 'unresolved');
+      assert.equal(link('ADR-0007', 'decision').tier, 'unresolved');
+      assert.equal(link('INC-2041', 'incident').tier, 'unresolved');
+      assert.equal(link('Dana Okafor', 'person').tier, 'unresolved');
+    });
+    it('one common word, or a name shared by too many symbols to be a link', () => {
+      assert.equal(link('settlement', 'concept').tier, 'unresolved');
+      const get = link('get');
+      assert.equal(get.tier, 'unresolved');
+      assert.match(get.reason, /20 symbols is too broad/);
+    });
+    it('a qualified name that is not in the index', () => {
+      assert.equal(link('LedgerService.post').tier, 'unresolved');
+    });
+    it('anything, when there is no structural index', () => {
+      assert.match(linkEntity(new SymbolIndex([]), { name: 'RetryPolicy', type: 'component' }).reason, /structural index is empty/);
+    });
+  });
+});

@@ -1,0 +1,196 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { countTokens } from 'gpt-tokenizer';
+import { chunkText } from '../../src/core/knowledge/chunk';
+import { readExport } from '../../src/core/knowledge/github';
+import { classify, collectSources, judgeCommit, titleOf } from '../../src/core/knowledge/sources';
+import { lineAt, lineStarts, plain, quote, sentences } from '../../src/core/knowledge/text';
+import { entityKey, identifierWords, isCodeShaped, phraseTokens } from '../../src/core/linking/names';
+import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
+
+const EXAMPLE = path.join(REPO_ROOT, 'examples', 'settlement');
+
+describe('knowledge: text units', () => {
+  const adr = fs.readFileSync(path.join(EXAMPLE, 'docs', 'adr', '0007-settlement-retries.md'), 'utf8');
+
+  it('chunks deterministically, each chunk exactly the text at its offsets, within the token limit', () => {
+    const a = chunkText(adr, { maxTokens: 120, overlapTokens: 30 });
+    const b = chunkText(adr, { maxTokens: 120, overlapTokens: 30 });
+    assert.deepEqual(a, b);
+    assert.ok(a.length >= 4, `${a.length} chunks`);
+    assert.ok(a.some((c, i) => i > 0 && c.start < a[i - 1]!.end), 'some chunks overlap');
+    for (const c of a) {
+      assert.equal(adr.slice(c.start, c.end), c.text);
+      const exact = countTokens(c.text);
+      assert.ok(Math.abs(c.tokens - exact) <= Math.max(3, exact * 0.05), `chunk ${c.ord}: ${c.tokens} counted, ${exact} exact`);
+      assert.ok(c.tokens <= 120 + 8, `chunk ${c.ord} has ${c.tokens} tokens`);
+      assert.equal(c.lineStart, lineAt(lineStarts(adr), c.start));
+      assert.equal(c.lineStart, adr.slice(0, c.start).split('\n').length);
+    }
+    // Together they cover the text, and consecutive chunks overlap.
+    assert.equal(a[0]!.start, 0);
+    assert.equal(a[a.length - 1]!.end, adr.trimEnd().length);
+    for (let i = 1; i < a.length; i++) {
+      // Overlapping, except where a section heading starts the next chunk.
+      assert.ok(a[i]!.start < a[i - 1]!.end || a[i]!.text.startsWith('#'), `chunk ${i} neither overlaps the previous nor starts a section`);
+      assert.ok(a[i]!.start > a[i - 1]!.start, `chunk ${i} does not move forward`);
+    }
+  });
+
+  it('records the heading path in force where each chunk starts, and its first line', () => {
+    const chunks = chunkText(adr, { maxTokens: 80, overlapTokens: 0 });
+    for (const c of chunks) {
+      const lineEnd = adr.indexOf('\n', c.start);
+      const before = adr.slice(0, lineEnd < 0 ? adr.length : lineEnd).split('\n').filter((l) => /^#{1,2} /.test(l));
+      const h1 = before.filter((l) => l.startsWith('# ')).pop()!.slice(2);
+      const h2 = before.filter((l) => l.startsWith('## ')).pop();
+      const lastIsH1 = before[before.length - 1]!.startsWith('# ');
+      assert.equal(c.heading, lastIsH1 || !h2 ? h1 : `${h1} › ${h2.slice(3)}`, `chunk ${c.ord}`);
+      assert.ok(adr.split('\n')[c.lineStart - 1]!.includes(c.text.split('\n')[0]!), `chunk ${c.ord} line ${c.lineStart}`);
+    }
+    assert.ok(chunks.some((c) => c.heading?.endsWith('› Decision')));
+  });
+
+  it('splits an over-long sentence into word runs rather than overflowing', () => {
+    const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const chunks = chunkText(long, { maxTokens: 50, overlapTokens: 10 });
+    assert.ok(chunks.length > 5);
+    for (const c of chunks) assert.ok(c.tokens <= 50, `${c.tokens}`);
+    assert.ok(chunks.at(-1)!.text.endsWith('word399'));
+  });
+
+  it('splits sentences at . ! ? and list items, not at abbreviations, decimals or code spans', () => {
+    const s = sentences('We use e.g. SWIFT. It costs 2.5 minutes! Really? Yes: `a.b. C` stays.\n- one item\n- two');
+    assert.deepEqual(
+      s.map((x) => x.text),
+      ['We use e.g. SWIFT.', 'It costs 2.5 minutes!', 'Really?', 'Yes: `a.b. C` stays.', '- one item', '- two'],
+    );
+  });
+
+  it('quotes plain text, shortened at a word', () => {
+    assert.equal(plain('## **Bold** [link](http://x) and `code`'), 'Bold link and `code`');
+    const q = quote('one two three four five six seven eight nine ten', 20);
+    assert.ok(q.length <= 21 && q.endsWith('…'), q);
+  });
+});
+
+describe('knowledge: names and keys', () => {
+  it('splits identifiers into words and recognises code-shaped names', () => {
+    assert.deepEqual(identifierWords('RetryPolicy'), ['retry', 'policy']);
+    assert.deepEqual(identifierWords('MAX_ATTEMPTS'), ['max', 'attempts']);
+    assert.deepEqual(identifierWords('HTTPServer'), ['http', 'server']);
+    assert.deepEqual(phraseTokens("the settlement service's retries"), ['settlement', 'service', 'retry']);
+    for (const c of ['RetryPolicy', 'SettlementService.retry', 'MAX_ATTEMPTS', 'settle_batch', 'shouldRetry', 'a/b.C']) assert.ok(isCodeShaped(c), c);
+    for (const c of ['Northwind', 'SWIFT', 'retry', 'e.g', 'the retry policy']) assert.ok(!isCodeShaped(c), c);
+  });
+
+  it('merges mentions by key: handles, code identifiers (case kept), prose (normalised)', () => {
+    assert.equal(entityKey('ADR-0007'), entityKey('adr 7'));
+    assert.equal(entityKey('PR #142'), entityKey('#142'));
+    assert.equal(entityKey('INC-2041'), 'ref:inc-2041');
+    assert.equal(entityKey('`RetryPolicy.MAX_ATTEMPTS`'), 'code:RetryPolicy.MAX_ATTEMPTS');
+    assert.equal(entityKey('SettlementService.retry()'), 'code:SettlementService.retry');
+    assert.equal(entityKey('the Settlement Services'), 'settlement service');
+    assert.equal(entityKey("Northwind's recall SLA"), 'northwind recall sla');
+    assert.notEqual(entityKey('RetryPolicy'), entityKey('retry policy'), 'code and prose stay apart; the linker relates them');
+  });
+});
+
+describe('knowledge: sources', () => {
+  it('tells content-free commits from informative ones, with the reason', () => {
+    for (const m of ['fix', 'wip', 'typo', 'Update README.md', 'Merge branch \'main\' into x', 'Bump typescript from 5.4.2 to 5.4.5', 'v1.2.3', 'fix: typo', 'small fixes'])
+      assert.equal(judgeCommit(m).informative, false, m);
+    assert.match(judgeCommit('Merge branch \'main\' into x').reason!, /merge/);
+    assert.match(judgeCommit('Bump typescript from 5.4.2 to 5.4.5').reason!, /dependency bump/);
+    assert.equal(judgeCommit('Cap settlement retries at three attempts so duplicates stay recallable').informative, true);
+    assert.equal(judgeCommit('fix\n\nThe gateway timed out after accepting, so retrying paid twice; never retry duplicates.').informative, true);
+  });
+
+  it('classifies documents by folder and content, and finds their handles', () => {
+    assert.equal(classify('docs/adr/0007-settlement-retries.md', '# x'), 'adr');
+    assert.equal(classify('docs/postmortems/2024-03-14-x.md', '# x'), 'postmortem');
+    assert.equal(classify('notes/decision.md', '# Title\n\n## Status\nAccepted\n\n## Decision\nWe do.'), 'adr');
+    assert.equal(classify('rfcs/0012-new-rail.md', '# x'), 'rfc');
+    assert.equal(classify('README.md', '# x'), 'readme');
+    assert.equal(classify('docs/guide.md', '# Guide'), 'doc');
+    assert.deepEqual(titleOf('docs/adr/0007-settlement-retries.md', '# Cap retries\n', 'adr'), { title: 'Cap retries', ref: 'ADR-0007' });
+    assert.deepEqual(titleOf('docs/postmortems/x.md', '# Post-mortem: duplicates\n\nIncident INC-2041 began…', 'postmortem'), { title: 'Post-mortem: duplicates', ref: 'INC-2041' });
+    assert.deepEqual(titleOf('a/b.md', '---\ntitle: "From front matter"\n---\n# Other\n', 'doc'), { title: 'From front matter' });
+  });
+
+  it('reads GitHub REST shapes: a PR thread bundle, a list of issues, a list of commits; says when it does not know a shape', () => {
+    const bundle = JSON.parse(fs.readFileSync(path.join(EXAMPLE, 'exports', 'github', 'pulls', '142.json'), 'utf8')) as unknown;
+    const t = readExport(bundle, 'exports/github/pulls/142.json');
+    assert.equal(t.kind, 'threads');
+    const doc = t.kind === 'threads' ? t.documents[0]! : undefined;
+    assert.equal(doc?.kind, 'pr');
+    assert.equal(doc?.ref, 'PR #142');
+    assert.equal(doc?.url, 'https://github.com/acme/settlement/pull/142');
+    assert.equal(doc?.sections?.length, 6, 'body, two comments, one review, two review comments');
+    // Comments in time order, each section pointing at its own comment.
+    const sec = doc!.sections!;
+    const why2 = sec.find((s) => doc!.text.slice(s.start, s.end).includes('Why not two?'))!;
+    assert.equal(why2.url, 'https://github.com/acme/settlement/pull/142#issuecomment-2009114201');
+    assert.equal(why2.author, 'lwei');
+    assert.match(doc!.text, /--- review comment by @praman on src\/settlement\/RetryPolicy.ts:6, 2024-03-19 ---/);
+    assert.ok(doc!.text.indexOf('Why not two?') < doc!.text.indexOf('Approving on behalf'), 'time order');
+
+    const issues = readExport([{ number: 7, title: 'Parked instructions pile up', body: 'x', html_url: 'https://github.com/o/r/issues/7', user: { login: 'a' } }], 'exports/issues.json');
+    assert.equal(issues.kind === 'threads' ? issues.documents[0]!.kind : undefined, 'issue');
+
+    const commits = readExport(JSON.parse(fs.readFileSync(path.join(EXAMPLE, 'exports', 'github', 'commits.json'), 'utf8')), 'exports/github/commits.json');
+    assert.equal(commits.kind, 'commits');
+    assert.equal(commits.kind === 'commits' ? commits.commits.length : 0, 9);
+
+    assert.equal(readExport({ name: 'tenure', version: '1' }, 'exports/package.json').kind, 'unknown');
+  });
+
+  it('collects the example: ADRs, the post-mortem, the PR thread, informative commits only; skips unknown exports with the reason', () => {
+    const d = tempDir();
+    try {
+      fs.cpSync(EXAMPLE, d.root, { recursive: true, filter: (src) => !src.includes(`${path.sep}.tenure`) });
+      write(d.root, 'exports/misc/settings.json', '{"theme": "dark"}');
+      write(d.root, 'notes/ignored/secret.md', '# Not for the index');
+      write(d.root, '.gitignore', 'notes/ignored/\n');
+      write(d.root, 'LICENSE.md', '# MIT');
+      const set = collectSources(d.root, { git: false });
+      const kinds = set.documents.map((x) => `${x.kind} ${x.ref ?? x.title}`);
+      for (const k of ['adr ADR-0007', 'adr ADR-0003', 'adr ADR-0005', 'postmortem INC-2041', 'pr PR #142', 'commit commit 9f1c2e4', 'commit commit c0ffee1'])
+        assert.ok(kinds.includes(k), `${k} missing from ${kinds.join(', ')}`);
+      assert.ok(!kinds.some((k) => /wip|typo|Bump|Merge/.test(k)), kinds.join(', '));
+      assert.deepEqual(set.commits, { seen: 9, informative: 4, contentFree: 5, fromGit: false });
+      assert.ok(!set.documents.some((x) => x.source.includes('notes/ignored') || x.source === 'LICENSE.md'));
+      assert.deepEqual(set.skipped, [{ path: 'exports/misc/settings.json', reason: 'JSON in an export folder, but not a GitHub pull request, issue, thread or commit list' }]);
+    } finally {
+      d.cleanup();
+    }
+  });
+
+  it('reads commit messages from git log, limited to the workspace folder', function () {
+    const d = tempDir();
+    try {
+      const git = (...args: string[]) => execFileSync('git', ['-C', d.root, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' });
+      try {
+        git('init', '-q');
+      } catch {
+        this.skip();
+      }
+      write(d.root, 'app/a.txt', '1');
+      git('add', '.');
+      git('commit', '-q', '-m', 'Route SEPA instructions through the new gateway because the old one drops batches over 10k');
+      write(d.root, 'app/a.txt', '2');
+      git('commit', '-qam', 'wip');
+      write(d.root, 'other/b.txt', '1');
+      git('add', '.');
+      git('commit', '-q', '-m', 'Unrelated folder change that explains something at length here');
+      const set = collectSources(path.join(d.root, 'app'));
+      assert.equal(set.commits.fromGit, true);
+      assert.equal(set.commits.seen, 2, 'only commits touching app/');
+      assert.deepEqual(set.documents.filter((x) => x.kind === 'commit').map((x) => x.title), ['Route SEPA instructions through the new gateway because the old one drops batches over 10k']);
+    } finally {
+      d.cleanup();
+    }
+  });
+});

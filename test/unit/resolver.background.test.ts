@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BackgroundEnricher } from '../../src/core/structural/resolvers/background';
+import type { EdgeResolver, ResolutionBatch, ResolverUnit } from '../../src/core/structural/resolvers/types';
+import { edgeTier, indexedFixture } from '../integration/lsp.helpers';
+
+/**
+ * A resolver that answers from a table (site → target), to drive the pass and
+ * the background host without a server: every resolver kind goes through the
+ * same contract (types.ts).
+ */
+class TableResolver implements EdgeResolver {
+  readonly source = 'test:table';
+  readonly tier = 'resolved' as const;
+  readonly units = ['file'] as const;
+  readonly languages = ['typescript'];
+  readonly seen: string[] = [];
+  disposed = false;
+  constructor(private readonly table: Map<string, { path: string; line: number; col: number }>) {}
+  async start(): Promise<void> {}
+  async resolve(unit: ResolverUnit): Promise<ResolutionBatch> {
+    if (unit.kind !== 'file') return { sites: [], implementations: [] };
+    this.seen.push(unit.path);
+    const sites = unit.sites.flatMap((s) => {
+      const t = this.table.get(`${s.at.path}:${s.at.line}:${s.at.col}`);
+      return t ? [{ site: s.at, targets: [{ at: t }], complete: true, reason: 'table' }] : [];
+    });
+    return { sites, implementations: [], coveredFiles: [unit.path] };
+  }
+  async dispose(): Promise<void> {
+    this.disposed = true;
+  }
+}
+
+describe('background enrichment host', function () {
+  this.timeout(30_000);
+
+  it('runs after schedule(), coalesces, re-enriches what an edit invalidated, and disposes its resolvers', async () => {
+    const fx = await indexedFixture('ts');
+    try {
+      const rows = await fx.ws.db.all<{ site: string; path: string; line: number; col: number }>(
+        `SELECT ef.path || ':' || e.line || ':' || e.col AS site, sf.path, s.line, s.col FROM edges e JOIN files ef ON ef.id = e.file_id JOIN symbols s ON s.id = e.dst_id JOIN files sf ON sf.id = s.file_id WHERE e.kind = 'call' AND e.tier = 'inferred'`,
+      );
+      const resolver = new TableResolver(new Map(rows.map((r) => [r.site, { path: r.path, line: r.line, col: r.col }])));
+      const reports: number[] = [];
+      const bg = new BackgroundEnricher(fx.ws.db, [resolver], { root: fx.root, debounceMs: 10, dispatch: false, onReport: (r) => reports.push(r.resolvers[0]!.files) });
+      bg.schedule();
+      bg.schedule();
+      await bg.idle();
+      assert.deepEqual(reports, [12], 'two schedules, one pass');
+      assert.deepEqual(await edgeTier(fx.ws, 'Checkout.pay', 'PaymentGateway.submit'), ['resolved']);
+
+      const file = path.join(fx.root, 'src/app/Checkout.ts');
+      fs.appendFileSync(file, '\n// edited\n');
+      await fx.indexer.updateFiles([file]);
+      assert.deepEqual(await edgeTier(fx.ws, 'Checkout.pay', 'PaymentGateway.submit'), ['inferred']);
+      bg.prioritize({ files: ['src/app/Checkout.ts'] });
+      await bg.idle();
+      assert.equal(reports.at(-1), 1);
+      assert.equal(resolver.seen.at(-1), 'src/app/Checkout.ts');
+      assert.deepEqual(await edgeTier(fx.ws, 'Checkout.pay', 'PaymentGateway.submit'), ['resolved']);
+      await bg.dispose();
+      assert.ok(resolver.disposed);
+    } finally {
+      await fx.close();
+    }
+  });
+});
