@@ -1,6 +1,8 @@
 import { errorMessage } from '../../shared/errors.js';
 import { StructuralIndexer } from '../../core/structural/indexer.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/bytecode/artifacts.js';
+import { indexKnowledge } from '../../core/knowledge/pipeline.js';
+import { renderKnowledgeIndexReport } from './knowledge.js';
 import { watchWorkspace } from '../../core/structural/watch.js';
 import { Workspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
@@ -16,7 +18,8 @@ export const indexCommands: CommandGroup = (program) => {
     .option('--rebuild', 'drop the structural memory and index from scratch')
     .option('--json', 'print the report as JSON')
     .option('--workers <n>', 'parse workers', positiveInt)
-    .action(async (dir: string | undefined, opts: { rebuild?: boolean; json?: boolean; workers?: number }) => {
+    .option('--no-knowledge', 'skip the offline knowledge pass over documents and commit messages')
+    .action(async (dir: string | undefined, opts: { rebuild?: boolean; json?: boolean; workers?: number; knowledge: boolean }) => {
       const root = findRoot(dir ?? cwdOf(program));
       await withWorkspace(root, async (ws) => {
         // Only the derived structural tables are dropped; nothing else in the database is touched.
@@ -36,9 +39,10 @@ export const indexCommands: CommandGroup = (program) => {
           // Build output the source does not show: class files, jars, Spring AOT bean definitions.
           const artifacts = await indexArtifacts(ws, { log: (m: string) => process.stderr.write(`${m}\n`) });
           const artifactsLine = renderArtifactsReport(artifacts);
-          process.stdout.write(
-            opts.json ? JSON.stringify({ ...report, artifacts }, null, 2) + '\n' : renderIndexReport(report) + (artifactsLine ? `\n${artifactsLine}` : '') + '\n',
-          );
+          // The knowledge memory's offline pass (no model, no cost) runs with every index.
+          const knowledge = opts.knowledge ? await indexKnowledge(ws) : undefined;
+          const lines = [renderIndexReport(report), artifactsLine, knowledge ? renderKnowledgeIndexReport(knowledge) : ''].filter(Boolean);
+          process.stdout.write(opts.json ? JSON.stringify({ ...report, artifacts, ...(knowledge ? { knowledge } : {}) }, null, 2) + '\n' : lines.join('\n') + '\n');
         } finally {
           await indexer.dispose();
         }
