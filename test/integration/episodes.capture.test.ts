@@ -102,6 +102,27 @@ describe('live capture (what the editor forwards)', function () {
     assert.equal(await session.reportWritten(file), undefined, 'already read by the command episode');
   });
 
+  it('never runs a program the repository\'s git config names (an untrusted folder)', async () => {
+    const marker = path.join(d.root, 'ran.txt');
+    write(d.root, 'hook.sh', `#!/bin/sh\necho ran >> ${JSON.stringify(marker)}\n`);
+    fs.chmodSync(path.join(d.root, 'hook.sh'), 0o755);
+    write(d.root, '.gitattributes', '*.ts diff=ts\n');
+    git('add', '-A');
+    git('commit', '-qm', 'attributes');
+    git('config', 'core.fsmonitor', path.join(d.root, 'hook.sh'));
+    git('config', 'diff.external', path.join(d.root, 'hook.sh'));
+    git('config', 'diff.ts.textconv', path.join(d.root, 'hook.sh'));
+    fs.appendFileSync(path.join(d.root, 'src/retry.ts'), '// committed\n');
+    git('-c', 'core.fsmonitor=false', 'commit', '-qam', 'a ts change');
+    fs.appendFileSync(path.join(d.root, 'src/retry.ts'), '// more\n');
+    fs.rmSync(marker, { force: true });
+    const r = await ended('npm test', 0);
+    assert.ok(r);
+    assert.ok(await session.commitAdded(git('-c', 'core.fsmonitor=false', 'rev-parse', 'HEAD').stdout.trim()));
+    assert.equal(fs.existsSync(marker), false, 'the configured program never ran');
+    for (const k of ['core.fsmonitor', 'diff.external', 'diff.ts.textconv']) git('config', '--unset', k);
+  });
+
   it('uses the editor\'s edits to find touched symbols where there is no git', async () => {
     const bare = tempDir('tenure-nogit-');
     const w = await Workspace.open(bare.root);

@@ -13,11 +13,20 @@ export interface GitResult {
   readonly stderr: string;
 }
 
+/**
+ * Repository config can name programs git runs (an fsmonitor hook, external
+ * diff drivers, textconv filters). Tenure reads repositories it may not
+ * trust (VS Code's restricted mode), so its git never runs them: fsmonitor
+ * is switched off here, and every command that diffs passes --no-ext-diff
+ * and --no-textconv.
+ */
+const SAFE = ['-c', 'core.fsmonitor=false'];
+
 export function git(cwd: string, args: readonly string[], opts: { maxBuffer?: number } = {}): Promise<GitResult> {
   return new Promise((resolve) => {
     execFile(
       'git',
-      args as string[],
+      [...SAFE, ...args],
       { cwd, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024, encoding: 'utf8', windowsHide: true, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' } },
       (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 127) : 0;
@@ -74,7 +83,7 @@ function stripPrefix(p: string, prefix: string): string | null {
 
 /** A file's content at a revision, or null when it did not exist there. */
 export async function showAt(root: string, repo: RepoInfo, rev: string, rel: string): Promise<string | null> {
-  const r = await git(root, ['show', `${rev}:${repo.prefix}${rel}`]);
+  const r = await git(root, ['show', '--no-textconv', `${rev}:${repo.prefix}${rel}`]);
   return r.code === 0 ? r.stdout : null;
 }
 
@@ -101,7 +110,7 @@ export interface CommitInfo {
 
 /** Commits in older..newer (no merges) with the workspace files they changed. */
 export async function commitsBetween(root: string, repo: RepoInfo, older: string, newer: string): Promise<CommitInfo[]> {
-  const r = await git(root, ['log', '--no-merges', '--format=%x01%H%x00%ae%x00%s', '--name-only', '-z', `${older}..${newer}`, '--', '.']);
+  const r = await git(root, ['log', '--no-merges', '--no-ext-diff', '--no-textconv', '--format=%x01%H%x00%ae%x00%s', '--name-only', '-z', `${older}..${newer}`, '--', '.']);
   if (r.code !== 0) return [];
   const out: CommitInfo[] = [];
   for (const block of r.stdout.split('\x01').slice(1)) {
@@ -131,7 +140,7 @@ export interface CommitFileDiff {
 
 /** The files a commit changed and its changed regions (`git show -U0`), workspace-relative. */
 export async function commitDiff(root: string, repo: RepoInfo, sha: string): Promise<CommitFileDiff[]> {
-  const r = await git(root, ['show', '--format=', '--unified=0', '--no-color', '--no-renames', sha, '--', '.']);
+  const r = await git(root, ['show', '--format=', '--unified=0', '--no-color', '--no-renames', '--no-ext-diff', '--no-textconv', sha, '--', '.']);
   if (r.code !== 0) return [];
   const out: CommitFileDiff[] = [];
   let cur: { path: string; change: CommitFileDiff['change']; hunks: CommitFileDiff['hunks'] } | null = null;
