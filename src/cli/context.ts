@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { TenureError } from '../shared/errors.js';
+import { TenureError, errorMessage } from '../shared/errors.js';
 import type { IndexReport } from '../core/structural/indexer.js';
 import { Workspace, TENURE_DIR } from '../core/workspace.js';
 
@@ -69,3 +69,17 @@ export function cwdOf(cmd: Command): string | undefined {
 
 /** A command group: each memory registers its commands on the program. */
 export type CommandGroup = (program: Command) => void;
+
+/** Parses and runs a program, mapping commander's exits and Tenure's errors to the documented exit codes. */
+export async function runProgram(program: Command, argv: string[]): Promise<number> {
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return EXIT.ok;
+    if (typeof code === 'string' && code.startsWith('commander.')) return EXIT.usage;
+    process.stderr.write(`tenure: ${errorMessage(e)}\n`);
+    return exitCodeFor(e);
+  }
+}

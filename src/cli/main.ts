@@ -1,12 +1,11 @@
 import { Command } from 'commander';
-import { errorMessage } from '../shared/errors.js';
 import { indexCommands } from './commands/index.js';
 import { toolCommands } from './commands/tools.js';
 import { resolveCommands } from './commands/resolve.js';
 import { episodeCommands } from './commands/episodes.js';
 import { knowledgeCommands } from './commands/knowledge.js';
 import { importCommands } from './commands/import.js';
-import { EXIT, VERSION, exitCodeFor, type CommandGroup } from './context.js';
+import { VERSION, runProgram, type CommandGroup } from './context.js';
 
 /** Command groups, one per area; each memory adds its own. */
 const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands];
@@ -28,16 +27,7 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-    return EXIT.ok;
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return EXIT.ok;
-    if (typeof code === 'string' && code.startsWith('commander.')) return EXIT.usage;
-    process.stderr.write(`tenure: ${errorMessage(e)}\n`);
-    return exitCodeFor(e);
-  }
+  return runProgram(program, argv);
 }
 
 if (require.main === module) {

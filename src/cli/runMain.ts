@@ -1,7 +1,6 @@
 import { Command } from 'commander';
-import { errorMessage } from '../shared/errors.js';
 import { episodeCommands } from './commands/episodes.js';
-import { EXIT, VERSION, exitCodeFor } from './context.js';
+import { VERSION, runProgram } from './context.js';
 
 /*
  * A slim entry for the commands an agent or a CI script runs on every
@@ -20,16 +19,7 @@ export async function runMain(argv: string[]): Promise<number> {
     .showHelpAfterError('(run `tenure --help` for usage)')
     .exitOverride();
   episodeCommands(program);
-  try {
-    await program.parseAsync(argv);
-    return EXIT.ok;
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return EXIT.ok;
-    if (typeof code === 'string' && code.startsWith('commander.')) return EXIT.usage;
-    process.stderr.write(`tenure: ${errorMessage(e)}\n`);
-    return exitCodeFor(e);
-  }
+  return runProgram(program, argv);
 }
 
 if (require.main === module) {
