@@ -158,6 +158,7 @@ async function measure(ws: Workspace, targets: readonly Target[], phase: string,
       if (ok) bucket.correct++;
     }
     for (const k of t.truth) {
+      if (!sites.has(k) && process.env.TENURE_BENCH_DEBUG) process.stderr.write(`[${phase}] missed ${k} -> ${t.key}\n`);
       if (sites.has(k)) {
         found++;
         if (sites.get(k) === 'resolved') foundResolved++;
@@ -171,6 +172,7 @@ async function measure(ws: Workspace, targets: readonly Target[], phase: string,
       withCallers++;
       const callers = answer.dependents.filter((d) => d.kind === 'call' || d.kind === 'instantiate');
       if (!callers.length) {
+        if (process.env.TENURE_BENCH_DEBUG) process.stderr.write(`[${phase}] no callers for ${t.key} (truth: ${[...t.truth].join(', ')}; ids ${ids.join(',')})\n`);
         falseNoCallers++;
         if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites) silentNoCallers++;
       }

@@ -23,8 +23,8 @@ export interface TruthTarget {
   readonly implementations: readonly string[];
   /** Bases it implements or overrides (keys), transitively. */
   readonly bases: readonly string[];
-  /** The declaration's span, to leave out recursive calls (what_breaks does not count a function as its own dependent). */
-  readonly span: { readonly path: string; readonly start: number; readonly end: number };
+  /** The declarations' spans (all overloads), to leave out recursive calls (what_breaks does not count a function as its own dependent). */
+  readonly spans: readonly { readonly path: string; readonly start: number; readonly end: number }[];
 }
 
 export interface TsTruth {
@@ -85,10 +85,9 @@ export function tsTruth(root: string, files: readonly string[]): TsTruth {
     if (!t) {
       const d = first.d;
       const kind = ts.isClassDeclaration(d) ? 'class' : ts.isMethodDeclaration(d) || ts.isMethodSignature(d) || ts.isPropertySignature(d) || ts.isPropertyDeclaration(d) ? 'method' : 'function';
-      const sf = d.getSourceFile();
       t = {
         key, name: symbol.name, kind, positions: named.map((x) => pos(x.d.getSourceFile(), x.n, root)), isBase: false, implementations: [], bases: [],
-        span: { path: path.relative(root, sf.fileName).split(path.sep).join('/'), start: d.getStart(sf), end: d.getEnd() },
+        spans: decls.map((x) => ({ path: path.relative(root, x.getSourceFile().fileName).split(path.sep).join('/'), start: x.getStart(x.getSourceFile()), end: x.getEnd() })),
       };
       targets.set(key, t);
     }
@@ -111,7 +110,8 @@ export function tsTruth(root: string, files: readonly string[]): TsTruth {
             target ??= targetOf(checker.getSymbolAtLocation(nameNode));
           }
           if (target) {
-            const inside = target.span.path === path.relative(root, sf.fileName).split(path.sep).join('/') && node.getStart(sf) >= target.span.start && node.getEnd() <= target.span.end;
+            const here = path.relative(root, sf.fileName).split(path.sep).join('/');
+            const inside = target.spans.some((sp) => sp.path === here && node.getStart(sf) >= sp.start && node.getEnd() <= sp.end);
             if (!inside) {
               let set = callSites.get(target.key);
               if (!set) callSites.set(target.key, (set = new Set()));

@@ -231,19 +231,22 @@ export class LspClient {
       initializationOptions: this.spec.initializationOptions(this.opts.memoryCapMb),
     };
     const init = connection.sendRequest(InitializeRequest.type, params);
+    let initTimer: NodeJS.Timeout | undefined;
     const result = await Promise.race([
       init,
       spawnError,
       exited.then(() => {
         throw new Error(`the server exited during initialize${stderrTail ? `: ${stderrTail.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
       }),
-      sleep(this.opts.readyTimeoutMs).then(() => {
-        throw new LspTimeoutError(`initialize did not answer within ${this.opts.readyTimeoutMs} ms`);
+      new Promise<never>((_, reject) => {
+        initTimer = setTimeout(() => reject(new LspTimeoutError(`initialize did not answer within ${this.opts.readyTimeoutMs} ms`)), this.opts.readyTimeoutMs);
       }),
-    ]).catch((e: unknown) => {
-      child.kill('SIGKILL');
-      throw e;
-    });
+    ])
+      .catch((e: unknown) => {
+        child.kill('SIGKILL');
+        throw e;
+      })
+      .finally(() => clearTimeout(initTimer));
     await connection.sendNotification(InitializedNotification.type, {});
     const running: Running = { child, connection, capabilities: result.capabilities, exited };
     this.startMemoryWatch(child);
@@ -342,7 +345,7 @@ export class LspClient {
     } catch (e) {
       if (e instanceof LspTimeoutError || e instanceof LspCancelledError) throw e;
       // A connection torn down by a crash: say so, the caller's next request restarts it.
-      const gone = await Promise.race([r.exited.then(() => true), sleep(200).then(() => false)]);
+      const gone = await withTimeout(r.exited.then(() => true), 200, false);
       if (gone) throw new Error(`${this.spec.displayName} exited while answering ${method}${this.lastError ? `: ${this.lastError}` : ''}`, { cause: e });
       throw e;
     } finally {
@@ -386,12 +389,12 @@ export class LspClient {
     if (!r) return;
     const pid = r.child.pid;
     try {
-      await Promise.race([r.connection.sendRequest(ShutdownRequest.type), sleep(3000)]);
+      await withTimeout(r.connection.sendRequest(ShutdownRequest.type), 3000);
       await r.connection.sendNotification(ExitNotification.type);
     } catch {
       // The server may already be gone.
     }
-    const gone = await Promise.race([r.exited.then(() => true), sleep(3000).then(() => false)]);
+    const gone = await withTimeout(r.exited.then(() => true), 3000, false);
     if (!gone && pid) killTree(pid);
     r.connection.dispose();
   }
@@ -414,6 +417,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** A promise's value, or `fallback` after `ms`; the timer never outlives the race (so the process can exit). */
+async function withTimeout<T>(p: Promise<T>, ms: number, fallback?: T): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<T | undefined>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function childrenOf(pid: number): number[] {

@@ -180,6 +180,14 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
   // Seeds: the target, and for a type its members (changing a type breaks users of its members).
   const seeds = new Map<number, { sid: string; name: string }>([[target.id, { sid: target.sid, name: target.name }]]);
   if (isType) for (const m of await membersOf(db, target.id)) seeds.set(m.id, { sid: m.sid, name: `${target.name}.${m.name}` });
+  // Overloads are one function: a call bound to any signature depends on it (a type checker names the signature it picked).
+  if (!isType && targetRow && ['function', 'method', 'constructor'].includes(target.kind)) {
+    const overloads = await db.all<{ id: number; sid: string }>(
+      `SELECT id, sid FROM symbols WHERE file_id = ? AND name = ? AND kind = ? AND parent_id IS ? AND id != ?`,
+      [targetRow.file_id, target.name, target.kind, targetRow.parent_id, target.id],
+    );
+    for (const o of overloads) seeds.set(o.id, { sid: target.sid, name: target.name });
+  }
 
   const dependents = new Map<string, Dependent & { sites: Site[] }>();
   const implementers: Dependent[] = [];

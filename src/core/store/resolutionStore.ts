@@ -269,6 +269,18 @@ export class ResolutionStore {
     return rows.map((r) => ({ id: r.id, sid: r.sid, name: r.name, kind: r.kind, at: { path: r.path, line: r.line, col: r.col }, parentKind: r.pkind, language: r.language }));
   }
 
+  /** Functions and methods nothing in the graph uses, not yet searched by `source`: candidates for a references search. */
+  async uncalledCallables(languages: readonly string[], source: string, limit = 500): Promise<{ sid: string; path: string }[]> {
+    return this.db.all<{ sid: string; path: string }>(
+      `SELECT s.sid, f.path FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE s.kind IN ('function', 'method') AND f.language IN (SELECT value FROM json_each(?1)) AND f.skip_reason IS NULL
+           AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.tier != 'dynamic')
+           AND NOT EXISTS (SELECT 1 FROM resolution_symbols r WHERE r.symbol_id = s.id AND r.source = ?2)
+         ORDER BY s.kind = 'method', f.path, s.line LIMIT ?3`,
+      [JSON.stringify(languages), source, limit],
+    );
+  }
+
   async symbolQuery(sid: string): Promise<(SymbolQuery & { id: number; language: string }) | undefined> {
     const r = await this.db.get<{ id: number; sid: string; name: string; kind: string; line: number; col: number; pkind: string | null; path: string; language: string }>(
       `SELECT s.id, s.sid, s.name, s.kind, s.line, s.col, p.kind AS pkind, f.path, f.language FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id JOIN files f ON f.id = s.file_id WHERE s.sid = ?`,

@@ -131,6 +131,8 @@ export class CodeIntelResolver implements EdgeResolver {
     const defs = await this.intel.definition(at, ctx.signal);
     // Empty: the server does not know (or not yet). Never a refutation.
     if (!defs.length) return undefined;
+    // The location is a declaration (its definition is itself), not a use.
+    if (defs.some((d) => !d.external && d.path === at.path && d.line === at.line && d.col === at.col)) return undefined;
     const targets: SymbolAnchor[] = defs.map((d) => (d.external ? { external: d.path } : { at: strip(d) }));
     const where = defs.map((d) => (d.external ? path.basename(d.path) : `${d.path}:${d.line}`)).slice(0, 3).join(', ');
     return { site: at, targets, complete: true, ...(kind ? { kind } : {}), reason: `definition (${this.source}) at ${where}` };

@@ -36,6 +36,10 @@ export interface EnrichOptions {
   readonly files?: readonly string[];
   /** Re-resolve files already enriched at their current content. */
   readonly force?: boolean;
+  /** Search references for callables left without any caller after the file pass (default true). */
+  readonly orphans?: boolean;
+  /** At most this many such searches per pass, functions before methods (default 500); the next pass continues. */
+  readonly orphanLimit?: number;
 }
 
 export interface EnrichProgress {
@@ -194,8 +198,18 @@ export class EnrichmentPass {
         }
         return undefined;
       };
+      // Once the files are done: callables still without a caller get a references search, so a
+      // call the inventory never recorded cannot make the answer "no callers".
+      let orphansQueued = !(resolver.units.includes('symbol') && this.options.orphans !== false && (resolver.questions ?? ['callers']).includes('callers'));
       for (;;) {
-        const unit = nextHigh() ?? low.shift();
+        let unit = nextHigh() ?? low.shift();
+        if (!unit && !orphansQueued && !signal.aborted) {
+          orphansQueued = true;
+          for (const o of await this.store.uncalledCallables(languages, resolver.source, this.options.orphanLimit ?? 500)) {
+            if (!this.options.files || this.options.files.includes(o.path)) low.push({ kind: 'symbol', sid: o.sid, want: ['callers'] });
+          }
+          unit = low.shift();
+        }
         if (!unit) break;
         if (signal.aborted) {
           report.state = 'cancelled';
