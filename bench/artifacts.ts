@@ -12,7 +12,7 @@ import { routesFromSource } from '../src/core/traces/routes.js';
 import { SourceText } from '../src/core/bytecode/sourceText.js';
 import { answerPairs, javaExample, precisionRecall, truthPairs } from '../test/helpers/fifteen.js';
 import { jdkAvailable } from '../test/helpers/java.js';
-import { fmtInt, median } from './stats.js';
+import { fmtInt, median, type Row } from './stats.js';
 
 /*
  * Benchmark rows for issue 7 (bytecode, DI wiring, traces). Each function
@@ -22,7 +22,6 @@ import { fmtInt, median } from './stats.js';
  *   npm run build && node -e "require('./out/bench/artifacts.js').artifactRows().then(r => console.log(r.map(x => x.join(' | ')).join('\n')))"
  */
 
-export type Row = [corpus: string, measurement: string, result: string, target: string];
 
 const RUNS = 5;
 const JARS = ['/usr/share/java/guava.jar', '/usr/share/java/commons-collections4.jar'];

@@ -14,7 +14,7 @@ import { resolveOneSymbol } from '../src/core/query/symbols.js';
 import { whatHappenedBefore } from '../src/core/query/whatHappenedBefore.js';
 import { StructuralIndexer } from '../src/core/structural/indexer.js';
 import { Workspace } from '../src/core/workspace.js';
-import { fmtInt, fmtMs, median, percentile } from './stats.js';
+import { fmtInt, fmtMs, median, percentile, type Row, verdict } from './stats.js';
 
 /*
  * Benchmark rows for the episodic and procedural memories, in bench/run.ts's
@@ -26,11 +26,9 @@ import { fmtInt, fmtMs, median, percentile } from './stats.js';
  * `node out/bench/episodicMain.js` prints them alone.
  */
 
-export type Row = [corpus: string, measurement: string, result: string, target: string];
 
 export const EPISODIC_TARGETS = { runOverheadMs: 300, historyP95Ms: 50, askP95Ms: 250 };
 
-const verdict = (ok: boolean, text: string) => `${text} ${ok ? '✓' : '✗'}`;
 
 function time(fn: () => void): number {
   const t = performance.now();

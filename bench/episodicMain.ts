@@ -1,7 +1,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describeMachine } from './machine.js';
-import { historyAtScaleRows, runOverheadRows, type Row } from './episodic.js';
+import { historyAtScaleRows, runOverheadRows } from './episodic.js';
+import type { Row } from './stats.js';
 
 /* `node out/bench/episodicMain.js [--only=overhead|scale]`: the episodic rows alone, as a markdown table (bench/run.ts adds them to the full table once wired). */
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ import { Workspace } from '../src/core/workspace.js';
 import { FakeOpenAi } from '../test/integration/knowledgeFakeOpenAi.js';
 import { BENCH_DIR } from './corpora.js';
 import { corpusBytes } from './knowledgeCorpus.js';
-import { fmtMs, median, percentile } from './stats.js';
+import { fmtMs, median, percentile, type Row } from './stats.js';
 
 /*
  * Knowledge memory benchmark rows:
@@ -31,7 +31,6 @@ import { fmtMs, median, percentile } from './stats.js';
  * bench/run.ts can add the rows with `await knowledgeBenchRows(REPO_ROOT)`.
  */
 
-export type Row = [corpus: string, measurement: string, result: string, target: string];
 
 const NPM_DOCS = path.join(BENCH_DIR, 'npm-docs');
 

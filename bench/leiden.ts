@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Graph from 'graphology';
 import { csrFromEdges, disconnectedCommunities, leiden, leidenCsr, modularity, type CsrGraph } from '../src/core/knowledge/leiden.js';
-import { median } from './stats.js';
+import { median, type Row } from './stats.js';
 
 /*
  * Our Leiden against the reference implementation (python3-leidenalg, C++,
@@ -23,7 +23,6 @@ export const LEIDEN_DIR = path.join(os.tmpdir(), 'tenure-bench', 'leiden');
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const REFERENCE_SCRIPT = path.join(REPO_ROOT, 'scripts', 'knowledge-leiden-reference.py');
 
-export type Row = [corpus: string, measurement: string, result: string, target: string];
 
 /** Whether Debian's leidenalg, igraph and networkx can be imported by /usr/bin/python3. */
 export function referenceAvailable(): { ok: boolean; reason?: string } {

@@ -36,3 +36,11 @@ export function fmtInt(n: number): string {
 export function fmtMB(bytes: number): string {
   return bytes < 1e6 ? `${(bytes / 1e3).toFixed(0)} KB` : `${(bytes / 1e6).toFixed(2)} MB`;
 }
+
+/** One line of a benchmark table: every section of `npm run bench` produces these. */
+export type Row = [corpus: string, measurement: string, result: string, target: string];
+
+/** A target cell: the target, then ✓ or ✗. */
+export function verdict(ok: boolean, text: string): string {
+  return `${text} ${ok ? '✓' : '✗'}`;
+}

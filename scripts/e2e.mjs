@@ -566,6 +566,7 @@ async function uiSteps({ name, trusted, page, shot, ctx, cs, reportFile }) {
     if (prof && !prof.error) {
       log(`[${name}] CPU profile of the extension host (${prof.profiledMs} ms): Tenure's code ran ${prof.tenureCpuMs} ms in all; longest stretch of the event loop with Tenure on the stack: ${prof.longestTenureRuns[0]?.tenureMs ?? 0} ms of Tenure in a ${prof.longestTenureRuns[0]?.ms ?? 0} ms run; ${prof.runsOver50ms} runs with more than 50 ms of Tenure`);
       for (const f of prof.topTenureFunctions.slice(0, 6)) log(`[${name}]   ${f.ms} ms in ${f.fn}`);
+      for (const r of prof.longestTenureRuns.slice(0, 3)) log(`[${name}]   run of ${r.ms} ms at +${r.at} ms, ${r.tenureMs} ms Tenure: ${(r.frames ?? []).join('; ')}`);
     } else log(`[${name}] no CPU profile: ${prof?.error}`);
     for (const p of report.panels) if (p.cspViolations.length) throw new Error(`CSP violations in ${p.kind}: ${p.cspViolations.join('; ')}`);
     ctx.responsiveness.push({ scenario: name, ...r, profile: report.profile });

@@ -11,7 +11,12 @@ export const SERVER_NAME = 'tenure';
  * only; logs go to stderr. Tool errors come back as tool results with
  * isError, so the agent reads why and what to do instead of a dead call.
  */
-export function createMcpServer(workspace: Workspace, version: string): McpServer {
+export interface McpServeOptions {
+  /** Told which symbols were asked about (background enrichment confirms them first). */
+  readonly queried?: (symbols: readonly string[]) => void;
+}
+
+export function createMcpServer(workspace: Workspace, version: string, options: McpServeOptions = {}): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version }, { capabilities: { tools: {} } });
   for (const tool of TOOLS) {
     server.registerTool(
@@ -25,7 +30,7 @@ export function createMcpServer(workspace: Workspace, version: string): McpServe
       async (args: unknown) => {
         try {
           const input = tool.input.parse(args);
-          const result = await tool.run({ workspace }, input);
+          const result = await tool.run({ workspace, ...(options.queried ? { queried: options.queried } : {}) }, input);
           return {
             content: [{ type: 'text' as const, text: result.text }],
             structuredContent: { result: result.data } as Record<string, unknown>,
@@ -40,8 +45,8 @@ export function createMcpServer(workspace: Workspace, version: string): McpServe
   return server;
 }
 
-export async function serveStdio(workspace: Workspace, version: string): Promise<void> {
-  const server = createMcpServer(workspace, version);
+export async function serveStdio(workspace: Workspace, version: string, options: McpServeOptions = {}): Promise<void> {
+  const server = createMcpServer(workspace, version, options);
   const transport = new StdioServerTransport();
   await server.connect(transport);
   await new Promise<void>((resolve) => {

@@ -8,7 +8,16 @@ export const CONFIG_SECTION = 'tenure';
  * `getConfiguration`, so a setting's name, type and default live in one place
  * (besides its declaration in package.json).
  */
-export class Config {
+export class Config implements vscode.Disposable {
+  /** First among the listeners (Config is created before anything that reads it), so no one reads a stale value. */
+  private readonly listener = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (this.affects(e, 'episodes') || this.affects(e, 'rules')) this.memo = undefined;
+  });
+
+  dispose(): void {
+    this.listener.dispose();
+  }
+
   private get cfg(): vscode.WorkspaceConfiguration {
     return vscode.workspace.getConfiguration(CONFIG_SECTION);
   }
@@ -77,14 +86,24 @@ export class Config {
     return this.cfg.get<string>('knowledge.baseUrl', '').trim();
   }
 
-  /** The episodic and procedural options (tenure.episodes.*, tenure.rules.*), validated by the core. */
+  private memo: MemoryOptions | undefined;
+
+  /**
+   * The episodic and procedural options (tenure.episodes.*, tenure.rules.*),
+   * validated by the core. Read once and kept until one of them changes:
+   * each `inspect` costs the host about a millisecond, and every
+   * tool call and panel asks for them.
+   */
   memoryOptions(warn: (message: string) => void = () => undefined): MemoryOptions {
+    if (this.memo) return this.memo;
     const cfg = vscode.workspace.getConfiguration();
-    return optionsFromSettings((key) => {
+    this.memo = optionsFromSettings((key) => {
       const i = cfg.inspect(key);
       return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
     }, warn);
+    return this.memo;
   }
+
 
   affects(e: vscode.ConfigurationChangeEvent, key: string): boolean {
     return e.affectsConfiguration(`${CONFIG_SECTION}.${key}`);

@@ -9,8 +9,7 @@ import { TOOLS } from '../core/tools/catalog.js';
 import { Workspace } from '../core/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
-import { EnrichmentPass } from '../core/structural/resolvers/enrich.js';
-import type { CodeIntelResolver } from '../core/structural/resolvers/codeIntelResolver.js';
+import { BackgroundEnricher } from '../core/structural/resolvers/background.js';
 import { ChangeQueue } from './changeQueue.js';
 import { UserIdleGate, editorResolvers } from './codeIntelBridge.js';
 import { importGitHubOutcomes, registerEpisodeCapture, type EpisodeCaptureCore } from './episodeCapture.js';
@@ -84,7 +83,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   private views: { status: StatusView; timeline: TimelineView; knowledge: KnowledgeView; rules: RulesView } | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private dataVersion: number | undefined;
-  private enrich: { timer?: NodeJS.Timeout; abort?: AbortController; running?: Promise<void>; again?: boolean; passes: number; gate?: UserIdleGate; resolvers?: CodeIntelResolver[] } = { passes: 0 };
+  private enricher: BackgroundEnricher | undefined;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel('Tenure', { log: true });
@@ -98,7 +97,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       1000,
       (e) => this.log.error(`Re-index of changed files failed: ${errorMessage(e)}`),
     );
-    this.subscriptions.push(this.log, this.status, this.panels, this.memoryEmitter, this.stateEmitter);
+    this.subscriptions.push(this.config, this.log, this.status, this.panels, this.memoryEmitter, this.stateEmitter);
     void vscode.commands.executeCommand('setContext', 'tenure.restricted', this._restricted);
   }
 
@@ -314,64 +313,63 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * notification once it has run for a few seconds.
    */
   scheduleEnrichment(delayMs: number): void {
-    if (this._restricted || !this.config.enrichmentEnabled || this.disposed || !this.workspace) return;
-    if (this.enrich.timer) clearTimeout(this.enrich.timer);
-    this.enrich.timer = setTimeout(() => void this.runEnrichment(), delayMs);
+    this.backgroundEnricher()?.schedule(delayMs);
   }
 
-  private async runEnrichment(): Promise<void> {
-    this.enrich.timer = undefined;
-    if (this.enrich.running) {
-      this.enrich.again = true;
-      return;
-    }
+  /** Symbols just queried and files in view are confirmed first: they join the running pass, else start the next. */
+  prioritizeEnrichment(p: { symbols?: readonly string[]; files?: readonly string[] }): void {
+    this.backgroundEnricher()?.prioritize(p);
+  }
+
+  private backgroundEnricher(): BackgroundEnricher | undefined {
     const ws = this.workspace;
-    if (!ws || this.disposed || this._restricted) return;
-    const abort = new AbortController();
-    this.enrich.abort = abort;
-    if (!this.enrich.gate) {
-      this.enrich.gate = new UserIdleGate();
-      this.subscriptions.push(this.enrich.gate);
-    }
-    const gate = this.enrich.gate;
-    this.enrich.resolvers ??= editorResolvers(ws.root);
-    const first = this.enrich.passes++ === 0;
-    const notification = first ? new ProgressNotification('Tenure: confirming edges with the language servers', abort, 4000) : undefined;
-    const pass = new EnrichmentPass(ws.db, this.enrich.resolvers, {
+    if (this._restricted || !this.config.enrichmentEnabled || this.disposed || !ws) return undefined;
+    if (this.enricher) return this.enricher;
+    const gate = new UserIdleGate();
+    this.subscriptions.push(gate);
+    const enricher = new BackgroundEnricher(ws.db, editorResolvers(ws.root), {
       root: ws.root,
-      signal: abort.signal,
       idle: () => gate.idle(),
       pauseMs: 25,
+      debounceMs: 1500,
       log: (m) => this.log.debug(m),
-      onProgress: (p) => notification?.report(p.done, p.total),
+      onPass: ({ number, cancel }) => {
+        // The first pass (a whole workspace) gets a cancellable notification once it has run for a few seconds.
+        const notification = number === 1 ? new ProgressNotification('Tenure: confirming edges with the language servers', cancel, 4000) : undefined;
+        const timed = this.responsiveness.begin('enrich');
+        return {
+          progress: (p) => notification?.report(p.done, p.total),
+          end: (report) => {
+            notification?.done();
+            timed();
+            for (const r of report?.resolvers ?? []) {
+              this.log.info(`Enrichment ${r.source}: ${r.state}${r.message ? ` (${r.message})` : ''}; ${r.files} files, ${r.confirmed} confirmed, ${r.refuted} refuted, ${r.added} added, ${r.implementations} implementations in ${Math.round(r.ms)} ms`);
+            }
+            if (!report || this.disposed) return;
+            void this.counts().then((counts) => {
+              this.lastCounts = counts;
+              if (this.state.kind === 'ready') this.setState({ kind: 'ready', counts });
+              this.memoryChanged('enrichment');
+            }, (e: unknown) => this.log.warn(`Reading the index counts: ${errorMessage(e)}`));
+          },
+        };
+      },
     });
-    const open = vscode.window.visibleTextEditors
+    this.enricher = enricher;
+    enricher.prioritize({ files: this.visibleFiles() });
+    this.subscriptions.push(vscode.window.onDidChangeVisibleTextEditors(() => this.enricher?.prioritize({ files: this.visibleFiles() })));
+    return enricher;
+  }
+
+  /** Workspace-relative paths of the files in visible editors. */
+  private visibleFiles(): string[] {
+    const root = this.workspace?.root;
+    if (!root) return [];
+    return vscode.window.visibleTextEditors
       .map((e) => e.document.uri)
       .filter((u) => u.scheme === 'file')
-      .map((u) => path.relative(ws.root, u.fsPath).split(path.sep).join('/'))
+      .map((u) => path.relative(root, u.fsPath).split(path.sep).join('/'))
       .filter((r) => !r.startsWith('..'));
-    this.enrich.running = (async () => {
-      try {
-        await pass.prioritize({ files: open });
-        const report = await this.measure('enrich', () => pass.run());
-        for (const r of report.resolvers) {
-          this.log.info(`Enrichment ${r.source}: ${r.state}${r.message ? ` (${r.message})` : ''}; ${r.files} files, ${r.confirmed} confirmed, ${r.refuted} refuted, ${r.added} added, ${r.implementations} implementations in ${Math.round(r.ms)} ms`);
-        }
-        this.lastCounts = await this.counts();
-        if (this.state.kind === 'ready') this.setState({ kind: 'ready', counts: this.lastCounts });
-        this.memoryChanged('enrichment');
-      } catch (e) {
-        if (!abort.signal.aborted) this.log.warn(`Enrichment stopped: ${errorMessage(e)}`);
-      } finally {
-        notification?.done();
-        this.enrich.running = undefined;
-        if (this.enrich.again && !this.disposed) {
-          this.enrich.again = false;
-          this.scheduleEnrichment(1000);
-        }
-      }
-    })();
-    await this.enrich.running;
   }
 
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
@@ -505,7 +503,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     const indexer = this.indexer;
     if (!indexer || this.disposed) return;
     this.setState({ kind: 'indexing', done: 0, total: 0 });
-    const notification = new ProgressNotification('Tenure: indexing', abort, notifyAfterMs);
+    const notification = new ProgressNotification('Tenure: indexing', () => abort.abort(), notifyAfterMs);
     let lastPaint = 0;
     try {
       const summary = await this.measure('index full', () => indexer.indexAll({
@@ -586,8 +584,8 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   }
 
   /** What runTool passes to a catalog tool beside the workspace: trust and the episodic options from settings. */
-  toolContextExtras(): { restricted: boolean; memoryOptions: MemoryOptions } {
-    return { restricted: this._restricted, memoryOptions: this.memoryOptions() };
+  toolContextExtras(): { restricted: boolean; memoryOptions: MemoryOptions; queried: (symbols: readonly string[]) => void } {
+    return { restricted: this._restricted, memoryOptions: this.memoryOptions(), queried: (symbols) => this.prioritizeEnrichment({ symbols }) };
   }
 
   async debug(): Promise<TenureDebug> {
@@ -643,10 +641,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     if (this.disposed) return;
     this.disposed = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
-    if (this.enrich.timer) clearTimeout(this.enrich.timer);
-    this.enrich.abort?.abort();
-    await this.enrich.running?.catch(() => undefined);
-    for (const r of this.enrich.resolvers ?? []) await r.dispose().catch(() => undefined);
+    await this.enricher?.dispose().catch((e: unknown) => this.log.warn(`Stopping enrichment: ${errorMessage(e)}`));
     this.fullIndex?.abort.abort();
     await this.queue.dispose();
     await this.started;
@@ -702,7 +697,8 @@ class ProgressNotification {
 
   constructor(
     private readonly title: string,
-    private readonly abort: AbortController,
+    /** What the notification's Cancel button does. */
+    private readonly cancel: () => void,
     delayMs: number,
   ) {
     if (delayMs <= 0) this.open();
@@ -712,7 +708,7 @@ class ProgressNotification {
   private open(): void {
     this.timer = undefined;
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: this.title, cancellable: true }, (progress, token) => {
-      const sub = token.onCancellationRequested(() => this.abort.abort());
+      const sub = token.onCancellationRequested(() => this.cancel());
       this.sink = progress;
       if (this.last) this.report(this.last.done, this.last.total);
       return this.finished.finally(() => sub.dispose());

@@ -32,6 +32,8 @@ export interface PanelHost {
   memoryOptions(): MemoryOptions;
   /** Runs work without blocking the caller's UI: errors are logged. */
   measure<T>(what: string, fn: () => Promise<T>): Promise<T>;
+  /** A symbol the user just looked at: its edges are confirmed by the language servers first. */
+  prioritizeEnrichment(p: { symbols: readonly string[] }): void;
 }
 
 /** What the e2e test and `Tenure: Show Log` see of what a page rendered and whether its CSP held. */
@@ -125,6 +127,7 @@ class Panel implements vscode.Disposable {
         const ws = await this.host.workspaceForQuery(cts.token);
         const target = await resolveOneSymbol(ws.db, symbol, { root: ws.root });
         this.panel.title = `${TITLES[this.kind]}: ${target.name}`;
+        this.host.prioritizeEnrichment({ symbols: [target.sid] });
         if (this.kind === 'impact') {
           const result = await whatBreaks(ws.db, target, this.depth);
           return { type: 'impact', view: { result, restricted: this.host.restricted, generatedAt: Date.now() } };

@@ -49,15 +49,27 @@ export class Responsiveness {
 
   /** Runs `fn`, sampling the event loop while it (or any other timed operation) is in flight. */
   async time<T>(what: string, fn: () => Promise<T>, done?: (ms: number) => void): Promise<T> {
+    const end = this.begin(what);
+    try {
+      return await fn();
+    } finally {
+      // Not `done?.(end())`: an optional call skips evaluating its argument.
+      const ms = end();
+      done?.(ms);
+    }
+  }
+
+  /** Marks an operation in flight until the returned function is called (it returns the wall time in ms). */
+  begin(what: string): () => number {
     const id = this.nextId++;
     const kind = what.split(' ')[0] ?? what;
     this.inFlight.set(id, what);
     this.startSampling();
     const t0 = performance.now();
-    try {
-      return await fn();
-    } finally {
-      const ms = Math.round(performance.now() - t0);
+    let ended: number | undefined;
+    return () => {
+      if (ended !== undefined) return ended;
+      const ms = (ended = Math.round(performance.now() - t0));
       this.inFlight.delete(id);
       const o = this.ops.get(kind) ?? { n: 0, totalMs: 0, maxMs: 0 };
       o.n++;
@@ -65,8 +77,8 @@ export class Responsiveness {
       o.maxMs = Math.max(o.maxMs, ms);
       this.ops.set(kind, o);
       if (!this.inFlight.size) this.stopSampling();
-      done?.(ms);
-    }
+      return ms;
+    };
   }
 
   private startSampling(): void {

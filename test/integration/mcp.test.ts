@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, copyExample } from '../helpers/fixtures';
@@ -49,5 +51,64 @@ describe('MCP server over stdio, driven by a real MCP client', () => {
     assert.match((r.content as { text: string }[])[0]!.text, /^symbol-ambiguous: "retry" matches 3 symbols/);
     const bad = await client.callTool({ name: 'what_breaks', arguments: { symbol: 'x', depth: 99 } });
     assert.equal(bad.isError, true);
+  });
+});
+
+/** `tenure mcp --watch`: the long-lived headless host enriches in the background with the servers it starts. */
+describe('tenure mcp --watch confirms edges with language servers in the background (real servers)', function () {
+  this.timeout(180_000);
+  let ex: { root: string; cleanup: () => void };
+  let client: Client;
+  type Answer = { dependents: { symbol: { qname: string }; tier: string; provenance: { source: string } }[] };
+  const ask = async (): Promise<Answer> => {
+    const r = await client.callTool({ name: 'what_breaks', arguments: { symbol: 'SettlementService.retry', depth: 1 } });
+    assert.notEqual(r.isError, true, JSON.stringify(r.content));
+    return (r.structuredContent as { result: Answer }).result;
+  };
+  const tiers = (a: Answer) => a.dependents.map((d) => `${d.symbol.qname} ${d.tier} ${d.provenance.source}`).sort();
+  /** Asks until `ok` holds: indexing, the watcher and enrichment run on their own clocks. */
+  const until = async (ok: (a: Answer) => boolean, what: string): Promise<Answer> => {
+    const deadline = Date.now() + 150_000;
+    let last: Answer | undefined;
+    for (;;) {
+      try {
+        last = await ask();
+        if (ok(last)) return last;
+      } catch {
+        // Not indexed yet: the symbol is unknown until the first index lands.
+      }
+      if (Date.now() > deadline) throw new Error(`${what}: timed out; last answer ${JSON.stringify(last && tiers(last))}`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  };
+
+  before(async () => {
+    ex = copyExample();
+    client = new Client({ name: 'tenure-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--watch', '--cwd', ex.root], stderr: 'pipe' }));
+  });
+  after(async () => {
+    // Closing stdin ends the server, which shuts its language servers down.
+    await client.close();
+    ex.cleanup();
+  });
+
+  it('upgrades the callers to resolved with the server named, drops them to their inventory tier after an edit, and confirms them again', async () => {
+    const resolved = await until((a) => a.dependents.length === 4 && a.dependents.every((d) => d.tier === 'resolved'), 'first enrichment');
+    assert.deepEqual(tiers(resolved), [
+      'AllocationService.redrive resolved lsp:typescript',
+      'NightlyBatch.run resolved lsp:typescript',
+      'SettlementService.settle resolved lsp:typescript',
+      'postRetry resolved lsp:typescript',
+    ]);
+
+    // An edit of the caller's file: its edge may no longer hold, so it must not stay resolved.
+    const handlers = path.join(ex.root, 'src', 'api', 'handlers.ts');
+    fs.writeFileSync(handlers, fs.readFileSync(handlers, 'utf8') + '\n// edited\n');
+    const fallen = await until((a) => a.dependents.some((d) => d.symbol.qname === 'postRetry' && d.tier !== 'resolved'), 'fall back after the edit');
+    assert.ok(fallen.dependents.some((d) => d.symbol.qname === 'postRetry' && d.tier === 'inferred'), JSON.stringify(tiers(fallen)));
+
+    const again = await until((a) => a.dependents.length === 4 && a.dependents.every((d) => d.tier === 'resolved'), 'enrichment after the edit');
+    assert.equal(again.dependents.find((d) => d.symbol.qname === 'postRetry')?.provenance.source, 'lsp:typescript');
   });
 });

@@ -66,4 +66,31 @@ describe('background enrichment host', function () {
       await fx.close();
     }
   });
+
+  it('a stream of edits and queries cannot starve enrichment: a pass starts within the longest wait', async () => {
+    const fx = await indexedFixture('ts');
+    try {
+      const resolver = new TableResolver(new Map());
+      const reports: number[] = [];
+      const bg = new BackgroundEnricher(fx.ws.db, [resolver], { root: fx.root, debounceMs: 100, maxWaitMs: 300, dispatch: false, onReport: () => reports.push(Date.now()) });
+      // Edits every 20 ms for 1.5 s: a plain debounce would never fire.
+      const end = Date.now() + 1500;
+      while (Date.now() < end && !reports.length) {
+        bg.schedule();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(reports.length, 1, 'no pass started while schedule() kept being called');
+      // An agent asking about symbols over and over while a pass is due does not push it back either.
+      bg.prioritize({ symbols: ['ts `src/app/Checkout.ts`/Checkout#pay().'] });
+      const end2 = Date.now() + 1500;
+      while (Date.now() < end2 && reports.length < 2) {
+        bg.prioritize({ symbols: ['ts `src/app/Checkout.ts`/Checkout#pay().'] });
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(reports.length, 2, 'queries postponed the pass they asked for');
+      await bg.dispose();
+    } finally {
+      await fx.close();
+    }
+  });
 });

@@ -4,6 +4,8 @@ import { indexArtifacts, renderArtifactsReport } from '../../core/bytecode/artif
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
 import { renderKnowledgeIndexReport } from './knowledge.js';
 import { watchWorkspace } from '../../core/structural/watch.js';
+import type { BackgroundEnricher } from '../../core/structural/resolvers/background.js';
+import { headlessEnricher } from '../../core/structural/resolvers/headless.js';
 import { Workspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/query/status.js';
@@ -62,54 +64,70 @@ export const indexCommands: CommandGroup = (program) => {
 
   program
     .command('watch')
-    .description('Index, then keep the index up to date as files change (Ctrl+C to stop).')
+    .description('Index, then keep the index up to date as files change, confirming edges with language servers in the background (Ctrl+C to stop).')
     .argument('[dir]', 'workspace root')
-    .action(async (dir: string | undefined) => {
+    .option('--no-enrich', 'do not start language servers (edges stay at their tree-sitter tier)')
+    .action(async (dir: string | undefined, opts: { enrich: boolean }) => {
       const root = findRoot(dir ?? cwdOf(program));
       const ws = await Workspace.open(root);
       const indexer = await StructuralIndexer.create(ws);
       const report = await indexer.indexAll();
       process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
+      const log = (m: string) => process.stderr.write(`tenure watch: ${m}\n`);
+      const enricher = opts.enrich ? await headlessEnricher(ws.db, { root, log, onReport: (line) => process.stdout.write(`${line}\n`) }) : undefined;
+      enricher?.schedule(0);
       const handle = watchWorkspace(
         indexer,
         (r) => {
-          if (r.parsed || r.removed) process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`);
+          if (!r.parsed && !r.removed) return;
+          process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`);
+          enricher?.schedule();
         },
-        (e) => process.stderr.write(`tenure watch: ${errorMessage(e)}\n`),
+        (e) => log(errorMessage(e)),
       );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
       handle.close();
+      await enricher?.dispose();
       await indexer.dispose();
       await ws.close();
     });
 
   program
     .command('mcp')
-    .description('Serve the Tenure tools over MCP on stdio (indexes on start; --watch keeps the index fresh).')
-    .option('--watch', 'keep re-indexing changed files while serving')
+    .description('Serve the Tenure tools over MCP on stdio (indexes on start; --watch keeps the index fresh and confirms edges with language servers in the background).')
+    .option('--watch', 'keep re-indexing changed files while serving, and enrich edges with language servers')
     .option('--no-index', 'serve the existing index without indexing first')
-    .action(async (opts: { watch?: boolean; index: boolean }) => {
+    .option('--no-enrich', 'with --watch: do not start language servers')
+    .action(async (opts: { watch?: boolean; index: boolean; enrich: boolean }) => {
       const ws = await Workspace.open(findRoot(cwdOf(program)));
       const log = (m: string) => process.stderr.write(`tenure mcp: ${m}\n`);
       let indexer: StructuralIndexer | undefined;
       let handle: { close(): void } | undefined;
+      let enricher: BackgroundEnricher | undefined;
       if (opts.index || opts.watch) {
         indexer = await StructuralIndexer.create(ws, { log });
         // Index in the background: the server answers from what is stored meanwhile.
         void indexer.indexAll().then(
-          () => {
-            if (opts.watch && indexer) handle = watchWorkspace(indexer, () => undefined, (e) => log(errorMessage(e)));
+          async () => {
+            if (!opts.watch || !indexer) return;
+            if (opts.enrich) {
+              enricher = await headlessEnricher(ws.db, { root: ws.root, log, onReport: log });
+              enricher.schedule(0);
+            }
+            handle = watchWorkspace(indexer, (r) => {
+              if (r.parsed || r.removed) enricher?.schedule();
+            }, (e) => log(errorMessage(e)));
           },
-          (e: unknown) => log(`indexing failed: ${errorMessage(e)}`),
-        );
+        ).catch((e: unknown) => log(`indexing failed: ${errorMessage(e)}`));
       }
       try {
-        await serveStdio(ws, VERSION);
+        await serveStdio(ws, VERSION, { queried: (symbols) => enricher?.prioritize({ symbols }) });
       } finally {
         handle?.close();
+        await enricher?.dispose();
         await indexer?.dispose();
         await ws.close();
       }

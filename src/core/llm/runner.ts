@@ -72,7 +72,16 @@ export function sha256(text: string): string {
 
 export function estimateTokens(text: string): number {
   // The tokenizer is exact for OpenAI models and a fair estimate for others; very long texts are estimated by length.
-  return text.length > 200_000 ? Math.ceil(text.length / 4) : countTokens(text);
+  return text.length > 200_000 ? approxTokens(text) : countTokens(text);
+}
+
+/**
+ * Tokens by length (four characters each, a slight overestimate for English
+ * prose and code): for packing decisions on a query path, where the
+ * tokenizer's first use (it builds its tables) would hold the thread.
+ */
+export function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4);
 }
 
 export function messagesTokens(messages: readonly ChatMessage[]): number {

@@ -3,7 +3,7 @@ import { Answer, MapPoints } from '../knowledge/schemas.js';
 import { loadReports, queryEmbedder, searchChunks, searchEntities, searchReports, type ReportHit } from '../knowledge/search.js';
 import { offlineChatModel } from '../knowledge/pipeline.js';
 import { HashingEmbedder } from '../llm/offline.js';
-import { LlmRunner, estimateTokens, type Spend } from '../llm/runner.js';
+import { LlmRunner, approxTokens, type Spend } from '../llm/runner.js';
 import type { ChatModel, Embedder } from '../llm/types.js';
 import type { Db } from '../store/db.js';
 import { CHUNK_SELECT, QUOTED_DATA_NOTE, describeExtraction, knowledgeIndexed, quoteFrom, renderQuote, type ChunkRow, type Quotation } from './knowledgeSources.js';
@@ -92,7 +92,8 @@ async function globalSearch(db: Db, runner: LlmRunner, question: string, embedde
   let used = 0;
   for (const r of reports) {
     const entry = { id: r.communityId, title: r.title, summary: r.summary, rating: r.rating, findings: r.findings.map((f) => ({ summary: f.summary, explanation: f.explanation, entities: [], relationships: [] })) };
-    const cost = estimateTokens(`${r.title}\n${r.summary}\n${r.findings.map((f) => f.explanation).join('\n')}`);
+    // Packing only needs a bound, and this runs on the query path (the extension host): by length, not the tokenizer.
+    const cost = approxTokens(`${r.title}\n${r.summary}\n${r.findings.map((f) => f.explanation).join('\n')}`);
     if (current.length && used + cost > budget) {
       batches.push(current);
       current = [];

@@ -1,6 +1,7 @@
 import type { EdgeKind, SymbolKind } from '../model/structural.js';
 import type { EdgeTier } from '../model/tiers.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from '../structural/state.js';
+import { Yielder } from '../../shared/yielder.js';
 import { deleteWhereIn, insertRows } from './bulk.js';
 import type { Db } from './db.js';
 import { invalidateResolutions } from './resolutionStore.js';
@@ -19,7 +20,10 @@ export class StructuralStore {
     }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package FROM files');
     const modules = await this.db.all<{ file_id: number; id: number; qname: string }>("SELECT file_id, id, qname FROM symbols WHERE kind = 'module'");
     const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
+    // A large workspace has hundreds of thousands of rows: give the thread back as they are taken in.
+    const yielder = new Yielder();
     for (const f of files) {
+      if (yielder.due()) await yielder.yield();
       const spec = specOf(f.language);
       // Artifact rows (class files, bean exports, traces: schema/artifacts.ts) are not the inventory's to index or remove.
       if (f.language && !spec) continue;
@@ -36,6 +40,7 @@ export class StructuralStore {
       line: number; col: number; end_line: number; end_col: number; exported: number;
     }>('SELECT id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported FROM symbols');
     for (const s of symbols) {
+      if (yielder.due()) await yielder.yield();
       if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
       state.addSymbol({
         id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
@@ -44,6 +49,7 @@ export class StructuralStore {
     }
     const fileSites = await this.db.all<{ file_id: number; sites: string }>('SELECT file_id, sites FROM file_sites');
     for (const row of fileSites) {
+      if (yielder.due()) await yielder.yield();
       for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
         state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
       }
@@ -52,6 +58,7 @@ export class StructuralStore {
       id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number;
     }>('SELECT id, file_id, owner_id, module, name, local, wildcard, line, col FROM imports');
     for (const i of imports) {
+      if (yielder.due()) await yielder.yield();
       state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
     }
     const inherit = await this.db.all<{ src_id: number; dst_id: number }>(
@@ -73,7 +80,7 @@ export class StructuralStore {
   async apply(
     state: StructuralState,
     change: { fresh?: boolean; removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; keptSymbols?: readonly number[]; resolvedSites: readonly number[] },
-    computeEdges: () => readonly Edge[],
+    computeEdges: () => Promise<readonly Edge[]>,
   ): Promise<readonly Edge[]> {
     let edges: readonly Edge[] = [];
     await this.db.write(async (db) => {
@@ -124,7 +131,7 @@ export class StructuralStore {
       );
       pending.push(insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows));
       try {
-        edges = computeEdges();
+        edges = await computeEdges();
       } finally {
         await Promise.allSettled(pending);
       }

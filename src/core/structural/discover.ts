@@ -1,12 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { Yielder } from '../../shared/yielder.js';
 import { languageForPath, type LanguageSpec } from './languages.js';
 
 /**
  * Finds the source files of a workspace: respects .gitignore files at every
  * level, never follows a symlinked directory twice (no loops), and reports
- * what it passed over and why, so nothing disappears silently.
+ * what it passed over and why, so nothing disappears silently. The file
+ * system is read asynchronously and the matching yields to the event loop,
+ * so a walk over a large tree never holds the host's thread.
  */
 
 /** Folders that are never source, whatever .gitignore says. */
@@ -50,19 +53,20 @@ function isIgnored(rules: Frame['rules'], rel: string, isDir: boolean): boolean 
   return false;
 }
 
-export function discover(root: string, options: DiscoverOptions = {}): Discovery {
+export async function discover(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
   const files: DiscoveredFile[] = [];
   const skipped: { rel: string; reason: string }[] = [];
   const goModules = new Map<string, string>();
   const seenDirs = new Set<string>();
   const rootRules = options.exclude?.length ? [{ base: '', ig: ignore().add([...options.exclude]) }] : [];
   const stack: Frame[] = [{ dir: root, rel: '', rules: rootRules }];
+  const yielder = new Yielder();
 
   while (stack.length > 0) {
     const frame = stack.pop()!;
     let real: string;
     try {
-      real = fs.realpathSync(frame.dir);
+      real = await fs.promises.realpath(frame.dir);
     } catch (e) {
       skipped.push({ rel: frame.rel || '.', reason: `unreadable folder (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
       continue;
@@ -75,7 +79,7 @@ export function discover(root: string, options: DiscoverOptions = {}): Discovery
 
     let entries: fs.Dirent[];
     try {
-      entries = fs.readdirSync(frame.dir, { withFileTypes: true });
+      entries = await fs.promises.readdir(frame.dir, { withFileTypes: true });
     } catch (e) {
       skipped.push({ rel: frame.rel || '.', reason: `unreadable folder (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
       continue;
@@ -83,7 +87,7 @@ export function discover(root: string, options: DiscoverOptions = {}): Discovery
     let rules = frame.rules;
     if (entries.some((e) => e.name === '.gitignore' && !e.isDirectory())) {
       try {
-        const ig = ignore().add(fs.readFileSync(path.join(frame.dir, '.gitignore'), 'utf8'));
+        const ig = ignore().add(await fs.promises.readFile(path.join(frame.dir, '.gitignore'), 'utf8'));
         rules = [...rules, { base: frame.rel, ig }];
       } catch {
         skipped.push({ rel: join(frame.rel, '.gitignore'), reason: 'unreadable .gitignore (its rules were not applied)' });
@@ -91,20 +95,23 @@ export function discover(root: string, options: DiscoverOptions = {}): Discovery
     }
     if (entries.some((e) => e.name === 'go.mod')) {
       try {
-        const m = /^module\s+(\S+)/m.exec(fs.readFileSync(path.join(frame.dir, 'go.mod'), 'utf8'));
+        const m = /^module\s+(\S+)/m.exec(await fs.promises.readFile(path.join(frame.dir, 'go.mod'), 'utf8'));
         if (m) goModules.set(frame.rel, m[1]!);
       } catch {
         // a broken go.mod only costs import resolution for Go
       }
     }
+    // Files to stat, stated together (the thread pool runs them in parallel).
+    const toStat: { abs: string; rel: string; language: LanguageSpec }[] = [];
     for (const entry of entries) {
+      if (yielder.due()) await yielder.yield();
       const abs = path.join(frame.dir, entry.name);
       const rel = join(frame.rel, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
         try {
-          const st = fs.statSync(abs);
+          const st = await fs.promises.stat(abs);
           isDir = st.isDirectory();
           isFile = st.isFile();
         } catch {
@@ -118,16 +125,15 @@ export function discover(root: string, options: DiscoverOptions = {}): Discovery
       } else if (isFile) {
         const language = languageForPath(entry.name);
         if (!language || isIgnored(rules, rel, false)) continue;
-        let st: fs.Stats;
-        try {
-          st = fs.statSync(abs);
-        } catch (e) {
-          skipped.push({ rel, reason: `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
-          continue;
-        }
-        files.push({ abs, rel, language, size: st.size, mtimeMs: Math.floor(st.mtimeMs) });
+        toStat.push({ abs, rel, language });
       }
     }
+    const stats = await Promise.allSettled(toStat.map((f) => fs.promises.stat(f.abs)));
+    stats.forEach((r, i) => {
+      const f = toStat[i]!;
+      if (r.status === 'fulfilled') files.push({ ...f, size: r.value.size, mtimeMs: Math.floor(r.value.mtimeMs) });
+      else skipped.push({ rel: f.rel, reason: `unreadable (${(r.reason as NodeJS.ErrnoException).code ?? 'error'})` });
+    });
   }
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   return { files, skipped, goModules };

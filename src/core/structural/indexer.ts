@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError } from '../../shared/errors.js';
 import { toPosixRelative } from '../../shared/paths.js';
+import { Yielder } from '../../shared/yielder.js';
 import { StructuralStore } from '../store/structuralStore.js';
 import type { Workspace } from '../workspace.js';
 import { ALWAYS_SKIPPED_DIRS, discover, type DiscoveredFile } from './discover.js';
@@ -109,7 +110,7 @@ export class StructuralIndexer {
   indexAll(opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<IndexReport> {
     return this.serial(async () => {
       const t0 = performance.now();
-      const d = discover(this.workspace.root, { exclude: this.options.exclude ?? [] });
+      const d = await discover(this.workspace.root, { exclude: this.options.exclude ?? [] });
       this.state.goModules = d.goModules;
       const tDiscover = performance.now() - t0;
       const tLoad = await this.ensureLoaded();
@@ -171,7 +172,7 @@ export class StructuralIndexer {
       const rels: string[] = [];
       const removed: number[] = [];
       const isIgnored = this.ignoreFilter();
-      for (const abs of this.expandFolders(absPaths)) {
+      for (const abs of await this.expandFolders(absPaths)) {
         const rel = toPosixRelative(this.workspace.root, abs);
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
         const language = languageForPath(abs);
@@ -205,7 +206,7 @@ export class StructuralIndexer {
    * a folder that exists stands for the source files under it, one that is
    * gone for every indexed file that was under it.
    */
-  private expandFolders(absPaths: readonly string[]): Set<string> {
+  private async expandFolders(absPaths: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();
     for (const p of absPaths) {
       const abs = path.resolve(p);
@@ -218,7 +219,7 @@ export class StructuralIndexer {
       const rel = toPosixRelative(this.workspace.root, abs);
       if (isDir) {
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
-        const sub = discover(abs, { exclude: this.options.exclude ?? [] });
+        const sub = await discover(abs, { exclude: this.options.exclude ?? [] });
         for (const f of sub.files) out.add(f.abs);
         continue;
       }
@@ -289,7 +290,9 @@ export class StructuralIndexer {
     const keptIds: number[] = [];
     let parsedCount = 0;
     let unchanged = 0;
+    const yielder = new Yielder();
     for (const p of parsed) {
+      if (yielder.due()) await yielder.yield();
       const r = p.response;
       if (r.status === 'missing') continue;
       const existingId = this.state.fileByRel.get(p.rel);
@@ -346,7 +349,7 @@ export class StructuralIndexer {
     const importFiles = structureChanged || fresh ? [...this.state.files.keys()] : replaced.map((f) => f.id);
     const before = new Map<number, string>();
     if (!fresh) for (const id of importFiles) before.set(id, targetsKey(this.state, id));
-    this.resolver.resolveImports(importFiles);
+    await this.resolver.resolveImports(importFiles);
     const importChanged = new Set<number>();
     if (!fresh) for (const id of importFiles) if (before.get(id) !== targetsKey(this.state, id)) importChanged.add(id);
 
@@ -366,8 +369,8 @@ export class StructuralIndexer {
     await this.store.apply(
       this.state,
       { fresh, removed, replaced, touched: metaOnly, keptSymbols: keptIds, resolvedSites: affected.map((s) => s.id) },
-      () => {
-        const edges = this.resolver.resolveSites(affected);
+      async () => {
+        const edges = await this.resolver.resolveSites(affected);
         t1 = performance.now();
         return edges;
       },

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { Yielder } from '../../shared/yielder.js';
 import { CALLABLE_KINDS, TYPE_KINDS, type EdgeKind, type SymbolKind } from '../model/structural.js';
 import type { EdgeTier } from '../model/tiers.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
@@ -66,8 +67,10 @@ export class Resolver {
 
   // ---- imports -----------------------------------------------------------
 
-  resolveImports(fileIds: Iterable<number>): void {
+  async resolveImports(fileIds: Iterable<number>): Promise<void> {
+    const yielder = new Yielder();
     for (const fileId of fileIds) {
+      if (yielder.due()) await yielder.yield();
       const file = this.state.files.get(fileId);
       if (!file?.language) continue;
       for (const imp of this.state.importsByFile.get(fileId) ?? []) imp.targets = this.moduleTargets(file, imp);
@@ -289,14 +292,25 @@ export class Resolver {
 
   // ---- sites -------------------------------------------------------------
 
-  /** Resolves sites: inheritance first (member lookup needs the hierarchy), then everything else. */
-  resolveSites(sites: readonly Site[]): Edge[] {
+  /**
+   * Resolves sites: inheritance first (member lookup needs the hierarchy),
+   * then everything else. Yields to the event loop as it goes (a first index
+   * resolves every site of the workspace).
+   */
+  async resolveSites(sites: readonly Site[]): Promise<Edge[]> {
     const inherit = sites.filter((s) => s.kind === 'extends' || s.kind === 'implements');
     const rest = sites.filter((s) => s.kind !== 'extends' && s.kind !== 'implements');
     const edges: Edge[] = [];
-    for (const s of inherit) edges.push(...this.resolveSite(s));
+    const yielder = new Yielder();
+    for (const s of inherit) {
+      edges.push(...this.resolveSite(s));
+      if (yielder.due()) await yielder.yield();
+    }
     this.rebuildSupertypes(edges);
-    for (const s of rest) edges.push(...this.resolveSite(s));
+    for (const s of rest) {
+      edges.push(...this.resolveSite(s));
+      if (yielder.due()) await yielder.yield();
+    }
     return edges;
   }
 

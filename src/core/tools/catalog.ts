@@ -31,6 +31,7 @@ export const whatBreaksTool: ToolSpec<typeof WhatBreaksInput> = {
   async run(ctx, input) {
     const { db, root } = ctx.workspace;
     const target = await resolveOneSymbol(db, input.symbol, { root });
+    ctx.queried?.([target.sid]);
     const result = await whatBreaks(db, target, input.depth);
     return { data: result, text: renderWhatBreaks(result) };
   },

@@ -11,6 +11,12 @@ export interface ToolContext {
    * instruction files, and should say in its answer why it is limited.
    */
   readonly restricted?: boolean;
+  /**
+   * A long-lived host (the extension, `tenure mcp --watch`) that enriches in
+   * the background hears which symbols were just asked about, to have a type
+   * checker confirm their edges first.
+   */
+  readonly queried?: (symbols: readonly string[]) => void;
 }
 
 /**

@@ -255,6 +255,28 @@ async function runChecks(spec) {
     return impact.rendered;
   });
 
+  if (api.restricted) {
+    await check('restricted: no language server confirms any edge', async () => {
+      const r = readResult(await invoke({ symbol: spec.symbol }));
+      const resolved = r.json.dependents.filter((d) => d.tier === 'resolved');
+      assert(!resolved.length, `resolved edges in an untrusted workspace: ${JSON.stringify(resolved.map((d) => d.provenance))}`);
+      return { tiers: r.json.dependents.map((d) => d.tier) };
+    });
+  } else {
+    await check("VS Code's own TypeScript server confirms the callers: resolved, with vscode:typescript as the source", async () => {
+      const r = await until(
+        spec.symbol,
+        (a) => a.json.dependents.length > 0 && a.json.dependents.filter((d) => d.kind === 'call').every((d) => d.tier === 'resolved'),
+        180000,
+        api,
+      );
+      const calls = r.json.dependents.filter((d) => d.kind === 'call');
+      for (const d of calls) assert(d.provenance.source === 'vscode:typescript', `source ${d.provenance.source} for ${d.symbol.qname}`);
+      assert(/\(\d+ resolved\)/.test(r.text), `the text does not say resolved: ${r.text.slice(0, 300)}`);
+      return { callers: calls.map((d) => `${d.symbol.qname} ${d.tier} ${d.provenance.source}`) };
+    });
+  }
+
   await check('invalid input is rejected with a message naming the field', async () => {
     let error;
     try {

@@ -38,6 +38,17 @@ function analyze(profile) {
     memo.set(id, v);
     return v;
   };
+  // The innermost frame of Tenure's bundle on the stack: where a run's time went, in Tenure's terms.
+  const frameMemo = new Map();
+  const tenureFrame = (id) => {
+    if (frameMemo.has(id)) return frameMemo.get(id);
+    const n = nodes.get(id);
+    let v;
+    if (n && (n.callFrame.url || '').includes(MARKER)) v = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/dist\//, 'dist/')}:${n.callFrame.lineNumber + 1}`;
+    else if (parent.has(id)) v = tenureFrame(parent.get(id));
+    frameMemo.set(id, v);
+    return v;
+  };
   const idle = (id) => nodes.get(id)?.callFrame.functionName === '(idle)';
   const runs = [];
   let run;
@@ -59,14 +70,26 @@ function analyze(profile) {
       run = undefined;
       continue;
     }
-    if (!run) run = { start: t - dt, end: t, tenureUs: 0, samples: 0 };
+    if (!run) run = { start: t - dt, end: t, tenureUs: 0, samples: 0, frames: new Map() };
     run.end = t;
     run.samples++;
-    if (inTenure(id)) run.tenureUs += dt;
+    if (inTenure(id)) {
+      run.tenureUs += dt;
+      const f = tenureFrame(id);
+      if (f) run.frames.set(f, (run.frames.get(f) ?? 0) + dt);
+    }
   }
   if (run) runs.push(run);
   const ms = (us) => Math.round(us / 100) / 10;
-  const tenureRuns = runs.filter((r) => r.tenureUs > 0).map((r) => ({ ms: ms(r.end - r.start), tenureMs: ms(r.tenureUs), at: Math.round((r.start - profile.startTime) / 1000) }));
+  const tenureRuns = runs
+    .filter((r) => r.tenureUs > 0)
+    .map((r) => ({
+      ms: ms(r.end - r.start),
+      tenureMs: ms(r.tenureUs),
+      at: Math.round((r.start - profile.startTime) / 1000),
+      // The innermost Tenure frames the run's samples fell in, heaviest first.
+      frames: [...r.frames.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([fn, us]) => `${ms(us)} ms ${fn}`),
+    }));
   tenureRuns.sort((a, b) => b.tenureMs - a.tenureMs);
   return {
     profiledMs: ms(profile.endTime - profile.startTime),

@@ -1,6 +1,7 @@
 import { LspCodeIntel } from '../../lsp/codeIntel.js';
 import { defaultServers, type LanguageServerSpec } from '../../lsp/servers.js';
 import type { Db } from '../../store/db.js';
+import { BackgroundEnricher } from './background.js';
 import { CodeIntelResolver } from './codeIntelResolver.js';
 import type { EdgeResolver } from './types.js';
 
@@ -40,4 +41,24 @@ export async function headlessResolvers(db: Db, options: HeadlessOptions): Promi
         options.concurrency ? { concurrency: options.concurrency } : {},
       ),
   );
+}
+
+/**
+ * Background enrichment for a long-lived headless host (`tenure watch`,
+ * `tenure mcp --watch`): the language servers start on the first pass and
+ * stay up, so an edit costs the changed file and its importers only. Call
+ * schedule() after every index update; dispose() stops the servers.
+ */
+export async function headlessEnricher(db: Db, options: HeadlessOptions & { readonly onReport?: (line: string) => void }): Promise<BackgroundEnricher> {
+  const resolvers = await headlessResolvers(db, options);
+  return new BackgroundEnricher(db, resolvers, {
+    root: options.root,
+    debounceMs: 1500,
+    ...(options.log ? { log: options.log } : {}),
+    onReport: (report) => {
+      for (const r of report.resolvers) {
+        if (r.files || r.message) options.onReport?.(`enriched with ${r.source}: ${r.state}${r.message ? ` (${r.message})` : ''}; ${r.files} files, ${r.confirmed} confirmed, ${r.refuted} refuted, ${r.added} added in ${Math.round(r.ms)} ms`);
+      }
+    },
+  });
 }
