@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { ToolResult, ToolSpec } from '../core/tools/types.js';
+import type { ToolContext, ToolResult, ToolSpec } from '../core/tools/types.js';
 import type { Workspace } from '../core/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 
@@ -24,8 +24,8 @@ export const RESTRICTED_NOTE =
 export interface ToolHost {
   workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace>;
   readonly log: vscode.LogOutputChannel;
-  /** Trust and settings a tool needs beside the workspace (ToolContext.restricted, the episodic options). */
-  toolContextExtras?(): Record<string, unknown>;
+  /** Trust, settings and hooks a tool needs beside the workspace. */
+  toolContextExtras?(): Omit<ToolContext, 'workspace' | 'signal'>;
   measure?<T>(what: string, fn: () => Promise<T>): Promise<T>;
   /** Called after a tool that writes (record_conclusion), so views refresh. */
   memoryChanged?(what: string): void;
@@ -56,12 +56,11 @@ export async function runTool(host: ToolHost, spec: ToolSpec, input: unknown, to
   const abort = abortSignalFor(token);
   const t0 = Date.now();
   try {
-    // A variable, not a literal: extras the core's ToolContext does not name yet pass through untouched.
-    const context: Record<string, unknown> & { workspace: Workspace; signal: AbortSignal } = { ...(host.toolContextExtras?.() ?? {}), workspace, signal: abort.signal };
+    const context: ToolContext = { ...(host.toolContextExtras?.() ?? {}), workspace, signal: abort.signal };
     const run = () => spec.run(context, data);
     const result = host.measure ? await host.measure(`tool ${spec.name}`, run) : await run();
     if (!spec.readOnly) host.memoryChanged?.(`tool ${spec.name}`);
-    if (context['restricted'] === true && !/restricted mode/i.test(result.text)) {
+    if (context.restricted === true && !/restricted mode/i.test(result.text)) {
       // Until a tool says it itself: the agent must know the answer is limited, and why.
       return { data: result.data, text: `${result.text}\n\n${RESTRICTED_NOTE}` };
     }

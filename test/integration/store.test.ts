@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { insertRows } from '../../src/core/store/bulk';
 import { Db } from '../../src/core/store/db';
 import { MIGRATIONS } from '../../src/core/store/migrations';
 import { TenureError } from '../../src/shared/errors';
@@ -25,6 +26,25 @@ describe('SQLite store (real database files)', () => {
     const again = await Db.open(file);
     assert.equal((await again.get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))?.n, MIGRATIONS.length);
     await again.close();
+  });
+
+  it('bulk-inserts rows holding large texts in bounded statements and reads a table back page by page, in order, nothing lost', async () => {
+    const db = await Db.open(path.join(dir.root, 'p.db'));
+    const big = 'x'.repeat(300_000);
+    // 9 rows of 300 KB: more than one statement of about 1 MB each.
+    const rows = Array.from({ length: 9 }, (_, i) => [`k${i}`, i % 3 === 0 ? big : String(i)]);
+    await db.write((d) => insertRows(d, 'meta', ['key', 'value'], rows));
+    assert.equal((await db.get<{ n: number }>('SELECT count(*) AS n FROM meta WHERE key LIKE ?', ['k%']))?.n, 9);
+    assert.equal((await db.get<{ len: number }>("SELECT length(value) AS len FROM meta WHERE key = 'k3'"))?.len, 300_000);
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of db.pages<{ key: string }>('meta', 'key', "key LIKE 'k%'", 4)) {
+      pages++;
+      seen.push(...page.map((r) => r.key));
+    }
+    assert.deepEqual(seen, rows.map((r) => r[0]));
+    assert.equal(pages, 3);
+    await db.close();
   });
 
   it('rolls a failed write back and keeps what was committed before', async () => {

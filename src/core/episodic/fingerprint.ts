@@ -31,23 +31,53 @@ export function sketch(features: Iterable<string>): string {
   return buf.toString('base64');
 }
 
-function decode(s: string): number[] {
+/** Decoded sketches, kept: the same current fingerprint is compared with every episode that touched the symbol. */
+const decoded = new Map<string, Uint32Array>();
+
+function decode(s: string): Uint32Array {
+  let v = decoded.get(s);
+  if (v) return v;
   const buf = Buffer.from(s, 'base64');
-  const out: number[] = [];
-  for (let i = 0; i + 4 <= buf.length; i += 4) out.push(buf.readUInt32BE(i));
-  return out;
+  v = new Uint32Array(buf.length >> 2);
+  for (let i = 0; i < v.length; i++) v[i] = buf.readUInt32BE(i * 4);
+  // sketch() writes them sorted; a sketch from elsewhere is sorted here so the merge below holds.
+  for (let i = 1; i < v.length; i++) {
+    if (v[i - 1]! > v[i]!) {
+      v.sort();
+      break;
+    }
+  }
+  if (decoded.size >= 10_000) decoded.clear();
+  decoded.set(s, v);
+  return v;
 }
 
-/** Estimated Jaccard similarity of the feature sets behind two sketches (exact when both sets are small). */
+/**
+ * Estimated Jaccard similarity of the feature sets behind two sketches (exact
+ * when both sets are small). The K smallest hashes of the union are the K
+ * smallest of the union of the full sets (bottom-k estimator): one merge walk
+ * over the two sorted sketches counts how many of those are in both.
+ */
 export function similarity(a: string, b: string): number {
   const x = decode(a);
   const y = decode(b);
   if (!x.length && !y.length) return 1;
-  const sx = new Set(x);
-  const sy = new Set(y);
-  // The K smallest hashes of the union are the K smallest of the union of the full sets (bottom-k estimator).
-  const considered = [...new Set([...x, ...y])].sort((p, q) => p - q).slice(0, K);
-  return considered.filter((h) => sx.has(h) && sy.has(h)).length / considered.length;
+  let i = 0;
+  let j = 0;
+  let considered = 0;
+  let both = 0;
+  while (considered < K && (i < x.length || j < y.length)) {
+    const xi = i < x.length ? x[i]! : Infinity;
+    const yj = j < y.length ? y[j]! : Infinity;
+    if (xi === yj) {
+      both++;
+      i++;
+      j++;
+    } else if (xi < yj) i++;
+    else j++;
+    considered++;
+  }
+  return both / considered;
 }
 
 export interface SymbolForPrint {

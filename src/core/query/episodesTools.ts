@@ -16,7 +16,7 @@ import { WhatHappenedBeforeInput, renderWhatHappenedBefore, whatHappenedBefore }
 
 /** Options for a tool call: the front door's (VS Code passes its settings as `memoryOptions`), else the workspace's .vscode/settings.json. */
 export function optionsFor(ctx: ToolContext): MemoryOptions {
-  return (ctx as ToolContext & { memoryOptions?: MemoryOptions }).memoryOptions ?? loadOptions(ctx.workspace.root);
+  return ctx.memoryOptions ?? loadOptions(ctx.workspace.root);
 }
 
 export const whatHappenedBeforeTool: ToolSpec<typeof WhatHappenedBeforeInput> = {

@@ -1,8 +1,10 @@
 import type { Db } from './db.js';
 
-type Cell = string | number | boolean | null;
+export type Cell = string | number | boolean | null;
 
 const CHUNK = 4000;
+/** About this many characters of JSON per statement: serialising one chunk must not hold the thread for long. */
+const CHUNK_CHARS = 1 << 20;
 
 /**
  * Inserts many rows with one statement per chunk: the rows travel as one JSON
@@ -17,8 +19,17 @@ export async function insertRows(db: Db, table: string, columns: readonly string
     ? ` WHERE true ON CONFLICT(${options.upsert}) DO UPDATE SET ${columns.filter((c) => c !== options.upsert).map((c) => `${c} = excluded.${c}`).join(', ')}`
     : '';
   const sql = `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${select} FROM json_each(?)${conflict}`;
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await db.run(sql, [JSON.stringify(rows.slice(i, i + CHUNK))]);
+  // Chunks of at most CHUNK rows and about CHUNK_CHARS characters (rows holding large JSON texts, such as a file's sites, are few per chunk).
+  let start = 0;
+  while (start < rows.length) {
+    let end = start;
+    let chars = 0;
+    while (end < rows.length && end - start < CHUNK && (end === start || chars < CHUNK_CHARS)) {
+      for (const cell of rows[end]!) chars += typeof cell === 'string' ? cell.length + 4 : 8;
+      end++;
+    }
+    await db.run(sql, [JSON.stringify(rows.slice(start, end))]);
+    start = end;
   }
 }
 

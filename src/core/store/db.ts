@@ -105,6 +105,23 @@ export class Db {
     return new Promise((resolve, reject) => this.native.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
   }
 
+  /**
+   * Every row of a large table, a page at a time: the driver turns a whole
+   * result into JS objects in one go on this thread, so a 100,000-row `all`
+   * would hold it for a long stretch. `select` names the columns, `where`
+   * filters; paging is by the table's rowid, so rows come in rowid order.
+   */
+  async *pages<T = Row>(table: string, select: string, where = 'true', pageSize = 4000): AsyncGenerator<T[]> {
+    let after = -Infinity;
+    for (;;) {
+      const rows = await this.all<T & { _rowid: number }>(`SELECT rowid AS _rowid, ${select} FROM ${table} WHERE (${where}) AND rowid > ? ORDER BY rowid LIMIT ?`, [after === -Infinity ? -9007199254740991 : after, pageSize]);
+      if (!rows.length) return;
+      yield rows;
+      after = rows[rows.length - 1]!._rowid;
+      if (rows.length < pageSize) return;
+    }
+  }
+
   async get<T = Row>(sql: string, params: Param[] = []): Promise<T | undefined> {
     const rows = await this.all<T>(sql, params);
     return rows[0];

@@ -2,7 +2,7 @@ import type { EdgeKind, SymbolKind } from '../model/structural.js';
 import type { EdgeTier } from '../model/tiers.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from '../structural/state.js';
 import { Yielder } from '../../shared/yielder.js';
-import { deleteWhereIn, insertRows } from './bulk.js';
+import { deleteWhereIn, insertRows, type Cell } from './bulk.js';
 import type { Db } from './db.js';
 import { invalidateResolutions } from './resolutionStore.js';
 
@@ -35,31 +35,36 @@ export class StructuralStore {
         moduleSymbolId: mod?.id ?? null,
       });
     }
-    const symbols = await this.db.all<{
+    type SymbolRow = {
       id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null;
       line: number; col: number; end_line: number; end_col: number; exported: number;
-    }>('SELECT id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported FROM symbols');
-    for (const s of symbols) {
-      if (yielder.due()) await yielder.yield();
-      if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
-      state.addSymbol({
-        id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
-        line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
-      });
-    }
-    const fileSites = await this.db.all<{ file_id: number; sites: string }>('SELECT file_id, sites FROM file_sites');
-    for (const row of fileSites) {
-      if (yielder.due()) await yielder.yield();
-      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
-        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
+    };
+    for await (const page of this.db.pages<SymbolRow>('symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
+      for (const s of page) {
+        if (yielder.due()) await yielder.yield();
+        if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
+        state.addSymbol({
+          id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+          line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
+        });
       }
     }
-    const imports = await this.db.all<{
-      id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number;
-    }>('SELECT id, file_id, owner_id, module, name, local, wildcard, line, col FROM imports');
-    for (const i of imports) {
-      if (yielder.due()) await yielder.yield();
-      state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
+    // A file's sites are one JSON text, parsed whole: check the clock after each file.
+    const perFile = new Yielder(12, 1);
+    for await (const page of this.db.pages<{ file_id: number; sites: string }>('file_sites', 'file_id, sites', 'true', 200)) {
+      for (const row of page) {
+        if (perFile.due()) await perFile.yield();
+        for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
+          state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
+        }
+      }
+    }
+    type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
+    for await (const page of this.db.pages<ImportRow>('imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
+      for (const i of page) {
+        if (yielder.due()) await yielder.yield();
+        state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
+      }
     }
     const inherit = await this.db.all<{ src_id: number; dst_id: number }>(
       "SELECT src_id, dst_id FROM edges WHERE kind IN ('extends', 'implements') AND dst_id IS NOT NULL AND tier != 'ambiguous'",
@@ -114,21 +119,22 @@ export class StructuralStore {
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
       }
-      const symbolRows = change.replaced.flatMap((f) =>
-        (state.symbolsByFile.get(f.id) ?? []).map((s) => [s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]),
-      );
-      // The rows below depend only on the file rows: they are queued without waiting, so SQLite
+      // Rows are built file by file, giving the thread back between files (a first index holds every file).
+      const yielder = new Yielder(12, 1);
+      const symbolRows: Cell[][] = [];
+      const siteRows: Cell[][] = [];
+      const importRows: Cell[][] = [];
+      for (const f of change.replaced) {
+        for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
+        siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
+        for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
+        if (yielder.due()) await yielder.yield();
+      }
+      // These rows depend only on the file rows: they are queued without waiting, so SQLite
       // writes them on its own thread while this thread resolves the edges.
       const pending: Promise<void>[] = [];
       pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' }));
-      const siteRows = change.replaced.map((f) => [
-        f.id,
-        JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic])),
-      ]);
       pending.push(insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows));
-      const importRows = change.replaced.flatMap((f) =>
-        (state.importsByFile.get(f.id) ?? []).map((i) => [i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]),
-      );
       pending.push(insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows));
       try {
         edges = await computeEdges();

@@ -290,7 +290,8 @@ export class StructuralIndexer {
     const keptIds: number[] = [];
     let parsedCount = 0;
     let unchanged = 0;
-    const yielder = new Yielder();
+    // Per file: one large file's facts take milliseconds to take in.
+    const yielder = new Yielder(12, 1);
     for (const p of parsed) {
       if (yielder.due()) await yielder.yield();
       const r = p.response;

@@ -68,7 +68,7 @@ export class Resolver {
   // ---- imports -----------------------------------------------------------
 
   async resolveImports(fileIds: Iterable<number>): Promise<void> {
-    const yielder = new Yielder();
+    const yielder = new Yielder(12, 4);
     for (const fileId of fileIds) {
       if (yielder.due()) await yielder.yield();
       const file = this.state.files.get(fileId);
@@ -301,7 +301,8 @@ export class Resolver {
     const inherit = sites.filter((s) => s.kind === 'extends' || s.kind === 'implements');
     const rest = sites.filter((s) => s.kind !== 'extends' && s.kind !== 'implements');
     const edges: Edge[] = [];
-    const yielder = new Yielder();
+    // A site with a common name can take milliseconds (thousands of candidates): read the clock often.
+    const yielder = new Yielder(12, 4);
     for (const s of inherit) {
       edges.push(...this.resolveSite(s));
       if (yielder.due()) await yielder.yield();

@@ -3,6 +3,7 @@ import { WhatBreaksInput, renderWhatBreaks, whatBreaks } from '../query/whatBrea
 import { askToolSpec } from '../query/ask.js';
 import { recordConclusionTool, whatHappenedBeforeTool } from '../query/episodesTools.js';
 import { relatedByIntentTool, searchKnowledgeTool, whyIsThisTool } from '../query/knowledgeTools.js';
+import { renderTriggeredRule, triggeredRules } from '../procedural/hints.js';
 import type { ToolSpec } from './types.js';
 
 /*
@@ -24,6 +25,7 @@ export const whatBreaksTool: ToolSpec<typeof WhatBreaksInput> = {
     'Call this BEFORE changing, renaming, removing or changing the signature of a function, method, class, interface or field, to learn what depends on it in this repository: ' +
     'callers, references, instantiations, subclasses and implementers, overriding methods, calls through interfaces that may dispatch to it, and dynamic call sites. ' +
     'Input: a symbol name (`SettlementService.retry`, `retry`), a symbol id, or `path/file.ts:42`; optional depth (default 2). If the name matches several symbols the tool lists them and you must ask again with one of the ids. ' +
+    'The answer ends with the learned rules a change there triggers (e.g. a generator to run before the tests), each with its standing. ' +
     TIERS_FOR_AGENTS,
   input: WhatBreaksInput,
   cli: { command: 'what-breaks', aliases: ['impact'], positional: 'symbol' },
@@ -33,7 +35,12 @@ export const whatBreaksTool: ToolSpec<typeof WhatBreaksInput> = {
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
     const result = await whatBreaks(db, target, input.depth);
-    return { data: result, text: renderWhatBreaks(result) };
+    // How work is done here when this changes: rules whose trigger (a path, this symbol) the change touches.
+    const rules = await triggeredRules(db, { paths: [target.path], sids: [target.sid] }, { includeAlways: false });
+    const text = rules.length
+      ? `${renderWhatBreaks(result)}\nRules a change here triggers (procedural memory; the standing is the tier):\n${rules.map((r) => `  - ${renderTriggeredRule(r)}`).join('\n')}`
+      : renderWhatBreaks(result);
+    return { data: { ...result, rules }, text };
   },
 };
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { MemoryOptions } from '../episodic/options.js';
 import type { Workspace } from '../workspace.js';
 
 /** What every front door hands a tool: the workspace's memories and a way to stop. */
@@ -17,6 +18,8 @@ export interface ToolContext {
    * checker confirm their edges first.
    */
   readonly queried?: (symbols: readonly string[]) => void;
+  /** The episodic and procedural options as the host read them (VS Code settings); else read from the workspace's files. */
+  readonly memoryOptions?: MemoryOptions;
 }
 
 /**
