@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError } from '../src/shared/errors.js';
 import { StructuralIndexer, type IndexReport } from '../src/core/structural/indexer.js';
+import { IndexerThread } from '../src/core/structural/indexerThread.js';
 import { Workspace } from '../src/core/workspace.js';
 import { resolveOneSymbol, type SymbolRef } from '../src/core/query/symbols.js';
 import { whatBreaks } from '../src/core/query/whatBreaks.js';
@@ -13,6 +14,8 @@ import { whatBreaks } from '../src/core/query/whatBreaks.js';
  *   full   index from scratch (the caller removes .tenure first)
  *   noop   index again with nothing changed (a new process: load + discover)
  *   query  warm no-op re-index, save → query, what_breaks latency
+ *   thread index from scratch as the extension does (IndexerThread), measuring
+ *          how long this thread, the host's, is held meanwhile
  */
 
 export interface FullResult {
@@ -276,10 +279,28 @@ async function query(root: string): Promise<QueryResult> {
   }
 }
 
+export interface ThreadResult {
+  readonly ms: number;
+  readonly longestHoldMs: number;
+}
+
+/** The extension's way: the indexer in its own thread; this thread only waits for the answer, as the host does. */
+async function thread(root: string): Promise<ThreadResult> {
+  const indexer = new IndexerThread(root);
+  const hold = holdSampler();
+  const t0 = performance.now();
+  try {
+    await indexer.indexAll();
+    return { ms: performance.now() - t0, longestHoldMs: hold.stop() };
+  } finally {
+    await indexer.dispose();
+  }
+}
+
 async function main(): Promise<void> {
   const [mode, root] = process.argv.slice(2);
-  if (!root) throw new Error('usage: child.js full|noop|query <root>');
-  const result = mode === 'full' || mode === 'noop' ? await full(root) : mode === 'query' ? await query(root) : undefined;
+  if (!root) throw new Error('usage: child.js full|noop|query|thread <root>');
+  const result = mode === 'full' || mode === 'noop' ? await full(root) : mode === 'query' ? await query(root) : mode === 'thread' ? await thread(root) : undefined;
   if (!result) throw new Error(`unknown mode ${mode}`);
   process.stdout.write(JSON.stringify(result) + '\n');
 }

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultPoolSize } from '../src/core/structural/parsePool.js';
-import type { FullResult, QueryResult } from './child.js';
+import type { FullResult, QueryResult, ThreadResult } from './child.js';
 import { prepareDjango, prepareSettlement, prepareTsPackage, BENCH_DIR, type Corpus } from './corpora.js';
 import { describeMachine } from './machine.js';
 import { fmtInt, fmtMB, fmtMs, median, medianIndex, percentile, verdict, type Row } from './stats.js';
@@ -33,7 +33,7 @@ const TARGETS = {
 };
 
 
-function runChild<T>(mode: 'full' | 'noop' | 'query', root: string, timeoutMs: number): { ok: true; value: T } | { ok: false; error: string } {
+function runChild<T>(mode: 'full' | 'noop' | 'query' | 'thread', root: string, timeoutMs: number): { ok: true; value: T } | { ok: false; error: string } {
   const r = spawnSync(process.execPath, [CHILD, mode, root], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   if (r.error) return { ok: false, error: `${mode} child failed: ${r.error.message}` };
   if (r.signal) return { ok: false, error: `${mode} child killed by ${r.signal}${r.signal === 'SIGTERM' ? ` (over the ${timeoutMs / 1000} s limit)` : ''}` };
@@ -84,12 +84,24 @@ function fullRows(c: Corpus, runs: FullResult[]): Row[] {
   ];
 }
 
-/** The longest the indexing thread went without giving the event loop back: what an extension host would feel. */
-function holdRow(c: Corpus, full: FullResult[], noop: FullResult[]): Row {
+/**
+ * How long a thread is held while indexing: the thread that runs the indexer
+ * (the CLI and MCP server run it in their main thread), and the host's thread
+ * when the indexer runs in its own (the extension), which is what the editor feels.
+ */
+function holdRows(c: Corpus, full: FullResult[], noop: FullResult[], threaded: ThreadResult | undefined, threadError: string | undefined): Row[] {
   const worst = Math.max(...full.map((r) => r.longestHoldMs), ...noop.map((r) => r.longestHoldMs));
   const parts = [`full index ${full.map((r) => `${r.longestHoldMs} ms`).join(', ')}`];
   if (noop.length) parts.push(`re-open and re-index ${noop.map((r) => `${r.longestHoldMs} ms`).join(', ')}`);
-  return [c.label, 'longest hold of the thread while indexing (a 5 ms timer running late)', `**${worst} ms** (${parts.join(' · ')})`, verdict(worst <= TARGETS.holdMs, `≤ ${TARGETS.holdMs} ms`)];
+  return [
+    [c.label, 'longest hold of the thread running the indexer (CLI, MCP server)', `**${worst} ms** (${parts.join(' · ')})`, ''],
+    [
+      c.label,
+      'longest hold of the host thread, indexer in its own thread (the extension), full index',
+      threaded ? `**${threaded.longestHoldMs} ms** (index ${fmtMs(threaded.ms)})` : `not measured: ${threadError ?? 'unknown error'}`,
+      threaded ? verdict(threaded.longestHoldMs <= TARGETS.holdMs, `≤ ${TARGETS.holdMs} ms`) : '',
+    ],
+  ];
 }
 
 function queryRows(c: Corpus, noop: FullResult[], noopError: string | undefined, q: QueryResult | undefined, qError: string | undefined): Row[] {
@@ -165,6 +177,9 @@ function benchCorpus(c: Corpus): Row[] {
     return [[c.label, 'full index', `failed: ${fullError ?? 'no run completed'}`, ''], ...(full.length ? fullRows(c, full) : [])];
   }
   const rows = fullRows(c, full);
+  fs.rmSync(dbDir, { recursive: true, force: true });
+  log(`${c.label}: full index in a thread, as the extension runs it`);
+  const threaded = runChild<ThreadResult>('thread', c.root, 240_000);
   const noop: FullResult[] = [];
   let noopError: string | undefined;
   for (let i = 0; i < NOOP_RUNS; i++) {
@@ -178,7 +193,7 @@ function benchCorpus(c: Corpus): Row[] {
   }
   log(`${c.label}: save → query and what_breaks`);
   const q = runChild<QueryResult>('query', c.root, 240_000);
-  rows.push(holdRow(c, full, noop));
+  rows.push(...holdRows(c, full, noop, threaded.ok ? threaded.value : undefined, threaded.ok ? undefined : threaded.error));
   rows.push(...queryRows(c, noop, noopError, q.ok ? q.value : undefined, q.ok ? undefined : q.error));
   return rows;
 }
@@ -291,7 +306,7 @@ async function main(): Promise<void> {
     '- Re-index, nothing changed: `indexAll()` again, in a new process (loads the graph from SQLite, then stats every file) and in the process that already holds it.',
     '- Save → query: the median-size file of the main language gets a new function appended; the time runs from writing the file, through `updateFiles([file])`, to `resolveOneSymbol()` returning the new function (a watcher would add its debounce, 50 ms by default). Each run also checks that the previous run\'s function is gone. One warm-up run is not counted.',
     '- what_breaks: `whatBreaks(db, symbol, depth)` on up to 200 methods/functions that have at least one call edge from another symbol, picked by an even stride through symbol-id order (deterministic). Five warm-up queries are not counted.',
-    '- Longest hold: while `indexAll()` runs, a 5 ms interval timer in the same thread records how late it fires; the worst lateness plus its period is the longest stretch the thread did not give back (parse workers run apart; this is the thread that discovers, loads, resolves and writes, as the extension host does). It includes garbage-collection pauses.',
+    '- Longest hold: while `indexAll()` runs, a 5 ms interval timer records how late it fires; the worst lateness plus its period is the longest stretch the thread did not give back (garbage-collection pauses included). Measured in the thread that runs the indexer (the CLI and MCP server work this way) and, with the indexer in its own thread (`IndexerThread`, as the extension runs it), in the thread that waits for it: the extension host\'s view.',
     '- p95 is nearest-rank: a value that was actually measured. ✓/✗ compares with the target.',
     `- The measuring processes run a copy of the compiled code (\`out/\`, \`grammars/\`) taken when the run starts, under \`${path.join(BENCH_DIR, 'build')}\`.`,
   ];

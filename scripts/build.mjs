@@ -28,6 +28,7 @@ const entries = [
   { in: 'src/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'src/mcp/main.ts', out: 'mcp' },
   { in: 'src/core/structural/parseWorker.ts', out: 'parseWorker' },
+  { in: 'src/core/structural/indexerWorker.ts', out: 'indexerWorker' },
   { in: 'src/vscode/knowledgeWorker.ts', out: 'knowledgeWorker' },
 ].filter((e) => fs.existsSync(path.join(root, e.in)));
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ALWAYS_SKIPPED_DIRS } from '../core/structural/discover.js';
-import { StructuralIndexer } from '../core/structural/indexer.js';
+import { IndexerThread, type StructuralIndex } from '../core/structural/indexerThread.js';
 import { LANGUAGES, languageForPath } from '../core/structural/languages.js';
 import { getStatus } from '../core/query/status.js';
 import { TOOLS } from '../core/tools/catalog.js';
@@ -58,7 +58,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   private readonly queue: ChangeQueue;
 
   private workspace: Workspace | undefined;
-  private indexer: StructuralIndexer | undefined;
+  private indexer: StructuralIndex | undefined;
   private state: IndexState = { kind: 'starting' };
   private lastCounts: IndexCounts | undefined;
   private started: Promise<void> | undefined;
@@ -205,11 +205,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     // dispose() waits for start(), so whatever is assigned here is closed by it.
     this.workspace = await Workspace.open(root);
     if (this.disposed) return;
-    this.indexer = await StructuralIndexer.create(this.workspace, {
-      workers: this.config.indexWorkers,
-      log: (m) => this.log.debug(m),
-      restricted: this._restricted,
-    });
+    this.indexer = this.createIndexer(root);
     if (this.disposed) return;
     this.log.info(`Opened ${Workspace.dbPath(root)} in ${Date.now() - t0} ms`);
     this.watch(root);
@@ -287,6 +283,15 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * data_version changes when another connection commits; checking it is one
    * tiny query, so the timeline and lenses follow those writes within seconds.
    */
+  /** The indexer thread writes through its own connection: its commits are ours, not another process's. */
+  private async absorbOwnWrites(): Promise<void> {
+    try {
+      this.dataVersion = (await this.workspace?.db.get<{ data_version: number }>('PRAGMA data_version'))?.data_version ?? this.dataVersion;
+    } catch {
+      // closed meanwhile
+    }
+  }
+
   private pollExternalChanges(): void {
     const tick = async () => {
       const ws = this.workspaceIfReady();
@@ -372,6 +377,17 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       .filter((r) => !r.startsWith('..'));
   }
 
+  /**
+   * The indexer runs in its own thread with its own connection to the
+   * database: resolution and writing a large repository would otherwise hold
+   * the extension host (every extension's thread) for a hundred milliseconds
+   * at a time. The thread starts on first use.
+   */
+  private createIndexer(root: string): StructuralIndex {
+    const workers = this.config.indexWorkers;
+    return new IndexerThread(root, { ...(workers ? { workers } : {}), restricted: this._restricted }, (m) => this.log.debug(m), path.join(this.extension.extensionPath, 'dist', 'indexerWorker.js'));
+  }
+
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
   async clearAndReindex(): Promise<void> {
     await this.exclusive(async () => {
@@ -379,7 +395,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       if (!ws) return;
       await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
       await this.indexer?.dispose();
-      this.indexer = await StructuralIndexer.create(ws, { workers: this.config.indexWorkers, log: (m) => this.log.debug(m), restricted: this._restricted });
+      this.indexer = this.createIndexer(ws.root);
     });
     await this.reindex();
   }
@@ -518,6 +534,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
           }
         },
       }));
+      await this.absorbOwnWrites();
       const counts = await this.counts();
       this.lastCounts = counts;
       this.setState({ kind: 'ready', counts });
@@ -560,6 +577,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
           }
         }
         const result = await this.measure('index update', () => indexer.updateFiles(batch, texts));
+        await this.absorbOwnWrites();
         this.log.info(
           `Re-indexed ${batch.length} changed paths in ${Date.now() - t0} ms (${result.parsed} parsed, ${result.removed} removed${texts.size ? `, ${texts.size} from unsaved editors` : ''}): ` +
             batch.map((p) => path.basename(p)).join(', '),

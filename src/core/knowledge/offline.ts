@@ -399,22 +399,25 @@ export function offlineReport(raw: unknown): Report {
 
 // ---------------------------------------------------------------- search answers
 
-/** Share of the question's content words found in a text. */
-export function coverage(question: string, text: string): number {
+/** Share of the question's content words found in a text: `coverage(question)(text)`, the question's words taken once. */
+export function coverage(question: string): (text: string) => number {
   const q = contentStems(question);
-  if (!q.size) return 0;
-  const t = contentStems(text);
-  let n = 0;
-  for (const x of q) if (t.has(x)) n++;
-  return n / q.size;
+  return (text) => {
+    if (!q.size) return 0;
+    const t = contentStems(text);
+    let n = 0;
+    for (const x of q) if (t.has(x)) n++;
+    return n / q.size;
+  };
 }
 
 export function offlineMap(raw: unknown): MapPoints {
   const input = raw as MapInput;
   const points: MapPoints['points'] = [];
+  const covered = coverage(input.question);
   for (const r of input.reports) {
     for (const f of r.findings) {
-      const c = coverage(input.question, `${r.title} ${f.summary} ${f.explanation}`);
+      const c = covered(`${r.title} ${f.summary} ${f.explanation}`);
       if (c <= 0) continue;
       points.push({ description: `${f.summary}: ${f.explanation}`, score: Math.round(100 * c * (0.5 + r.rating / 20)), reports: [r.id] });
     }
@@ -433,15 +436,16 @@ export function offlineReduce(raw: unknown): { answer: string } {
 export function offlineLocal(raw: unknown): { answer: string } {
   const input = raw as LocalInput;
   const candidates: { text: string; score: number; cite: string }[] = [];
+  const covered = coverage(input.question);
   for (const c of input.chunks) {
     for (const s of sentences(c.text)) {
       const q = plain(s.text);
-      const score = coverage(input.question, q);
+      const score = covered(q);
       if (score > 0) candidates.push({ text: q, score, cite: `[source ${c.id}]` });
     }
   }
   for (const r of input.relationships) {
-    const score = coverage(input.question, r.description);
+    const score = covered(r.description);
     if (score > 0) candidates.push({ text: r.description, score: score * 0.9, cite: `(${r.source} — ${r.target})` });
   }
   candidates.sort((a, b) => b.score - a.score);

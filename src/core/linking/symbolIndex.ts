@@ -41,6 +41,8 @@ interface Row {
 const LINKABLE: ReadonlySet<SymbolKind> = new Set(['namespace', 'class', 'interface', 'enum', 'type', 'function', 'method', 'field', 'constant']);
 const PATH_NOISE = new Set(['src', 'lib', 'main', 'java', 'com', 'org', 'net', 'app', 'pkg', 'internal', 'index', 'ts', 'js', 'py', 'go', 'tsx', 'test', 'tests']);
 
+const CACHE = new WeakMap<Db, { key: string; index: SymbolIndex }>();
+
 export class SymbolIndex {
   readonly byName = new Map<string, IndexedSymbol[]>();
   readonly byWords = new Map<string, IndexedSymbol[]>();
@@ -49,6 +51,24 @@ export class SymbolIndex {
   readonly bySid = new Map<string, IndexedSymbol>();
   readonly all: IndexedSymbol[] = [];
   private readonly docFreq = new Map<string, number>();
+
+  /**
+   * The index of a database's symbols, built once and kept until the symbols
+   * change (a query path asks for it on every question; building it reads
+   * every symbol). The key is the structural memory's write stamp with the
+   * symbol count and highest id, which artifact imports also move.
+   */
+  static async cached(db: Db): Promise<SymbolIndex> {
+    const k = await db.get<{ stamp: string | null; n: number; top: number | null }>(
+      "SELECT (SELECT value FROM meta WHERE key = 'structural.indexedAt') AS stamp, count(*) AS n, max(id) AS top FROM symbols",
+    );
+    const key = `${k?.stamp ?? ''}:${k?.n ?? 0}:${k?.top ?? 0}`;
+    const hit = CACHE.get(db);
+    if (hit?.key === key) return hit.index;
+    const index = await SymbolIndex.load(db);
+    CACHE.set(db, { key, index });
+    return index;
+  }
 
   static async load(db: Db): Promise<SymbolIndex> {
     const rows = await db.all<Row>(
