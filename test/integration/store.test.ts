@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { insertRows } from '../../src/core/store/bulk';
 import { Db } from '../../src/core/store/db';
 import { MIGRATIONS } from '../../src/core/store/migrations';
@@ -44,6 +45,43 @@ describe('SQLite store (real database files)', () => {
     }
     assert.deepEqual(seen, rows.map((r) => r[0]));
     assert.equal(pages, 3);
+    await db.close();
+  });
+
+  it('a write waiting for another connection\'s lock does not hold up reads on its own connection', async function () {
+    this.timeout(30_000);
+    const file = path.join(dir.root, 'w.db');
+    const db = await Db.open(file);
+    await db.run("INSERT INTO meta (key, value) VALUES ('a', '1')");
+    // Another connection (a worker thread, as the extension's indexer) holds the write lock until told to stop.
+    const other = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const { Db } = require(workerData.dbModule);
+       (async () => {
+         const db = await Db.open(workerData.file);
+         await db.write(async () => {
+           parentPort.postMessage('locked');
+           await new Promise((r) => parentPort.once('message', r));
+         });
+         await db.close();
+         parentPort.postMessage('released');
+       })();`,
+      { eval: true, workerData: { file, dbModule: path.join(__dirname, '..', '..', 'src', 'core', 'store', 'db.js') } },
+    );
+    await new Promise((r) => other.once('message', r));
+    const order: string[] = [];
+    const write = db.write((d) => d.run("INSERT INTO meta (key, value) VALUES ('b', '2')")).then(() => order.push('write'));
+    await new Promise((r) => setTimeout(r, 50));
+    const read = await db.all<{ key: string }>('SELECT key FROM meta ORDER BY key');
+    order.push('read');
+    assert.deepEqual(read.map((r) => r.key), ['a']);
+    const released = new Promise((r) => other.once('message', r));
+    other.postMessage('release');
+    await released;
+    await write;
+    assert.deepEqual(order, ['read', 'write'], 'the read waited for the other connection');
+    assert.deepEqual((await db.all<{ key: string }>('SELECT key FROM meta ORDER BY key')).map((r) => r.key), ['a', 'b']);
+    await other.terminate();
     await db.close();
   });
 

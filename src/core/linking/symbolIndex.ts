@@ -1,3 +1,4 @@
+import { Yielder } from '../../shared/yielder.js';
 import type { SymbolKind } from '../model/structural.js';
 import type { Db } from '../store/db.js';
 import { identifierWords, phraseTokens } from './names.js';
@@ -75,42 +76,51 @@ export class SymbolIndex {
       `SELECT s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
        FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`,
     );
-    return new SymbolIndex(rows);
+    // Built in slices, giving the thread back between them: a large repository has tens of thousands of symbols.
+    const index = new SymbolIndex([]);
+    const yielder = new Yielder();
+    for (const r of rows) {
+      index.add(r);
+      if (yielder.due()) await yielder.yield();
+    }
+    return index;
   }
 
   constructor(rows: readonly Row[]) {
-    for (const r of rows) {
-      const folders = r.path.split('/');
-      const file = folders.pop() ?? '';
-      const context = new Set<string>();
-      for (const part of [...folders, file.replace(/\.\w+$/, '')]) for (const w of identifierWords(part)) if (!PATH_NOISE.has(w)) context.add(stem(w));
-      if (r.parent_name) for (const w of phraseTokens(r.parent_name)) context.add(w);
-      const s: IndexedSymbol = {
-        sid: r.sid,
-        name: r.name,
-        qname: r.qname,
-        kind: r.kind,
-        path: r.path,
-        line: r.line,
-        endLine: r.end_line,
-        ...(r.parent_name ? { parentName: r.parent_name } : {}),
-        ...(r.parent_sid ? { parentSid: r.parent_sid } : {}),
-        words: phraseTokens(r.name),
-        context,
-      };
-      this.bySid.set(s.sid, s);
-      if (r.kind === 'module') {
-        this.modulesByPath.set(r.path, s);
-        continue;
-      }
-      if (!LINKABLE.has(r.kind)) continue;
-      this.all.push(s);
-      push(this.byName, r.name, s);
-      push(this.byWords, s.words.join(' '), s);
-      for (const w of new Set(s.words)) {
-        push(this.byWord, w, s);
-        this.docFreq.set(w, (this.docFreq.get(w) ?? 0) + 1);
-      }
+    for (const r of rows) this.add(r);
+  }
+
+  private add(r: Row): void {
+    const folders = r.path.split('/');
+    const file = folders.pop() ?? '';
+    const context = new Set<string>();
+    for (const part of [...folders, file.replace(/\.\w+$/, '')]) for (const w of identifierWords(part)) if (!PATH_NOISE.has(w)) context.add(stem(w));
+    if (r.parent_name) for (const w of phraseTokens(r.parent_name)) context.add(w);
+    const s: IndexedSymbol = {
+      sid: r.sid,
+      name: r.name,
+      qname: r.qname,
+      kind: r.kind,
+      path: r.path,
+      line: r.line,
+      endLine: r.end_line,
+      ...(r.parent_name ? { parentName: r.parent_name } : {}),
+      ...(r.parent_sid ? { parentSid: r.parent_sid } : {}),
+      words: phraseTokens(r.name),
+      context,
+    };
+    this.bySid.set(s.sid, s);
+    if (r.kind === 'module') {
+      this.modulesByPath.set(r.path, s);
+      return;
+    }
+    if (!LINKABLE.has(r.kind)) return;
+    this.all.push(s);
+    push(this.byName, r.name, s);
+    push(this.byWords, s.words.join(' '), s);
+    for (const w of new Set(s.words)) {
+      push(this.byWord, w, s);
+      this.docFreq.set(w, (this.docFreq.get(w) ?? 0) + 1);
     }
   }
 

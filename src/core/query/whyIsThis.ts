@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Yielder } from '../../shared/yielder.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import {
@@ -199,7 +200,10 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
         [JSON.stringify(entityIds)],
       )
     : [];
+  // Quoting splits each chunk into sentences: on a query path (the extension host), give the thread back as it goes.
+  const yielder = new Yielder(12, 1);
   for (const m of mentionRows) {
+    if (yielder.due()) await yielder.yield();
     const a = best.get(m.entity_id)!;
     let acc = docs.get(m.doc_id);
     if (!acc) docs.set(m.doc_id, (acc = { document: documentRef(m), tier: a.anchor.tier, relation: a.anchor.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set() }));

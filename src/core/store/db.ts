@@ -40,6 +40,7 @@ export class Db {
   private constructor(
     private readonly native: NativeDatabase,
     readonly file: string,
+    private readonly busyTimeoutMs = 10_000,
   ) {}
 
   static async open(file: string, options: OpenOptions = {}): Promise<Db> {
@@ -63,8 +64,8 @@ export class Db {
     }).catch((e: unknown) => {
       throw new TenureError('store-unavailable', `Cannot open the Tenure database ${file}: ${errorMessage(e)}`, undefined, { cause: e });
     });
-    const db = new Db(native, file);
-    native.configure('busyTimeout', options.busyTimeoutMs ?? 10_000);
+    const db = new Db(native, file, options.busyTimeoutMs ?? 10_000);
+    native.configure('busyTimeout', db.busyTimeoutMs);
     try {
       await db.exec('PRAGMA foreign_keys = ON');
       if (!options.readonly) {
@@ -134,7 +135,7 @@ export class Db {
    */
   write<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     const next = this.writeQueue.then(async () => {
-      await this.exec('BEGIN IMMEDIATE');
+      await this.beginImmediate();
       try {
         const result = await fn(this);
         await this.exec('COMMIT');
@@ -146,6 +147,31 @@ export class Db {
     });
     this.writeQueue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Takes the write lock, waiting for another connection's write to end (the
+   * extension's indexer thread, the CLI, the MCP server) in JavaScript rather
+   * than in SQLite's busy handler: a connection waiting in the busy handler
+   * runs nothing else, so every read queued behind it (a hover, a tool call)
+   * would wait for the other writer's whole transaction.
+   */
+  private async beginImmediate(): Promise<void> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    await this.exec('PRAGMA busy_timeout = 0');
+    try {
+      for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+        try {
+          await this.exec('BEGIN IMMEDIATE');
+          return;
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() + wait > deadline) throw e;
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      }
+    } finally {
+      await this.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+    }
   }
 
   close(): Promise<void> {
