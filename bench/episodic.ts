@@ -88,11 +88,13 @@ export function runOverheadRows(repoRoot: string, runs = 10): Row[] {
       verdict(over < EPISODIC_TARGETS.runOverheadMs, `< ${EPISODIC_TARGETS.runOverheadMs} ms`),
     ]);
   };
-  const startup = [...Array(runs)].map(() => time(() => sh(process.execPath, [cli, '--version'], root)));
+  // `tenure run --version` takes the path `tenure run` takes: the launcher, then the slim bundle.
+  const slim = path.join(path.dirname(cli), 'tenure-run.js');
+  const startup = [...Array(runs)].map(() => time(() => sh(process.execPath, [cli, 'run', '--version'], root)));
   const nodeStart = [...Array(runs)].map(() => time(() => sh(process.execPath, ['-e', '0'], root)));
   measure('`node -e 0`, nothing changed', [process.execPath, '-e', '0'], false);
   measure('`npm test` (node --test, JUnit report), one source file changed', ['npm', 'test', '--silent'], true);
-  rows.push([label, 'of which: starting the CLI (`tenure --version` − `node -e 0`)', `p50 ${fmtMs(median(startup) - median(nodeStart))} (bundle ${(fs.statSync(cli).size / 1e6).toFixed(1)} MB)`, '']);
+  rows.push([label, 'of which: starting the CLI (`tenure run --version` − `node -e 0`)', `p50 ${fmtMs(median(startup) - median(nodeStart))} (slim bundle ${(fs.statSync(slim).size / 1e6).toFixed(1)} MB)`, '']);
   return rows;
 }
 

@@ -25,7 +25,10 @@ const common = {
 
 const entries = [
   { in: 'src/vscode/extension.ts', out: 'extension' },
-  { in: 'src/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  // `tenure`: a launcher that loads the slim bundle for `tenure run` and the full CLI for the rest.
+  { in: 'src/cli/bin.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  { in: 'src/cli/main.ts', out: 'tenure-main' },
+  { in: 'src/cli/runMain.ts', out: 'tenure-run' },
   { in: 'src/mcp/main.ts', out: 'mcp' },
   { in: 'src/core/structural/parseWorker.ts', out: 'parseWorker' },
   { in: 'src/core/structural/indexerWorker.ts', out: 'indexerWorker' },

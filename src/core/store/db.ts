@@ -193,12 +193,23 @@ export class Db {
     }
     for (const m of MIGRATIONS) {
       if (applied.has(m.id)) continue;
-      await this.write(async (db) => {
-        // Re-check inside the lock: another process may have applied it meanwhile.
-        if (await db.get('SELECT 1 FROM schema_migrations WHERE id = ?', [m.id])) return;
-        await db.exec(m.sql);
-        await db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [m.id, Date.now()]);
-      });
+      try {
+        await this.write(async (db) => {
+          // Re-check inside the lock: another process may have applied it meanwhile.
+          if (await db.get('SELECT 1 FROM schema_migrations WHERE id = ?', [m.id])) return;
+          await db.exec(m.sql);
+          await db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [m.id, Date.now()]);
+        });
+      } catch (e) {
+        // The migration rolled back: the file is as it was. Say what to do, touch nothing.
+        throw new TenureError(
+          'store-unavailable',
+          `${this.file} could not be brought up to date (schema change ${m.id}: ${errorMessage(e)}). ` +
+            'It may come from an early development build of Tenure. The file was left as it was: move its folder aside (keep it if it holds episodes or rules you want) and run `tenure index` to start a new one.',
+          undefined,
+          { cause: e },
+        );
+      }
     }
   }
 
