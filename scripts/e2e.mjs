@@ -561,7 +561,7 @@ async function uiSteps({ name, trusted, page, shot, ctx, cs, reportFile }) {
     fs.copyFileSync(reportFile, path.join(resultsDir, `${name}-report.json`));
     const r = report.responsiveness;
     log(`[${name}] responsiveness: event loop max ${r.loop.maxMs} ms, p99 ${r.loop.p99Ms} ms; while Tenure worked: ${r.whileTenure.sampledMs} ms sampled, longest stall ${r.whileTenure.maxStallMs} ms, ${r.whileTenure.stalls.length} stalls > 50 ms`);
-    for (const st of r.whileTenure.stalls.slice(0, 10)) log(`[${name}]   stall ${st.ms} ms during ${st.during.join(', ')}`);
+    for (const st of r.whileTenure.stalls.slice(0, 10)) log(`[${name}]   stall ${st.ms} ms${st.cpuMs !== undefined ? ` (host thread on a core ${st.cpuMs} ms of it)` : ''} during ${st.during.join(', ')}`);
     const prof = report.profile;
     if (prof && !prof.error) {
       log(`[${name}] CPU profile of the extension host (${prof.profiledMs} ms): Tenure's code ran ${prof.tenureCpuMs} ms in all; longest stretch of the event loop with Tenure on the stack: ${prof.longestTenureRuns[0]?.tenureMs ?? 0} ms of Tenure in a ${prof.longestTenureRuns[0]?.ms ?? 0} ms run; ${prof.runsOver50ms} runs with more than 50 ms of Tenure`);

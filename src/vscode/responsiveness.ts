@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 
 /*
@@ -16,6 +17,24 @@ export interface Stall {
   readonly ms: number;
   readonly at: number;
   readonly during: readonly string[];
+  /**
+   * CPU time the host's thread used over the stall (Linux, 10 ms resolution).
+   * Close to `ms`: the thread was working. Far below: it was waiting for a
+   * core (a busy machine), which a wall-clock profile cannot tell apart.
+   */
+  readonly cpuMs?: number;
+}
+
+/** CPU time of this process's main thread (the extension host's), from /proc; undefined where there is none. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of stat(5)) in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ResponsivenessReport {
@@ -84,12 +103,17 @@ export class Responsiveness {
   private startSampling(): void {
     if (this.sampler) return;
     this.expected = performance.now() + SAMPLE_MS;
+    let cpu = mainThreadCpuMs();
     this.sampler = setInterval(() => {
       const now = performance.now();
       const late = now - this.expected;
       this.sampledMs += SAMPLE_MS + Math.max(0, late);
       if (late > this.maxStall) this.maxStall = late;
-      if (late > BLOCK_THRESHOLD_MS && this.stalls.length < 200) this.stalls.push({ ms: Math.round(late), at: Date.now(), during: [...new Set(this.inFlight.values())] });
+      const cpuNow = mainThreadCpuMs();
+      if (late > BLOCK_THRESHOLD_MS && this.stalls.length < 200) {
+        this.stalls.push({ ms: Math.round(late), at: Date.now(), during: [...new Set(this.inFlight.values())], ...(cpu !== undefined && cpuNow !== undefined ? { cpuMs: cpuNow - cpu } : {}) });
+      }
+      cpu = cpuNow;
       this.expected = now + SAMPLE_MS;
     }, SAMPLE_MS);
     this.sampler.unref?.();

@@ -307,8 +307,16 @@ export function offlineExtract(raw: unknown): Extraction {
 
 // ---------------------------------------------------------------- summaries
 
+/** Stems of texts seen recently: the same report findings and chunks are matched against every question. */
+const stemsSeen = new Map<string, Set<string>>();
+
 function contentStems(text: string): Set<string> {
-  return new Set(wordsOf(text).map((w) => w.s).filter((s) => s.length > 2 && !FILLER.has(s)));
+  let stems = stemsSeen.get(text);
+  if (stems) return stems;
+  stems = new Set(wordsOf(text).map((w) => w.s).filter((s) => s.length > 2 && !FILLER.has(s)));
+  if (stemsSeen.size >= 5000) stemsSeen.clear();
+  stemsSeen.set(text, stems);
+  return stems;
 }
 
 function overlap(a: Set<string>, b: Set<string>): number {

@@ -86,7 +86,8 @@ async function globalSearch(db: Db, runner: LlmRunner, question: string, embedde
     reports = [...ranked, ...rest].slice(0, max);
   }
   // Map: batches of reports that fit one context.
-  const budget = options.mapContextTokens ?? 6000;
+  // Offline, a batch costs nothing but its text matching on this thread: smaller batches keep each stretch short.
+  const budget = options.mapContextTokens ?? (runner.offline ? 1500 : 6000);
   const batches: MapInput['reports'][number][][] = [];
   let current: MapInput['reports'][number][] = [];
   let used = 0;
