@@ -30,3 +30,17 @@ export function packageRoot(): string {
 export function toPosixRelative(root: string, file: string): string {
   return path.relative(root, file).split(path.sep).join('/');
 }
+
+/** Every file under a folder whose name ends with `suffix` (`.java`, `.class`), sorted: a plain walk for build inputs and outputs, not the workspace walk (discover.ts). */
+export function filesUnder(dir: string, suffix: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(suffix)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}

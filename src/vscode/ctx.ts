@@ -10,6 +10,7 @@ import { Workspace } from '../core/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import { BackgroundEnricher } from '../core/structural/resolvers/background.js';
+import { describeResolverReport } from '../core/structural/resolvers/enrich.js';
 import { ChangeQueue } from './changeQueue.js';
 import { UserIdleGate, editorResolvers } from './codeIntelBridge.js';
 import { importGitHubOutcomes, registerEpisodeCapture, type EpisodeCaptureCore } from './episodeCapture.js';
@@ -277,32 +278,32 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     );
   }
 
+  /** SQLite's count of commits by other connections to this file; undefined when the database is closed. */
+  private async dataVersionNow(): Promise<number | undefined> {
+    try {
+      return (await this.workspace?.db.get<{ data_version: number }>('PRAGMA data_version'))?.data_version;
+    } catch {
+      return undefined; // closed meanwhile
+    }
+  }
+
+  /** The indexer thread writes through its own connection: its commits are ours, not another process's. */
+  private async absorbOwnWrites(): Promise<void> {
+    this.dataVersion = (await this.dataVersionNow()) ?? this.dataVersion;
+  }
+
   /**
    * Another process may write the database: the CLI's \`tenure run\` in the
    * integrated terminal, the MCP server, a second window. SQLite's
    * data_version changes when another connection commits; checking it is one
    * tiny query, so the timeline and lenses follow those writes within seconds.
    */
-  /** The indexer thread writes through its own connection: its commits are ours, not another process's. */
-  private async absorbOwnWrites(): Promise<void> {
-    try {
-      this.dataVersion = (await this.workspace?.db.get<{ data_version: number }>('PRAGMA data_version'))?.data_version ?? this.dataVersion;
-    } catch {
-      // closed meanwhile
-    }
-  }
-
   private pollExternalChanges(): void {
     const tick = async () => {
-      const ws = this.workspaceIfReady();
-      if (ws && !this.disposed) {
-        try {
-          const v = (await ws.db.get<{ data_version: number }>('PRAGMA data_version'))?.data_version;
-          if (v !== undefined && this.dataVersion !== undefined && v !== this.dataVersion) this.memoryChanged('external');
-          this.dataVersion = v;
-        } catch {
-          // closed while polling
-        }
+      if (this.workspaceIfReady() && !this.disposed) {
+        const v = await this.dataVersionNow();
+        if (v !== undefined && this.dataVersion !== undefined && v !== this.dataVersion) this.memoryChanged('external');
+        this.dataVersion = v;
       }
       if (!this.disposed) this.pollTimer = setTimeout(() => void tick(), EXTERNAL_POLL_MS);
     };
@@ -348,7 +349,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
             notification?.done();
             timed();
             for (const r of report?.resolvers ?? []) {
-              this.log.info(`Enrichment ${r.source}: ${r.state}${r.message ? ` (${r.message})` : ''}; ${r.files} files, ${r.confirmed} confirmed, ${r.refuted} refuted, ${r.added} added, ${r.implementations} implementations in ${Math.round(r.ms)} ms`);
+              this.log.info(`Enrichment ${describeResolverReport(r)}`);
             }
             if (!report || this.disposed) return;
             void this.counts().then((counts) => {
@@ -385,7 +386,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    */
   private createIndexer(root: string): StructuralIndex {
     const workers = this.config.indexWorkers;
-    return new IndexerThread(root, { ...(workers ? { workers } : {}), restricted: this._restricted }, (m) => this.log.debug(m), path.join(this.extension.extensionPath, 'dist', 'indexerWorker.js'));
+    return new IndexerThread(root, { ...(workers ? { workers } : {}), restricted: this._restricted }, (m) => this.log.debug(m));
   }
 
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */

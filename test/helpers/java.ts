@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { filesUnder } from '../../src/shared/paths';
 import { REPO_ROOT } from './fixtures';
 
 /*
@@ -28,19 +29,6 @@ export function jdkAvailable(): { ok: true } | { ok: false; reason: string } {
   return jdk;
 }
 
-function javaFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.java')) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
-
 export function javac(args: readonly string[], sources: readonly string[]): void {
   const r = spawnSync('javac', [...args, ...sources], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`javac failed (${r.status}):\n${r.stderr}${r.stdout}`);
@@ -48,7 +36,7 @@ export function javac(args: readonly string[], sources: readonly string[]): void
 
 /** Compiles a folder of sources once per content and caches the classes under the OS temp folder. */
 function cachedBuild(name: string, srcDir: string, extra: readonly string[] = []): string {
-  const files = javaFiles(srcDir);
+  const files = filesUnder(srcDir, '.java');
   const hash = createHash('sha1');
   for (const f of files) hash.update(f).update(fs.readFileSync(f));
   hash.update(extra.join(' '));
@@ -86,7 +74,7 @@ export function buildExampleJava(exampleRoot: string): { classes: string; genera
   const generated = path.join(javaRoot, 'target', 'generated-sources', 'annotations');
   fs.mkdirSync(classes, { recursive: true });
   fs.mkdirSync(generated, { recursive: true });
-  javac(['-cp', stubsClasspath(), '-processorpath', processorPath(), '-s', generated, '-d', classes], javaFiles(path.join(javaRoot, 'src', 'main', 'java')));
+  javac(['-cp', stubsClasspath(), '-processorpath', processorPath(), '-s', generated, '-d', classes], filesUnder(path.join(javaRoot, 'src', 'main', 'java'), '.java'));
   return { classes, generated };
 }
 
@@ -102,14 +90,5 @@ export function fixtureClasses(): string {
 
 /** Every .class file under a folder. */
 export function classFilesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.class')) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
+  return filesUnder(dir, '.class');
 }

@@ -53,13 +53,13 @@ describe('ask on the settlement scenario', function () {
   it('what_breaks ends with the rules a change to the symbol triggers, with their standing', async () => {
     const tool = findTool('what_breaks')!;
     const r = await tool.run({ workspace: ws }, tool.input.parse({ symbol: 'SettlementService.retry', depth: 1 }));
-    assert.match(r.text, /Rules a change here triggers \(procedural memory; the standing is the tier\):\n {2}- \[rule 1 · proposed\] When files under `src\/settlement\/` change, run `npm run gen:mappers` before `npm test`\./);
+    assert.match(r.text, /rules a change here triggers \(1\) — procedural memory; the status is the rule's standing:\n {2}- \[rule 1 · proposed\] When files under `src\/settlement\/` change, run `npm run gen:mappers` before `npm test`\./);
     const rules = (r.data as { rules: { id: number; status: string; matched: string }[] }).rules;
     assert.deepEqual(rules.map((x) => `${x.id} ${x.status} ${x.matched}`), ['1 proposed src/settlement/**']);
     // A symbol outside the trigger gets no rule.
     const other = await tool.run({ workspace: ws }, tool.input.parse({ symbol: 'postRetry', depth: 1 }));
     assert.deepEqual((other.data as { rules: unknown[] }).rules, []);
-    assert.doesNotMatch(other.text, /Rules a change here triggers/);
+    assert.doesNotMatch(other.text, /rules a change here triggers/);
   });
 
   it('imports the seed once: a second import changes nothing', async () => {

@@ -11,6 +11,41 @@ import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/query/status.js';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
 
+interface Fresh {
+  readonly enricher: BackgroundEnricher | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * What `tenure watch` and `tenure mcp --watch` share: changed files are
+ * re-indexed as they change and, unless `enrich` is off, language servers
+ * confirm the edges in the background after the first index and each batch.
+ */
+async function keepFresh(
+  ws: Workspace,
+  indexer: StructuralIndexer,
+  opts: { enrich: boolean; log: (m: string) => void; onReport: (line: string) => void; onBatch?: (r: { parsed: number; removed: number; ms: number }) => void },
+): Promise<Fresh> {
+  const enricher = opts.enrich ? await headlessEnricher(ws.db, { root: ws.root, log: opts.log, onReport: opts.onReport }) : undefined;
+  enricher?.schedule(0);
+  const handle = watchWorkspace(
+    indexer,
+    (r) => {
+      if (!r.parsed && !r.removed) return;
+      opts.onBatch?.(r);
+      enricher?.schedule();
+    },
+    (e) => opts.log(errorMessage(e)),
+  );
+  return {
+    enricher,
+    async close() {
+      handle.close();
+      await enricher?.dispose();
+    },
+  };
+}
+
 /** index, status, watch, mcp: building and serving the memories. */
 export const indexCommands: CommandGroup = (program) => {
   program
@@ -73,24 +108,17 @@ export const indexCommands: CommandGroup = (program) => {
       const indexer = await StructuralIndexer.create(ws);
       const report = await indexer.indexAll();
       process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
-      const log = (m: string) => process.stderr.write(`tenure watch: ${m}\n`);
-      const enricher = opts.enrich ? await headlessEnricher(ws.db, { root, log, onReport: (line) => process.stdout.write(`${line}\n`) }) : undefined;
-      enricher?.schedule(0);
-      const handle = watchWorkspace(
-        indexer,
-        (r) => {
-          if (!r.parsed && !r.removed) return;
-          process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`);
-          enricher?.schedule();
-        },
-        (e) => log(errorMessage(e)),
-      );
+      const fresh = await keepFresh(ws, indexer, {
+        enrich: opts.enrich,
+        log: (m) => process.stderr.write(`tenure watch: ${m}\n`),
+        onReport: (line) => process.stdout.write(`${line}\n`),
+        onBatch: (r) => process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`),
+      });
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
-      handle.close();
-      await enricher?.dispose();
+      await fresh.close();
       await indexer.dispose();
       await ws.close();
     });
@@ -105,29 +133,21 @@ export const indexCommands: CommandGroup = (program) => {
       const ws = await Workspace.open(findRoot(cwdOf(program)));
       const log = (m: string) => process.stderr.write(`tenure mcp: ${m}\n`);
       let indexer: StructuralIndexer | undefined;
-      let handle: { close(): void } | undefined;
-      let enricher: BackgroundEnricher | undefined;
+      let fresh: Fresh | undefined;
       if (opts.index || opts.watch) {
         indexer = await StructuralIndexer.create(ws, { log });
         // Index in the background: the server answers from what is stored meanwhile.
-        void indexer.indexAll().then(
-          async () => {
-            if (!opts.watch || !indexer) return;
-            if (opts.enrich) {
-              enricher = await headlessEnricher(ws.db, { root: ws.root, log, onReport: log });
-              enricher.schedule(0);
-            }
-            handle = watchWorkspace(indexer, (r) => {
-              if (r.parsed || r.removed) enricher?.schedule();
-            }, (e) => log(errorMessage(e)));
-          },
-        ).catch((e: unknown) => log(`indexing failed: ${errorMessage(e)}`));
+        void indexer
+          .indexAll()
+          .then(async () => {
+            if (opts.watch && indexer) fresh = await keepFresh(ws, indexer, { enrich: opts.enrich, log, onReport: log });
+          })
+          .catch((e: unknown) => log(`indexing failed: ${errorMessage(e)}`));
       }
       try {
-        await serveStdio(ws, VERSION, { queried: (symbols) => enricher?.prioritize({ symbols }) });
+        await serveStdio(ws, VERSION, { queried: (symbols) => fresh?.enricher?.prioritize({ symbols }) });
       } finally {
-        handle?.close();
-        await enricher?.dispose();
+        await fresh?.close();
         await indexer?.dispose();
         await ws.close();
       }

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { ScipResolver } from '../../core/scip/resolver.js';
 import { scipIndexerResolver, type ScipIndexer } from '../../core/scip/indexers.js';
-import { EnrichmentPass, type EnrichReport } from '../../core/structural/resolvers/enrich.js';
+import { EnrichmentPass, describeResolverReport, type EnrichReport } from '../../core/structural/resolvers/enrich.js';
 import { headlessResolvers } from '../../core/structural/resolvers/headless.js';
 import type { EdgeResolver } from '../../core/structural/resolvers/types.js';
 import { StructuralIndexer } from '../../core/structural/indexer.js';
@@ -25,11 +25,7 @@ function list(value: string): string[] {
 export function renderEnrichReport(r: EnrichReport): string {
   const lines = [`Enrichment finished in ${(r.ms / 1000).toFixed(1)} s.`];
   for (const x of r.resolvers) {
-    lines.push(
-      `  ${x.source}: ${x.state}${x.message ? ` — ${x.message}` : ''}; ${x.files} files, ${x.symbols} symbols; ` +
-        `${x.confirmed} edges confirmed, ${x.refuted} refuted, ${x.added} added, ${x.implementations} implementations proven` +
-        `${x.staleBatches ? `; ${x.staleBatches} batches re-queued because files changed meanwhile` : ''}${x.pending ? `; ${x.pending} units left for the next pass` : ''} (${(x.ms / 1000).toFixed(1)} s)`,
-    );
+    lines.push(`  ${describeResolverReport(x)}`);
     for (const n of x.notes.slice(0, 5)) lines.push(`    note: ${n}`);
   }
   return lines.join('\n');

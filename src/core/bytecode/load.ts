@@ -144,16 +144,22 @@ export function loadClasses(classFiles: readonly ArtifactFile[], jarFiles: reado
   const jarClassCount = new Map<string, number>();
   const problems: LoadProblem[] = [];
   let bytes = 0;
-  for (const f of classFiles) {
+  /** An artifact's bytes, counted and hashed; undefined (and a problem recorded) when it cannot be read. */
+  const read = (f: ArtifactFile): Buffer | undefined => {
     let buf: Buffer;
     try {
       buf = fs.readFileSync(f.abs);
     } catch (e) {
       problems.push({ artifact: f.rel, message: `unreadable: ${(e as Error).message}` });
-      continue;
+      return undefined;
     }
     bytes += buf.length;
     hashes.set(f.rel, createHash('sha1').update(buf).digest('hex'));
+    return buf;
+  };
+  for (const f of classFiles) {
+    const buf = read(f);
+    if (!buf) continue;
     try {
       classes.push({ info: parseClassFile(buf), artifact: f.rel, fromJar: false });
     } catch (e) {
@@ -161,15 +167,8 @@ export function loadClasses(classFiles: readonly ArtifactFile[], jarFiles: reado
     }
   }
   for (const f of jarFiles) {
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(f.abs);
-    } catch (e) {
-      problems.push({ artifact: f.rel, message: `unreadable: ${(e as Error).message}` });
-      continue;
-    }
-    bytes += buf.length;
-    hashes.set(f.rel, createHash('sha1').update(buf).digest('hex'));
+    const buf = read(f);
+    if (!buf) continue;
     let zip: ZipArchive;
     try {
       zip = new ZipArchive(buf, f.rel);

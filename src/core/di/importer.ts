@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError } from '../../shared/errors.js';
-import { toPosixRelative } from '../../shared/paths.js';
+import { filesUnder, toPosixRelative } from '../../shared/paths.js';
 import { readBytecode } from '../bytecode/importer.js';
 import type { BytecodeAnalysis } from '../bytecode/link.js';
 import { SourceText } from '../bytecode/sourceText.js';
@@ -70,7 +70,7 @@ export async function importBeans(ws: Workspace, input: string, options: BeansIm
   const rel = toPosixRelative(ws.root, abs);
   const where = rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel;
   if (st.isDirectory() || abs.endsWith('.java')) {
-    const files = st.isDirectory() ? javaFilesUnder(abs) : [abs];
+    const files = st.isDirectory() ? filesUnder(abs, '.java') : [abs];
     return importAotFiles(ws, where, files, options);
   }
   const text = fs.readFileSync(abs, 'utf8');
@@ -147,19 +147,6 @@ export async function applyDi(ws: Workspace, source: DiSource, options: { signal
   } finally {
     await resolver.dispose();
   }
-}
-
-function javaFilesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.java')) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 function sha1(text: string): string {

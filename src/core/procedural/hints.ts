@@ -71,3 +71,14 @@ export async function triggeredRules(db: Db, change: { paths?: readonly string[]
 export function renderTriggeredRule(r: TriggeredRule): string {
   return `[rule ${r.id} · ${r.status}] ${r.text} (${r.successes}/${r.successes + r.failures} attempts held; triggered by ${r.matched}; \`${r.audit}\`)`;
 }
+
+/** Rules a change to this symbol triggers: through its file or the symbol itself (rules that apply to every change live in AGENTS.md). */
+export function rulesForChangeTo(db: Db, target: { readonly path: string; readonly sid: string }): Promise<TriggeredRule[]> {
+  return triggeredRules(db, { paths: [target.path], sids: [target.sid] }, { includeAlways: false });
+}
+
+/** The closing block of an answer about a symbol (what_breaks, what_happened_before): nothing when no rule applies. */
+export function renderRulesBlock(rules: readonly TriggeredRule[], max = 5): string[] {
+  if (!rules.length) return [];
+  return [`rules a change here triggers (${rules.length}) — procedural memory; the status is the rule's standing:`, ...rules.slice(0, max).map((rule) => `  - ${renderTriggeredRule(rule)}`)];
+}

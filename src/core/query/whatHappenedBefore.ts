@@ -7,7 +7,7 @@ import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion
 import type { MemoryOptions } from '../episodic/options.js';
 import { conclusionsFor, loadEpisodes, type StoredEpisode } from '../episodic/store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from '../episodic/weighting.js';
-import { renderTriggeredRule, triggeredRules, type TriggeredRule } from '../procedural/hints.js';
+import { renderRulesBlock, rulesForChangeTo, type TriggeredRule } from '../procedural/hints.js';
 import type { SymbolRef } from './symbols.js';
 
 /*
@@ -252,7 +252,7 @@ export async function whatHappenedBefore(db: Db, target: SymbolRef, limit: numbe
     'CI and review outcomes not imported (`tenure import junit`, `tenure import github`)',
     'episodes on code that no longer matches a symbol id (renamed or moved symbols start a new history)',
   ];
-  const rules = await triggeredRules(db, { paths: [target.path], sids: [target.sid] }, { includeAlways: false });
+  const rules = await rulesForChangeTo(db, target);
   const result: Omit<HistoryResult, 'summary'> = {
     target,
     neighbourhood: hood.counts,
@@ -394,10 +394,7 @@ export function renderWhatHappenedBefore(r: HistoryResult): string {
     lines.push(`conclusions about it not tied to a listed attempt (${r.conclusions.length}):`);
     for (const c of r.conclusions.slice(0, 5)) lines.push(`  - ${conclusionLine(c)}`);
   }
-  if (r.rules.length) {
-    lines.push(`rules a change here triggers (${r.rules.length}) — procedural memory; the status is the rule's standing:`);
-    for (const rule of r.rules.slice(0, 5)) lines.push(`  - ${renderTriggeredRule(rule)}`);
-  }
+  lines.push(...renderRulesBlock(r.rules));
   if (r.archived.length) {
     lines.push(`archived (${r.counts.archived}) — lessons about code that has changed or gone since; shown for completeness, not as guidance:`);
     r.archived.forEach((e, i) => renderEntry(e, i + 1, lines));

@@ -113,9 +113,9 @@ export class Db {
    * filters; paging is by the table's rowid, so rows come in rowid order.
    */
   async *pages<T = Row>(table: string, select: string, where = 'true', pageSize = 4000): AsyncGenerator<T[]> {
-    let after = -Infinity;
+    let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
-      const rows = await this.all<T & { _rowid: number }>(`SELECT rowid AS _rowid, ${select} FROM ${table} WHERE (${where}) AND rowid > ? ORDER BY rowid LIMIT ?`, [after === -Infinity ? -9007199254740991 : after, pageSize]);
+      const rows = await this.all<T & { _rowid: number }>(`SELECT rowid AS _rowid, ${select} FROM ${table} WHERE (${where}) AND rowid > ? ORDER BY rowid LIMIT ?`, [after, pageSize]);
       if (!rows.length) return;
       yield rows;
       after = rows[rows.length - 1]!._rowid;

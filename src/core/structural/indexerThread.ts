@@ -50,8 +50,6 @@ export class IndexerThread implements StructuralIndex {
     private readonly root: string,
     private readonly options: ThreadOptions = {},
     private readonly log: (message: string) => void = () => undefined,
-    /** The worker script: beside this module, in the bundle (dist/) and in the compiled tree alike. */
-    private readonly script = path.join(__dirname, 'indexerWorker.js'),
   ) {}
 
   indexAll(opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<IndexReport> {
@@ -105,7 +103,8 @@ export class IndexerThread implements StructuralIndex {
   /** Starts the worker on first use and again after it died (the next call reloads the index from SQLite: nothing is lost). */
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.script, { workerData: { root: this.root, options: this.options } });
+    // The worker script sits beside this module, in the bundle (dist/) and in the compiled tree alike.
+    const worker = new Worker(path.join(__dirname, 'indexerWorker.js'), { workerData: { root: this.root, options: this.options } });
     worker.on('message', (m: FromIndexer) => this.receive(m));
     const died = (why: string) => {
       if (this.worker !== worker) return;

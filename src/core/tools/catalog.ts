@@ -3,7 +3,7 @@ import { WhatBreaksInput, renderWhatBreaks, whatBreaks } from '../query/whatBrea
 import { askToolSpec } from '../query/ask.js';
 import { recordConclusionTool, whatHappenedBeforeTool } from '../query/episodesTools.js';
 import { relatedByIntentTool, searchKnowledgeTool, whyIsThisTool } from '../query/knowledgeTools.js';
-import { renderTriggeredRule, triggeredRules } from '../procedural/hints.js';
+import { renderRulesBlock, rulesForChangeTo } from '../procedural/hints.js';
 import type { ToolSpec } from './types.js';
 
 /*
@@ -36,11 +36,8 @@ export const whatBreaksTool: ToolSpec<typeof WhatBreaksInput> = {
     ctx.queried?.([target.sid]);
     const result = await whatBreaks(db, target, input.depth);
     // How work is done here when this changes: rules whose trigger (a path, this symbol) the change touches.
-    const rules = await triggeredRules(db, { paths: [target.path], sids: [target.sid] }, { includeAlways: false });
-    const text = rules.length
-      ? `${renderWhatBreaks(result)}\nRules a change here triggers (procedural memory; the standing is the tier):\n${rules.map((r) => `  - ${renderTriggeredRule(r)}`).join('\n')}`
-      : renderWhatBreaks(result);
-    return { data: { ...result, rules }, text };
+    const rules = await rulesForChangeTo(db, target);
+    return { data: { ...result, rules }, text: [renderWhatBreaks(result), ...renderRulesBlock(rules)].join('\n') };
   },
 };
 

@@ -72,6 +72,15 @@ export interface EnrichReport {
   readonly ms: number;
 }
 
+/** One resolver's pass in a line: the CLI's report, the extension's log and `tenure watch` print the same. */
+export function describeResolverReport(x: ResolverReport): string {
+  return (
+    `${x.source}: ${x.state}${x.message ? ` — ${x.message}` : ''}; ${x.files} files, ${x.symbols} symbols; ` +
+    `${x.confirmed} edges confirmed, ${x.refuted} refuted, ${x.added} added, ${x.implementations} implementations proven` +
+    `${x.staleBatches ? `; ${x.staleBatches} batches re-queued because files changed meanwhile` : ''}${x.pending ? `; ${x.pending} units left for the next pass` : ''} (${(x.ms / 1000).toFixed(1)} s)`
+  );
+}
+
 type Unit = { kind: 'file'; id: number; path: string; language: string } | { kind: 'symbol'; sid: string; want: readonly SymbolQuestion[] };
 
 export const RESOLUTION_STATUS_KEY = 'resolution.status';

@@ -3,6 +3,7 @@ import { defaultServers, type LanguageServerSpec } from '../../lsp/servers.js';
 import type { Db } from '../../store/db.js';
 import { BackgroundEnricher } from './background.js';
 import { CodeIntelResolver } from './codeIntelResolver.js';
+import { describeResolverReport } from './enrich.js';
 import type { EdgeResolver } from './types.js';
 
 export interface HeadlessOptions {
@@ -57,7 +58,7 @@ export async function headlessEnricher(db: Db, options: HeadlessOptions & { read
     ...(options.log ? { log: options.log } : {}),
     onReport: (report) => {
       for (const r of report.resolvers) {
-        if (r.files || r.message) options.onReport?.(`enriched with ${r.source}: ${r.state}${r.message ? ` (${r.message})` : ''}; ${r.files} files, ${r.confirmed} confirmed, ${r.refuted} refuted, ${r.added} added in ${Math.round(r.ms)} ms`);
+        if (r.files || r.message) options.onReport?.(`enriched with ${describeResolverReport(r)}`);
       }
     },
   });
