@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError } from '../src/shared/errors.js';
-import { StructuralIndexer, type IndexReport } from '../src/core/structural/indexer.js';
-import { IndexerThread } from '../src/core/structural/indexerThread.js';
-import { Workspace } from '../src/core/workspace.js';
-import { resolveOneSymbol, type SymbolRef } from '../src/core/query/symbols.js';
-import { whatBreaks } from '../src/core/query/whatBreaks.js';
+import { StructuralIndexer, type IndexReport } from '../src/core/structural/index/indexer.js';
+import { IndexerThread } from '../src/core/structural/index/indexerThread.js';
+import { Workspace } from '../src/core/store/workspace.js';
+import { resolveOneSymbol, type SymbolRef } from '../src/core/structural/lookup.js';
+import { whatBreaks } from '../src/core/structural/impact/whatBreaks.js';
 
 /*
  * One measurement in its own process, so runs do not share caches or heap and

@@ -10,10 +10,10 @@ import { DEFAULT_OPTIONS } from '../src/core/episodic/options.js';
 import { insertConclusion, insertEpisode } from '../src/core/episodic/store.js';
 import { refreshRules } from '../src/core/procedural/refresh.js';
 import { findTool } from '../src/core/tools/catalog.js';
-import { resolveOneSymbol } from '../src/core/query/symbols.js';
-import { whatHappenedBefore } from '../src/core/query/whatHappenedBefore.js';
-import { StructuralIndexer } from '../src/core/structural/indexer.js';
-import { Workspace } from '../src/core/workspace.js';
+import { resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { whatHappenedBefore } from '../src/core/episodic/history.js';
+import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
+import { Workspace } from '../src/core/store/workspace.js';
 import { fmtInt, fmtMs, median, percentile, type Row, verdict } from './stats.js';
 
 /*

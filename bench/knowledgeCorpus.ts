@@ -1,4 +1,4 @@
-import { collectSources } from '../src/core/knowledge/sources.js';
+import { collectSources } from '../src/core/knowledge/sources/documents.js';
 
 /** Bytes of the documents the knowledge memory reads in a folder (not the code). */
 export function corpusBytes(root: string): number {

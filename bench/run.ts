@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultPoolSize } from '../src/core/structural/parsePool.js';
+import { defaultPoolSize } from '../src/core/structural/inventory/parsePool.js';
 import type { FullResult, QueryResult, ThreadResult } from './child.js';
 import { prepareDjango, prepareSettlement, prepareTsPackage, BENCH_DIR, type Corpus } from './corpora.js';
 import { describeMachine } from './machine.js';

@@ -30,8 +30,8 @@ const entries = [
   { in: 'src/cli/main.ts', out: 'tenure-main' },
   { in: 'src/cli/runMain.ts', out: 'tenure-run' },
   { in: 'src/mcp/main.ts', out: 'mcp' },
-  { in: 'src/core/structural/parseWorker.ts', out: 'parseWorker' },
-  { in: 'src/core/structural/indexerWorker.ts', out: 'indexerWorker' },
+  { in: 'src/core/structural/inventory/parseWorker.ts', out: 'parseWorker' },
+  { in: 'src/core/structural/index/indexerWorker.ts', out: 'indexerWorker' },
   { in: 'src/vscode/knowledgeWorker.ts', out: 'knowledgeWorker' },
 ].filter((e) => fs.existsSync(path.join(root, e.in)));
 

@@ -2,15 +2,15 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { whatBreaks } from '../../src/core/query/whatBreaks';
-import type { SymbolRef } from '../../src/core/query/symbols';
-import { invalidateResolutions } from '../../src/core/store/resolutionStore';
-import { scipIndexerResolver } from '../../src/core/scip/indexers';
-import { EnrichmentPass, type EnrichReport } from '../../src/core/structural/resolvers/enrich';
-import { headlessResolvers } from '../../src/core/structural/resolvers/headless';
-import type { EdgeResolver } from '../../src/core/structural/resolvers/types';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
+import type { SymbolRef } from '../../src/core/structural/lookup';
+import { invalidateResolutions } from '../../src/core/structural/enrichment/store';
+import { scipIndexerResolver } from '../../src/core/structural/sources/scip/indexers';
+import { EnrichmentPass, type EnrichReport } from '../../src/core/structural/enrichment/enrich';
+import { headlessResolvers } from '../../src/core/structural/enrichment/headless';
+import type { EdgeResolver } from '../../src/core/structural/enrichment/types';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { tsTruth } from './tsTruth';
 
 /*

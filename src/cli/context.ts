@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { TenureError, errorMessage } from '../shared/errors.js';
-import type { IndexReport } from '../core/structural/indexer.js';
-import { Workspace, TENURE_DIR } from '../core/workspace.js';
+import type { IndexReport } from '../core/structural/index/indexer.js';
+import { Workspace, TENURE_DIR } from '../core/store/workspace.js';
 
 /* What every CLI command shares: the workspace root, exit codes, argument parsers. */
 

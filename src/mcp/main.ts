@@ -1,4 +1,4 @@
-import { Workspace } from '../core/workspace.js';
+import { Workspace } from '../core/store/workspace.js';
 import { serveStdio } from './server.js';
 
 /** Standalone entry (`node dist/mcp.js [root]`); `tenure mcp` is the usual way in. */

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import { TOOLS } from '../core/tools/catalog.js';
-import type { Workspace } from '../core/workspace.js';
+import type { Workspace } from '../core/store/workspace.js';
 
 export const SERVER_NAME = 'tenure';
 

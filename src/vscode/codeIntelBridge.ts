@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CodeIntelResolver } from '../core/structural/resolvers/codeIntelResolver.js';
+import { CodeIntelResolver } from '../core/structural/enrichment/codeIntelResolver.js';
 import {
   ResolverUnavailableError,
   type CodeIntel,
@@ -8,7 +8,7 @@ import {
   type IncomingCall,
   type Loc,
   type ReadyHint,
-} from '../core/structural/resolvers/types.js';
+} from '../core/structural/enrichment/types.js';
 
 /*
  * The CodeIntel port over the language servers VS Code is already running

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LANGUAGES } from '../core/structural/languages.js';
-import type { Workspace } from '../core/workspace.js';
+import { LANGUAGES } from '../core/structural/inventory/languages.js';
+import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { LENS_KINDS, fileMemory, memoryLine, memoryTooltip, symbolAt, type SymbolMemory } from './memoryQueries.js';
 

@@ -8,7 +8,7 @@ import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../core/episodi
 import type { CommandKind } from '../core/episodic/model.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import type { RecordResult } from '../core/episodic/recorder.js';
-import type { Workspace } from '../core/workspace.js';
+import type { Workspace } from '../core/store/workspace.js';
 
 /*
  * Episodes from what happens in the editor: commands run in the integrated

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { fetchGitHubThreads, githubRepoOf } from '../core/knowledge/github.js';
+import { fetchGitHubThreads, githubRepoOf } from '../core/knowledge/sources/github.js';
 import { LlmError } from '../core/llm/errors.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../core/llm/types.js';
 

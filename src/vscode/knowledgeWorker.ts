@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { indexKnowledge, type KnowledgeIndexReport, type WorkflowName } from '../core/knowledge/pipeline.js';
 import { createChatModel, createEmbedder, modelSettings, type ModelSettings } from '../core/llm/config.js';
-import { Workspace } from '../core/workspace.js';
+import { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 
 /*

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ToolContext, ToolResult, ToolSpec } from '../core/tools/types.js';
-import type { Workspace } from '../core/workspace.js';
+import type { Workspace } from '../core/store/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 
 /**

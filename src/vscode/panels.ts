@@ -1,9 +1,9 @@
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveOneSymbol, type SymbolRef } from '../core/query/symbols.js';
-import { whatBreaks } from '../core/query/whatBreaks.js';
-import type { Workspace } from '../core/workspace.js';
+import { resolveOneSymbol, type SymbolRef } from '../core/structural/lookup.js';
+import { whatBreaks } from '../core/structural/impact/whatBreaks.js';
+import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { FromWebview, PanelStateSchema, type ToWebview } from '../webview/protocol.js';
 import type { MemoryOptions } from '../core/episodic/options.js';

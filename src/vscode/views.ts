@@ -4,7 +4,7 @@ import { conclusionsFor, loadEpisodes } from '../core/episodic/store.js';
 import { decayedConfidence } from '../core/episodic/model.js';
 import { RULE_STATUS_MEANING, type Rule, type RuleStatus } from '../core/procedural/model.js';
 import { listRules } from '../core/procedural/store.js';
-import type { Workspace } from '../core/workspace.js';
+import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { formatCount, groupByDay, knowledgeOverview, memoryTotals, recentEpisodes, resolvedShare, type KnowledgeOverview, type MemoryTotals, type TimelineEpisode } from './memoryQueries.js';
 import type { IndexState } from './statusBar.js';

@@ -1,10 +1,10 @@
 import { clockFromEnv } from '../core/episodic/clock.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
-import type { SymbolRef } from '../core/query/symbols.js';
-import { whatBreaks } from '../core/query/whatBreaks.js';
-import { whatHappenedBefore } from '../core/query/whatHappenedBefore.js';
-import { whyIsThis } from '../core/query/whyIsThis.js';
-import type { Workspace } from '../core/workspace.js';
+import type { SymbolRef } from '../core/structural/lookup.js';
+import { whatBreaks } from '../core/structural/impact/whatBreaks.js';
+import { whatHappenedBefore } from '../core/episodic/history.js';
+import { whyIsThis } from '../core/knowledge/why.js';
+import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import type { MemoryPart, WhyView } from '../webview/protocol.js';
 import { memoryTotals } from './memoryQueries.js';

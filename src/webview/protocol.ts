@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { TriggeredRule } from '../core/procedural/hints.js';
-import type { SymbolRef } from '../core/query/symbols.js';
-import type { WhatBreaksResult } from '../core/query/whatBreaks.js';
-import type { HistoryResult } from '../core/query/whatHappenedBefore.js';
-import type { WhyIsThisResult } from '../core/query/whyIsThis.js';
+import type { SymbolRef } from '../core/structural/lookup.js';
+import type { WhatBreaksResult } from '../core/structural/impact/whatBreaks.js';
+import type { HistoryResult } from '../core/episodic/history.js';
+import type { WhyIsThisResult } from '../core/knowledge/why.js';
 
 /*
  * The messages between Tenure's webview panels and the extension host. The

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import type { HistoryEntry } from '../core/query/whatHappenedBefore.js';
-import type { Quotation } from '../core/query/knowledgeSources.js';
-import type { WhyItem } from '../core/query/whyIsThis.js';
+import type { HistoryEntry } from '../core/episodic/history.js';
+import type { Quotation } from '../core/knowledge/quotes.js';
+import type { WhyItem } from '../core/knowledge/why.js';
 import { EDGE_TIERS, actionButton, clear, h, icon, onMessage, post, siteLink, tierChip, urlLink, vscode } from './common.js';
 import type { MemoryPart, PanelState, WhyView } from './protocol.js';
 

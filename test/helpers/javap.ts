@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { ACC, CP, REF_KIND_NAMES, hasFlag, type ClassInfo, type CpEntry } from '../../src/core/bytecode/classFile';
+import { ACC, CP, REF_KIND_NAMES, hasFlag, type ClassInfo, type CpEntry } from '../../src/core/structural/sources/bytecode/classFile';
 /*
  * Reads `javap -v -p` output: the JDK's own disassembler is the ground truth
  * the class-file parser is checked against. Only what the parser claims to

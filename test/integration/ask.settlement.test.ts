@@ -8,12 +8,12 @@ import { systemClock } from '../../src/core/episodic/clock';
 import { DEFAULT_OPTIONS } from '../../src/core/episodic/options';
 import { importEpisodes } from '../../src/core/episodic/seed';
 import { LINK_TIERS } from '../../src/core/model/tiers';
-import type { AskResult } from '../../src/core/query/ask';
-import { KNOWLEDGE_EMPTY } from '../../src/core/query/askKnowledge';
+import type { AskResult } from '../../src/core/compose/ask';
+import { KNOWLEDGE_EMPTY } from '../../src/core/compose/askKnowledge';
 import { refreshRules } from '../../src/core/procedural/refresh';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { TOOLS, findTool } from '../../src/core/tools/catalog';
-import { Workspace } from '../../src/core/workspace';
+import { Workspace } from '../../src/core/store/workspace';
 import { CLI, copyExample } from '../helpers/fixtures';
 
 /*

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { CaptureSession, skipReason } from '../../src/core/episodic/capture';
 import { ManualClock } from '../../src/core/episodic/clock';
 import { DEFAULT_OPTIONS, type MemoryOptions } from '../../src/core/episodic/options';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 
 /*

@@ -6,10 +6,10 @@ import { ManualClock } from '../../src/core/episodic/clock';
 import { evictEpisodes } from '../../src/core/episodic/eviction';
 import { DEFAULT_OPTIONS, type MemoryOptions } from '../../src/core/episodic/options';
 import { EpisodeRecorder } from '../../src/core/episodic/recorder';
-import { resolveOneSymbol } from '../../src/core/query/symbols';
-import { whatHappenedBefore } from '../../src/core/query/whatHappenedBefore';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { resolveOneSymbol } from '../../src/core/structural/lookup';
+import { whatHappenedBefore } from '../../src/core/episodic/history';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 
 /*

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import type { WhatBreaksResult } from '../../src/core/query/whatBreaks';
-import { renderWhatBreaks } from '../../src/core/query/whatBreaks';
+import type { WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
+import { renderWhatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import { jdkAvailable } from '../helpers/java';
 import { answerPairs, ask, javaExample, precisionRecall, truthPairs, type JavaExample } from '../helpers/fifteen';
 

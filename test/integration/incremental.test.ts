@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { resolveOneSymbol } from '../../src/core/query/symbols';
-import { whatBreaks } from '../../src/core/query/whatBreaks';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { resolveOneSymbol } from '../../src/core/structural/lookup';
+import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { copyExample, write } from '../helpers/fixtures';
 
 describe('incremental re-index', () => {

@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { resolveOneSymbol } from '../../src/core/query/symbols';
-import { whatBreaks } from '../../src/core/query/whatBreaks';
-import { IndexerThread } from '../../src/core/structural/indexerThread';
-import { Workspace } from '../../src/core/workspace';
+import { resolveOneSymbol } from '../../src/core/structural/lookup';
+import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
+import { IndexerThread } from '../../src/core/structural/index/indexerThread';
+import { Workspace } from '../../src/core/store/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';
 

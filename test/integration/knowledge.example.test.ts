@@ -5,13 +5,13 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { indexKnowledge, type KnowledgeIndexReport } from '../../src/core/knowledge/pipeline';
-import { askKnowledge } from '../../src/core/query/knowledgeAsk';
-import { relatedByIntent } from '../../src/core/query/relatedByIntent';
-import { resolveOneSymbol } from '../../src/core/query/symbols';
-import { renderWhyIsThis, whyIsThis, type WhyIsThisResult } from '../../src/core/query/whyIsThis';
-import { whyIsThisTool } from '../../src/core/query/knowledgeTools';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { askKnowledge } from '../../src/core/knowledge/globalSearch';
+import { relatedByIntent } from '../../src/core/knowledge/intent';
+import { resolveOneSymbol } from '../../src/core/structural/lookup';
+import { renderWhyIsThis, whyIsThis, type WhyIsThisResult } from '../../src/core/knowledge/why';
+import { whyIsThisTool } from '../../src/core/tools/knowledge';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { CLI, copyExample, write } from '../helpers/fixtures';
 
 /*

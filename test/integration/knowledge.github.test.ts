@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { fetchGitHubThreads, githubRepoOf, readExport } from '../../src/core/knowledge/github';
+import { fetchGitHubThreads, githubRepoOf, readExport } from '../../src/core/knowledge/sources/github';
 import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
 
 /*

@@ -9,11 +9,11 @@ import { LlmError } from '../../src/core/llm/errors';
 import { HashingEmbedder } from '../../src/core/llm/offline';
 import { OpenAiChatModel, OpenAiEmbedder } from '../../src/core/llm/openai';
 import { LlmRunner, type TaskCall } from '../../src/core/llm/runner';
-import { askKnowledge } from '../../src/core/query/knowledgeAsk';
-import { resolveOneSymbol } from '../../src/core/query/symbols';
-import { whyIsThis } from '../../src/core/query/whyIsThis';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { askKnowledge } from '../../src/core/knowledge/globalSearch';
+import { resolveOneSymbol } from '../../src/core/structural/lookup';
+import { whyIsThis } from '../../src/core/knowledge/why';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { CLI, REPO_ROOT, copyExample, tempDir } from '../helpers/fixtures';
 import { FakeOpenAi, recorded } from './knowledgeFakeOpenAi';
 

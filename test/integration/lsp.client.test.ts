@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LspClient, LspTimeoutError } from '../../src/core/lsp/client';
-import { LspCodeIntel } from '../../src/core/lsp/codeIntel';
-import { commandServer } from '../../src/core/lsp/servers';
-import { CodeIntelResolver } from '../../src/core/structural/resolvers/codeIntelResolver';
-import { EnrichmentPass } from '../../src/core/structural/resolvers/enrich';
-import { ResolverUnavailableError } from '../../src/core/structural/resolvers/types';
+import { LspClient, LspTimeoutError } from '../../src/core/structural/sources/lsp/client';
+import { LspCodeIntel } from '../../src/core/structural/sources/lsp/codeIntel';
+import { commandServer } from '../../src/core/structural/sources/lsp/servers';
+import { CodeIntelResolver } from '../../src/core/structural/enrichment/codeIntelResolver';
+import { EnrichmentPass } from '../../src/core/structural/enrichment/enrich';
+import { ResolverUnavailableError } from '../../src/core/structural/enrichment/types';
 import { REPO_ROOT, tempDir } from '../helpers/fixtures';
 import { ask, edgeTier, indexedFixture } from './lsp.helpers';
 

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { resolveOneSymbol } from '../../src/core/query/symbols';
-import { whatBreaks, type WhatBreaksResult } from '../../src/core/query/whatBreaks';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { resolveOneSymbol } from '../../src/core/structural/lookup';
+import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { REPO_ROOT } from '../helpers/fixtures';
 
 /** A private copy of test/fixtures/resolution/<name>, indexed. */

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EnrichmentPass, type EnrichReport } from '../../src/core/structural/resolvers/enrich';
-import { headlessResolvers } from '../../src/core/structural/resolvers/headless';
-import type { CodeIntelResolver } from '../../src/core/structural/resolvers/codeIntelResolver';
-import type { EdgeResolver } from '../../src/core/structural/resolvers/types';
-import type { LspCodeIntel } from '../../src/core/lsp/codeIntel';
+import { EnrichmentPass, type EnrichReport } from '../../src/core/structural/enrichment/enrich';
+import { headlessResolvers } from '../../src/core/structural/enrichment/headless';
+import type { CodeIntelResolver } from '../../src/core/structural/enrichment/codeIntelResolver';
+import type { EdgeResolver } from '../../src/core/structural/enrichment/types';
+import type { LspCodeIntel } from '../../src/core/structural/sources/lsp/codeIntel';
 import { ask, callEdges, edgeTier, implementationsOf, importersOf, indexedFixture, refutations, resolvedTouching } from './lsp.helpers';
 
 type Fixture = Awaited<ReturnType<typeof indexedFixture>>;

@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { indexerAvailable, runScipIndexer } from '../../src/core/scip/indexers';
-import { readScipIndex } from '../../src/core/scip/reader';
-import { ScipResolver } from '../../src/core/scip/resolver';
-import { EnrichmentPass } from '../../src/core/structural/resolvers/enrich';
+import { indexerAvailable, runScipIndexer } from '../../src/core/structural/sources/scip/indexers';
+import { readScipIndex } from '../../src/core/structural/sources/scip/reader';
+import { ScipResolver } from '../../src/core/structural/sources/scip/resolver';
+import { EnrichmentPass } from '../../src/core/structural/enrichment/enrich';
 import { CLI } from '../helpers/fixtures';
 import { ask, edgeTier, implementationsOf, indexedFixture, refutations } from './lsp.helpers';
 

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { resolveOneSymbol, resolveSymbols } from '../../src/core/query/symbols';
-import { whatBreaks, type WhatBreaksResult } from '../../src/core/query/whatBreaks';
-import { StructuralIndexer } from '../../src/core/structural/indexer';
-import { Workspace } from '../../src/core/workspace';
+import { resolveOneSymbol, resolveSymbols } from '../../src/core/structural/lookup';
+import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { Workspace } from '../../src/core/store/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';
 

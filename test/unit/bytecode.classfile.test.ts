@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ACC, ClassFormatError, REF_KIND_NAMES, hasFlag, parseClassFile, type ClassInfo } from '../../src/core/bytecode/classFile';
-import { loadClasses } from '../../src/core/bytecode/load';
+import { ACC, ClassFormatError, REF_KIND_NAMES, hasFlag, parseClassFile, type ClassInfo } from '../../src/core/structural/sources/bytecode/classFile';
+import { loadClasses } from '../../src/core/structural/sources/bytecode/load';
 import { tempDir } from '../helpers/fixtures';
 import { classFilesUnder, fixtureClasses, javap, jdkAvailable } from '../helpers/java';
 import { assertMatchesJavap, parseJavap, type JavapClass } from '../helpers/javap';

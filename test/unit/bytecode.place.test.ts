@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { SourceText } from '../../src/core/bytecode/sourceText';
-import { derivedQueryProperties, type CallFact } from '../../src/core/bytecode/link';
-import { placeSites } from '../../src/core/structural/resolvers/bytecode';
+import { SourceText } from '../../src/core/structural/sources/bytecode/sourceText';
+import { derivedQueryProperties, type CallFact } from '../../src/core/structural/sources/bytecode/link';
+import { placeSites } from '../../src/core/structural/sources/bytecode/resolver';
 import { tempDir, write } from '../helpers/fixtures';
 
 const SRC = [

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { looksLikeActuatorBeans, parseActuatorBeans, parseJson } from '../../src/core/di/actuator';
-import { parseAotFiles } from '../../src/core/di/aot';
-import { concreteType } from '../../src/core/di/model';
-import type { DiTypeModel, InjectionPoint } from '../../src/core/di/typeModel';
-import { computeWiring } from '../../src/core/di/wiring';
+import { looksLikeActuatorBeans, parseActuatorBeans, parseJson } from '../../src/core/structural/sources/di/actuator';
+import { parseAotFiles } from '../../src/core/structural/sources/di/aot';
+import { concreteType } from '../../src/core/structural/sources/di/model';
+import type { DiTypeModel, InjectionPoint } from '../../src/core/structural/sources/di/typeModel';
+import { computeWiring } from '../../src/core/structural/sources/di/wiring';
 import { TenureError } from '../../src/shared/errors';
 import { REPO_ROOT } from '../helpers/fixtures';
 

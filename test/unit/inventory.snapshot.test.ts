@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileFacts } from '../../src/core/model/structural.js';
-import { Inventory } from '../../src/core/structural/inventory.js';
-import { LANGUAGES, languageForPath, type LanguageSpec } from '../../src/core/structural/languages.js';
+import { Inventory } from '../../src/core/structural/inventory/inventory.js';
+import { LANGUAGES, languageForPath, type LanguageSpec } from '../../src/core/structural/inventory/languages.js';
 import { packageRoot } from '../../src/shared/paths.js';
 
 /*

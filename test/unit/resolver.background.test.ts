@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BackgroundEnricher } from '../../src/core/structural/resolvers/background';
-import type { EdgeResolver, ResolutionBatch, ResolverUnit } from '../../src/core/structural/resolvers/types';
+import { BackgroundEnricher } from '../../src/core/structural/enrichment/background';
+import type { EdgeResolver, ResolutionBatch, ResolverUnit } from '../../src/core/structural/enrichment/types';
 import { edgeTier, indexedFixture } from '../integration/lsp.helpers';
 
 /**

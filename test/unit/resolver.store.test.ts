@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ResolutionStore } from '../../src/core/store/resolutionStore';
-import type { Loc } from '../../src/core/structural/resolvers/types';
+import { ResolutionStore } from '../../src/core/structural/enrichment/store';
+import type { Loc } from '../../src/core/structural/enrichment/types';
 import { edgeTier, indexedFixture, refutations } from '../integration/lsp.helpers';
 
 type Fixture = Awaited<ReturnType<typeof indexedFixture>>;

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SourceIndex, type SourceSymbol } from '../../src/core/bytecode/sourceIndex';
-import { parseTraceExport } from '../../src/core/traces/formats';
-import { analyzeTraces } from '../../src/core/traces/map';
-import type { Span, TraceExport } from '../../src/core/traces/model';
-import { normaliseRoute, type RouteTable } from '../../src/core/traces/routes';
+import { SourceIndex, type SourceSymbol } from '../../src/core/structural/sources/bytecode/sourceIndex';
+import { parseTraceExport } from '../../src/core/structural/sources/traces/formats';
+import { analyzeTraces } from '../../src/core/structural/sources/traces/map';
+import type { Span, TraceExport } from '../../src/core/structural/sources/traces/model';
+import { normaliseRoute, type RouteTable } from '../../src/core/structural/sources/traces/routes';
 import { TenureError } from '../../src/shared/errors';
 import { REPO_ROOT } from '../helpers/fixtures';
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { discover } from '../../src/core/structural/discover';
+import { discover } from '../../src/core/structural/inventory/discover';
 import { Yielder } from '../../src/shared/yielder';
 import { tempDir, write } from '../helpers/fixtures';
 

@@ -13,15 +13,15 @@ import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../../core/epis
 import { COMMAND_KINDS, decayedConfidence, type Actor, type CommandKind } from '../../core/episodic/model.js';
 import { loadOptions, type MemoryOptions } from '../../core/episodic/options.js';
 import { EpisodeRecorder, type RecordResult } from '../../core/episodic/recorder.js';
-import { ensureMemoryTables } from '../../core/episodic/schema.js';
+import { ensureMemoryTables } from '../../core/episodic/writable.js';
 import { exportEpisodes, importEpisodes } from '../../core/episodic/seed.js';
 import { allEpisodeIds, conclusionsFor, episodeCounts, loadEpisodes, type StoredEpisode } from '../../core/episodic/store.js';
 import { RULE_STATUS_MEANING, type Rule, type RuleStatus } from '../../core/procedural/model.js';
 import { applySectionChange, declineProposal, planSectionChange, type SectionPlan } from '../../core/procedural/promotion.js';
 import { refreshRules, type RefreshReport } from '../../core/procedural/refresh.js';
 import { getRule, listRules, ruleEvents, ruleEvidence } from '../../core/procedural/store.js';
-import { StructuralIndexer } from '../../core/structural/indexer.js';
-import { Workspace, TENURE_DIR } from '../../core/workspace.js';
+import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import { cwdOf, EXIT, findRoot, withWorkspace, type CommandGroup } from '../context.js';
 
 /*

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { TenureError } from '../../shared/errors.js';
-import { importBytecode } from '../../core/bytecode/importer.js';
-import { renderArtifactsReport } from '../../core/bytecode/artifacts.js';
-import type { BytecodeLayout } from '../../core/bytecode/load.js';
-import { importBeans, type BeansImportReport } from '../../core/di/importer.js';
-import { importTraces, type TraceImportReport } from '../../core/traces/importer.js';
-import type { Workspace } from '../../core/workspace.js';
+import { importBytecode } from '../../core/structural/sources/bytecode/importer.js';
+import { renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
+import type { BytecodeLayout } from '../../core/structural/sources/bytecode/load.js';
+import { importBeans, type BeansImportReport } from '../../core/structural/sources/di/importer.js';
+import { importTraces, type TraceImportReport } from '../../core/structural/sources/traces/importer.js';
+import type { Workspace } from '../../core/store/workspace.js';
 import { cwdOf, withWorkspace, type CommandGroup } from '../context.js';
 
 /** `tenure import beans|traces|classes`: artifacts that show what the source does not (issue 7). */

@@ -1,14 +1,14 @@
 import { errorMessage } from '../../shared/errors.js';
-import { StructuralIndexer } from '../../core/structural/indexer.js';
-import { indexArtifacts, renderArtifactsReport } from '../../core/bytecode/artifacts.js';
+import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
 import { renderKnowledgeIndexReport } from './knowledge.js';
-import { watchWorkspace } from '../../core/structural/watch.js';
-import type { BackgroundEnricher } from '../../core/structural/resolvers/background.js';
-import { headlessEnricher } from '../../core/structural/resolvers/headless.js';
-import { Workspace } from '../../core/workspace.js';
+import { watchWorkspace } from '../../core/structural/index/watch.js';
+import type { BackgroundEnricher } from '../../core/structural/enrichment/background.js';
+import { headlessEnricher } from '../../core/structural/enrichment/headless.js';
+import { Workspace } from '../../core/store/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
-import { getStatus, renderStatus } from '../../core/query/status.js';
+import { getStatus, renderStatus } from '../../core/structural/status.js';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
 
 interface Fresh {

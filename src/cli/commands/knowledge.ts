@@ -3,17 +3,17 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { TenureError } from '../../shared/errors.js';
-import { fetchGitHubThreads } from '../../core/knowledge/github.js';
+import { fetchGitHubThreads } from '../../core/knowledge/sources/github.js';
 import { indexKnowledge, type KnowledgeIndexReport } from '../../core/knowledge/pipeline.js';
-import { renderSurvey, surveyKnowledge } from '../../core/knowledge/survey.js';
-import type { SourceOptions } from '../../core/knowledge/sources.js';
+import { renderSurvey, surveyKnowledge } from '../../core/knowledge/sources/survey.js';
+import type { SourceOptions } from '../../core/knowledge/sources/documents.js';
 import { createChatModel, createEmbedder, missingKey, modelSettings, type ModelSettings } from '../../core/llm/config.js';
 import { LINK_TIERS } from '../../core/model/tiers.js';
-import { askKnowledge, renderAsk, type AskMode } from '../../core/query/knowledgeAsk.js';
-import { knowledgeStatus, renderKnowledgeStatus } from '../../core/query/knowledgeStatus.js';
+import { askKnowledge, renderAsk, type AskMode } from '../../core/knowledge/globalSearch.js';
+import { knowledgeStatus, renderKnowledgeStatus } from '../../core/knowledge/status.js';
 import { loadReports } from '../../core/knowledge/search.js';
-import { StructuralIndexer } from '../../core/structural/indexer.js';
-import { Workspace, TENURE_DIR } from '../../core/workspace.js';
+import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import { cwdOf, findRoot, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
 
 /*

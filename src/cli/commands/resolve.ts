@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { ScipResolver } from '../../core/scip/resolver.js';
-import { scipIndexerResolver, type ScipIndexer } from '../../core/scip/indexers.js';
-import { EnrichmentPass, describeResolverReport, type EnrichReport } from '../../core/structural/resolvers/enrich.js';
-import { headlessResolvers } from '../../core/structural/resolvers/headless.js';
-import type { EdgeResolver } from '../../core/structural/resolvers/types.js';
-import { StructuralIndexer } from '../../core/structural/indexer.js';
-import { ResolutionStore } from '../../core/store/resolutionStore.js';
-import type { Workspace } from '../../core/workspace.js';
+import { ScipResolver } from '../../core/structural/sources/scip/resolver.js';
+import { scipIndexerResolver, type ScipIndexer } from '../../core/structural/sources/scip/indexers.js';
+import { EnrichmentPass, describeResolverReport, type EnrichReport } from '../../core/structural/enrichment/enrich.js';
+import { headlessResolvers } from '../../core/structural/enrichment/headless.js';
+import type { EdgeResolver } from '../../core/structural/enrichment/types.js';
+import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { ResolutionStore } from '../../core/structural/enrichment/store.js';
+import type { Workspace } from '../../core/store/workspace.js';
 import { cwdOf, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
 
 /** `go=gopls serve` → ['go', ['gopls', 'serve']] */

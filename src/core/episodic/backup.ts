@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Db } from '../store/db.js';
-import type { Workspace } from '../workspace.js';
-import { TENURE_DIR } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
+import { TENURE_DIR } from '../store/workspace.js';
 
 /*
  * Episodes, approved rules and human feedback cannot be rebuilt from the

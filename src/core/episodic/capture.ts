@@ -1,5 +1,5 @@
 import { refreshRules, type RefreshReport } from '../procedural/refresh.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
 import { classifyCommand, loadProjectCommands } from './classify.js';
 import type { Clock } from './clock.js';
 import { maybeEvict, type EvictionReport } from './eviction.js';

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
 import type { Clock } from './clock.js';
 import { fingerprints, similarity, symbolsBySid } from './fingerprint.js';
 import type { OutcomeStatus } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { ensureMemoryTables } from './schema.js';
+import { ensureMemoryTables } from './writable.js';
 import { archiveEpisodes } from './store.js';
 import { OUTCOME_WEIGHT, recencyFactor } from './weighting.js';
 

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError, errorMessage } from '../../shared/errors.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
 import type { Clock } from './clock.js';
 import { diffStat } from './diff.js';
 import { commitDiff, git, repoInfo } from './git.js';
 import type { Actor, NewEpisode, OutcomeStatus } from './model.js';
-import { ensureMemoryTables } from './schema.js';
+import { ensureMemoryTables } from './writable.js';
 import { insertEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import type { FileChange } from './worktree.js';

@@ -1,43 +1,112 @@
-import { Workspace } from '../workspace.js';
-import { tableExists } from './store.js';
+import type { Migration } from '../store/migrations.js';
 
-/*
- * Front doors open the database read-only for queries (the CLI's catalog
- * commands do). A read-only connection does not migrate, so a database made
- * by an older build may lack these tables; and it cannot write, which
- * recording a conclusion must. Both helpers open a short-lived writable
- * connection only when they have to.
+/**
+ * Episodic memory: attempts, their outcomes, failing tests, touched symbols,
+ * conclusions. NOT derived: nothing here can be rebuilt from the sources, so
+ * rows are archived, never deleted automatically, and a destructive change
+ * to these tables must back the database up first (see episodic/backup.ts).
+ * Touches refer to symbols by their stable id (sid), not by row id, and have
+ * no foreign key into the structural tables: re-indexing or `index --rebuild`
+ * never touches an episode.
  */
+export const EPISODIC_MIGRATIONS: readonly Migration[] = [
+  {
+    id: 'episodic-001-episodes',
+    sql: `
+  CREATE TABLE episodes (
+    id INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,            -- stable across export/import
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER NOT NULL,
+    source TEXT NOT NULL,                -- run | terminal | task | junit | import | github | git
+    actor TEXT,                          -- agent | person | ci, NULL when unknown
+    intent TEXT,
+    command TEXT,
+    command_key TEXT,                    -- normalised command, to match repeats
+    command_kind TEXT,                   -- build | test | lint | generate | other
+    cwd TEXT,
+    branch TEXT,
+    head TEXT,
+    commit_message TEXT,
+    diff_files INTEGER NOT NULL DEFAULT 0,
+    diff_added INTEGER NOT NULL DEFAULT 0,
+    diff_removed INTEGER NOT NULL DEFAULT 0,
+    touch_basis TEXT,
+    outcome_kind TEXT NOT NULL,
+    outcome_status TEXT NOT NULL,        -- success | failure | rejected | cancelled | recorded
+    outcome_source TEXT NOT NULL,        -- build-system | test-report | ci | review | git
+    exit_code INTEGER,
+    evidence TEXT,
+    tests_total INTEGER, tests_failed INTEGER, tests_skipped INTEGER,
+    test_reports TEXT,                   -- JSON array of report paths
+    archived_at INTEGER,
+    archive_reason TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX episodes_started ON episodes(started_at);
+  CREATE INDEX episodes_command_key ON episodes(command_key);
 
-const TABLES = ['episodes', 'rules'];
+  CREATE TABLE episode_touches (
+    episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    sid TEXT,                            -- NULL: outside any indexed symbol
+    qname TEXT,
+    kind TEXT,
+    lines INTEGER NOT NULL DEFAULT 0,
+    change TEXT NOT NULL,
+    fingerprint TEXT,
+    fresh INTEGER NOT NULL DEFAULT 1     -- changed since the previous outcome of any kind (not only since the previous run of this kind)
+  );
+  CREATE INDEX episode_touches_episode ON episode_touches(episode_id);
+  CREATE INDEX episode_touches_sid ON episode_touches(sid) WHERE sid IS NOT NULL;
+  CREATE INDEX episode_touches_path ON episode_touches(path);
 
-/** Makes sure the episodic and procedural tables exist, migrating through a writable connection if needed. */
-export async function ensureMemoryTables(ws: Workspace): Promise<void> {
-  for (const t of TABLES) {
-    if (await tableExists(ws.db, t)) continue;
-    const rw = await Workspace.open(ws.root);
-    await rw.close();
-    return;
-  }
-}
+  CREATE TABLE episode_tests (
+    episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    suite TEXT,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,                -- failed | error
+    message TEXT,
+    file TEXT
+  );
+  CREATE INDEX episode_tests_episode ON episode_tests(episode_id);
 
-function isReadonlyError(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  return code === 'SQLITE_READONLY' || /readonly database/i.test(String((e as Error)?.message ?? ''));
-}
+  CREATE TABLE conclusions (
+    id INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,
+    episode_id INTEGER REFERENCES episodes(id),
+    at INTEGER NOT NULL,
+    author TEXT NOT NULL,
+    author_kind TEXT NOT NULL,           -- agent | person
+    text TEXT NOT NULL,
+    confidence REAL NOT NULL,            -- when recorded; decays with half_life_days
+    half_life_days REAL NOT NULL,
+    archived_at INTEGER,
+    archive_reason TEXT
+  );
+  CREATE INDEX conclusions_episode ON conclusions(episode_id);
 
-/** Runs a write with the workspace's connection, or with a writable one when that connection is read-only. */
-export async function withWritable<T>(ws: Workspace, fn: (ws: Workspace) => Promise<T>): Promise<T> {
-  try {
-    await ensureMemoryTables(ws);
-    return await fn(ws);
-  } catch (e) {
-    if (!isReadonlyError(e)) throw e;
-    const rw = await Workspace.open(ws.root);
-    try {
-      return await fn(rw);
-    } finally {
-      await rw.close();
-    }
-  }
-}
+  CREATE TABLE conclusion_symbols (
+    conclusion_id INTEGER NOT NULL REFERENCES conclusions(id) ON DELETE CASCADE,
+    sid TEXT,
+    qname TEXT,
+    path TEXT
+  );
+  CREATE INDEX conclusion_symbols_sid ON conclusion_symbols(sid);
+  CREATE INDEX conclusion_symbols_conclusion ON conclusion_symbols(conclusion_id);
+
+  -- The working tree as it was at the last recorded outcome of each kind
+  -- (test, build, lint, generate, other; 'any' for the last outcome of any
+  -- kind): content of the files that differed from HEAD then, so an
+  -- attempt's touches are "changed since the last test run", not "changed
+  -- since the last commit".
+  CREATE TABLE episodic_worktree (
+    kind TEXT NOT NULL,
+    path TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    content BLOB,
+    PRIMARY KEY (kind, path)
+  );
+  `,
+  },
+];

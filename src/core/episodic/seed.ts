@@ -1,15 +1,15 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { TenureError } from '../../shared/errors.js';
-import { resolveSymbols } from '../query/symbols.js';
-import type { Workspace } from '../workspace.js';
+import { resolveSymbols } from '../structural/lookup.js';
+import type { Workspace } from '../store/workspace.js';
 import { classifyCommand } from './classify.js';
 import { parseInstant, type Clock } from './clock.js';
 import { evidenceFrom } from './recorder.js';
 import { fingerprints, symbolsBySid } from './fingerprint.js';
 import { COMMAND_KINDS, OUTCOME_STATUSES, type NewEpisode, type Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { ensureMemoryTables } from './schema.js';
+import { ensureMemoryTables } from './writable.js';
 import { allConclusions, allEpisodeIds, insertConclusion, insertEpisode, loadEpisodes } from './store.js';
 
 /*

@@ -11,14 +11,14 @@ import { SymbolIndex } from '../linking/symbolIndex.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import { insertRows } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
 import { chunkText, type ChunkOptions } from './chunk.js';
 import { buildGraph, descriptionsKey, pairKey, type ChunkExtraction, type KnowledgeGraph } from './graph.js';
 import { csrFromGraphology, hierarchicalLeiden } from './leiden.js';
 import { OFFLINE_HANDLERS, Vocabulary, offlineExtract, type OfflineExtractInput } from './offline.js';
 import { PROMPT_VERSIONS, extractMessages, reportMessages, summarizeMessages, type ReportInput } from './prompts.js';
 import { Extraction, Report, Summary, type Finding } from './schemas.js';
-import { collectSources, type DocKind, type SourceDocument, type SourceOptions } from './sources.js';
+import { collectSources, type DocKind, type SourceDocument, type SourceOptions } from './sources/documents.js';
 import { wordCount } from './text.js';
 
 /*

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { TenureError } from '../../shared/errors.js';
 import { unifiedDiff } from '../episodic/diff.js';
 import type { Clock } from '../episodic/clock.js';
-import { ensureMemoryTables } from '../episodic/schema.js';
-import type { Workspace } from '../workspace.js';
+import { ensureMemoryTables } from '../episodic/writable.js';
+import type { Workspace } from '../store/workspace.js';
 import type { Rule } from './model.js';
 import { addEvent, getRule, listRules, ruleEvidence, setStatus } from './store.js';
 

@@ -1,9 +1,9 @@
 import { loadProjectCommands } from '../episodic/classify.js';
 import { DAY_MS, type Clock } from '../episodic/clock.js';
 import type { MemoryOptions } from '../episodic/options.js';
-import { ensureMemoryTables } from '../episodic/schema.js';
+import { ensureMemoryTables } from '../episodic/writable.js';
 import { loadEpisodes } from '../episodic/store.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
 import { mineFindings } from './mine.js';
 import type { Finding, Rule } from './model.js';
 import { addEvent, getRule, listRules, setStatus, upsertFinding } from './store.js';

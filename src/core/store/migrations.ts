@@ -1,9 +1,9 @@
-import { KNOWLEDGE_MIGRATIONS } from './schema/knowledge.js';
-import { STRUCTURAL_MIGRATIONS } from './schema/structural.js';
-import { RESOLUTION_MIGRATIONS } from './schema/resolution.js';
-import { EPISODIC_MIGRATIONS } from './schema/episodic.js';
-import { PROCEDURAL_MIGRATIONS } from './schema/procedural.js';
-import { ARTIFACT_MIGRATIONS } from './schema/artifacts.js';
+import { KNOWLEDGE_MIGRATIONS } from '../knowledge/schema.js';
+import { STRUCTURAL_MIGRATIONS } from '../structural/schema.js';
+import { RESOLUTION_MIGRATIONS } from '../structural/enrichment/schema.js';
+import { EPISODIC_MIGRATIONS } from '../episodic/schema.js';
+import { PROCEDURAL_MIGRATIONS } from '../procedural/schema.js';
+import { ARTIFACT_MIGRATIONS } from '../structural/sources/artifacts/schema.js';
 
 /**
  * Named schema migrations, applied once each, in this order, and recorded in

@@ -1,8 +1,8 @@
-import { resolveOneSymbol } from '../query/symbols.js';
-import { WhatBreaksInput, renderWhatBreaks, whatBreaks } from '../query/whatBreaks.js';
-import { askToolSpec } from '../query/ask.js';
-import { recordConclusionTool, whatHappenedBeforeTool } from '../query/episodesTools.js';
-import { relatedByIntentTool, searchKnowledgeTool, whyIsThisTool } from '../query/knowledgeTools.js';
+import { resolveOneSymbol } from '../structural/lookup.js';
+import { WhatBreaksInput, renderWhatBreaks, whatBreaks } from '../structural/impact/whatBreaks.js';
+import { askToolSpec } from '../compose/ask.js';
+import { recordConclusionTool, whatHappenedBeforeTool } from './episodic.js';
+import { relatedByIntentTool, searchKnowledgeTool, whyIsThisTool } from './knowledge.js';
 import { renderRulesBlock, rulesForChangeTo } from '../procedural/hints.js';
 import type { ToolSpec } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { MemoryOptions } from '../episodic/options.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../store/workspace.js';
 
 /** What every front door hands a tool: the workspace's memories and a way to stop. */
 export interface ToolContext {

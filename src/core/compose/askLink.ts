@@ -1,0 +1,168 @@
+import type { LinkTier } from '../model/tiers.js';
+import type { Db } from '../store/db.js';
+import { TenureError } from '../../shared/errors.js';
+import { resolveSymbols, type SymbolRef } from '../structural/lookup.js';
+
+/*
+ * Linking a question's concepts to symbols by name, for when the knowledge
+ * memory has nothing to say (not indexed yet) or no concept matched there.
+ * The link tiers keep their meaning:
+ *   exact  — an identifier in the question names exactly one symbol;
+ *   strong — a phrase in the question is one symbol's whole name ("retry policy" → RetryPolicy);
+ *   weak   — a phrase matches several symbols, or a one-word name together with a word of its container:
+ *            the whole set is returned, none is chosen.
+ * A concept that matches nothing is returned unresolved, never forced.
+ */
+
+export interface ConceptLink {
+  readonly symbol: SymbolRef;
+  readonly tier: LinkTier;
+  /** The words of the question that matched. */
+  readonly phrase: string;
+  readonly why: string;
+  /** Share of the symbol's qualified name found in the question, for ordering within a tier. */
+  readonly score: number;
+}
+
+const STOP = new Set(
+  'a an the i im am is are was were be been being it its this that these those to of in on at for from by with about into over as and or but not no nor so if then than too very can could should would will shall may might must do does did done doing have has had having what which who whom whose why how when where there here any anyone anything some someone something every each all both few more most other such only own same just also before after again once now ever tried try trying change changing changed modify modifying touch touching update updating edit editing break breaks breaking broke happen happened happens work works we our us you your my me he she they them their one two three four five six seven eight nine ten first last next ago going gonna want wants need needs like'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The concepts a question names: maximal runs of content words within a
+ * clause ("I am about to change the settlement retry policy. What breaks…"
+ * → "settlement retry policy"), plus any code-like identifiers.
+ */
+export function conceptPhrases(question: string, max = 4): string[] {
+  const out: string[] = [];
+  for (const clause of question.split(/[.?!;:,()\n]+/)) {
+    let run: string[] = [];
+    const flush = () => {
+      if (run.length) out.push(run.join(' '));
+      run = [];
+    };
+    for (const raw of clause.split(/\s+/)) {
+      const w = raw.replace(/^[^A-Za-z0-9_`$]+|[^A-Za-z0-9_`$]+$/g, '');
+      if (w && (/[A-Z].*[a-z]|[._`]/.test(w.slice(1)) || (w.length >= 3 && !STOP.has(w.toLowerCase())))) run.push(w.replace(/`/g, ''));
+      else flush();
+    }
+    flush();
+  }
+  return [...new Set(out)].sort((a, b) => b.split(' ').length - a.split(' ').length).slice(0, max);
+}
+
+export function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+function containsPhrase(hay: readonly string[], needle: readonly string[]): boolean {
+  if (!needle.length || needle.length > hay.length) return false;
+  for (let i = 0; i + needle.length <= hay.length; i++) if (needle.every((w, j) => hay[i + j] === w || hay[i + j] === `${w}s` || `${hay[i + j]}s` === w)) return true;
+  return false;
+}
+
+/** Code-like tokens: `SettlementService.retry`, RetryPolicy, retry_policy, src/a.ts:12. */
+function identifiers(question: string): string[] {
+  const out = new Set<string>();
+  for (const m of question.matchAll(/`([^`]+)`/g)) out.add(m[1]!.trim());
+  for (const m of question.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
+  return [...out];
+}
+
+interface Row extends SymbolRef {
+  container: string | null;
+}
+
+export async function linkByName(db: Db, question: string, root: string): Promise<{ links: ConceptLink[]; unresolved: string[] }> {
+  const links = new Map<string, ConceptLink>();
+  const add = (l: ConceptLink) => {
+    const prev = links.get(l.symbol.sid);
+    const rank = (t: LinkTier) => ['exact', 'strong', 'weak', 'unresolved'].indexOf(t);
+    if (!prev || rank(l.tier) < rank(prev.tier) || (l.tier === prev.tier && l.score > prev.score)) links.set(l.symbol.sid, l);
+  };
+  const unresolved: string[] = [];
+
+  for (const id of identifiers(question)) {
+    try {
+      const found = await resolveSymbols(db, id, { root });
+      const nonModule = found.filter((f) => f.kind !== 'module');
+      const list = nonModule.length ? nonModule : found;
+      for (const s of list) {
+        add({
+          symbol: s,
+          tier: list.length === 1 ? 'exact' : 'weak',
+          phrase: id,
+          why: list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
+          score: 1,
+        });
+      }
+    } catch (e) {
+      if (TenureError.is(e, 'not-indexed')) throw e;
+      unresolved.push(id);
+    }
+  }
+
+  const qWords = words(question);
+  const content = [...new Set(qWords.filter((w) => w.length >= 3 && !STOP.has(w)))];
+  if (content.length) {
+    const like = content.map(() => 'lower(s.name) LIKE ?').join(' OR ');
+    const rows = await db.all<Row>(
+      `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, p.name AS container
+       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
+       WHERE s.kind NOT IN ('module', 'constructor') AND (${like}) LIMIT 5000`,
+      content.map((w) => `%${w}%`),
+    );
+    const phraseHits = new Map<string, Row[]>();
+    const oneWordHits: { row: Row; container: string }[] = [];
+    for (const r of rows) {
+      const nw = words(r.name);
+      if (!containsPhrase(qWords, nw)) continue;
+      if (nw.length >= 2) {
+        const key = nw.join(' ');
+        phraseHits.set(key, [...(phraseHits.get(key) ?? []), r]);
+      } else if (r.container) {
+        const cw = words(r.container).filter((w) => !STOP.has(w));
+        const shared = cw.filter((w) => content.includes(w));
+        if (shared.length && !STOP.has(nw[0]!)) oneWordHits.push({ row: r, container: shared.join(' ') });
+      }
+    }
+    for (const [phrase, hits] of phraseHits) {
+      for (const r of hits) {
+        const qn = words(r.qname.split('.').slice(-2).join('.'));
+        const score = qn.filter((w) => qWords.includes(w)).length / qn.length;
+        add({
+          symbol: r,
+          tier: hits.length === 1 ? 'strong' : 'weak',
+          phrase,
+          why: hits.length === 1 ? `"${phrase}" is its whole name` : `"${phrase}" is the name of ${hits.length} symbols; all are returned`,
+          score,
+        });
+      }
+    }
+    for (const { row: r, container } of oneWordHits) {
+      const qn = words(r.qname.split('.').slice(-2).join('.'));
+      add({
+        symbol: r,
+        tier: 'weak',
+        phrase: `${container} ${r.name}`,
+        why: `"${r.name}" with "${container}" from its container ${r.container}: a guess by name, verify`,
+        score: qn.filter((w) => qWords.includes(w)).length / qn.length,
+      });
+    }
+  }
+  const rank = (t: LinkTier) => ['exact', 'strong', 'weak', 'unresolved'].indexOf(t);
+  // Among guesses, prefer those next to what the question names outright: same folder as an exact or strong link.
+  const dirOf = (p: string) => p.slice(0, p.lastIndexOf('/') + 1);
+  const anchored = new Set([...links.values()].filter((l) => l.tier === 'exact' || l.tier === 'strong').map((l) => dirOf(l.symbol.path)));
+  for (const [sid, l] of links) if (l.tier === 'weak' && anchored.has(dirOf(l.symbol.path))) links.set(sid, { ...l, score: l.score + 0.25, why: `${l.why}; next to ${[...links.values()].find((x) => x.tier !== 'weak' && dirOf(x.symbol.path) === dirOf(l.symbol.path))?.symbol.qname ?? 'a stronger link'}` });
+  const list = [...links.values()].map((l) => ({ ...l, symbol: { id: l.symbol.id, sid: l.symbol.sid, name: l.symbol.name, qname: l.symbol.qname, kind: l.symbol.kind, path: l.symbol.path, line: l.symbol.line } }));
+  list.sort((a, b) => rank(a.tier) - rank(b.tier) || b.score - a.score || a.symbol.qname.localeCompare(b.symbol.qname));
+  return { links: list, unresolved };
+}

@@ -1,0 +1,341 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { ALWAYS_SKIPPED_DIRS } from '../../structural/inventory/discover.js';
+import { readExport, type CommitLike } from './github.js';
+import { wordCount } from '../text.js';
+
+/*
+ * Where the knowledge memory reads from: markdown and text documents
+ * (decision records, post-mortems, RFCs, design docs), git commit messages
+ * with content, and JSON exports of pull requests, issues and commits in
+ * GitHub's REST shapes. Configurable with gitignore-style globs; .gitignore is
+ * honoured; nothing is read from node_modules, .git or .tenure (except
+ * .tenure/exports, where a live GitHub fetch writes).
+ */
+
+export type DocKind = 'adr' | 'postmortem' | 'rfc' | 'design' | 'pr' | 'issue' | 'commit' | 'readme' | 'changelog' | 'doc';
+export const DOC_KINDS: readonly DocKind[] = ['adr', 'postmortem', 'rfc', 'design', 'pr', 'issue', 'commit', 'readme', 'changelog', 'doc'];
+
+export interface Section {
+  readonly start: number;
+  readonly end: number;
+  readonly url?: string;
+  readonly author?: string;
+}
+
+export interface SourceDocument {
+  /** Stable key: a workspace path, `path#pull/142`, `git:<sha>`. */
+  readonly source: string;
+  readonly kind: DocKind;
+  readonly title: string;
+  /** The handle people use: ADR-0007, INC-2041, PR #142, commit 1a2b3c4. */
+  readonly ref?: string;
+  readonly path?: string;
+  readonly url?: string;
+  readonly author?: string;
+  readonly createdAt?: string;
+  readonly text: string;
+  readonly sections?: readonly Section[];
+}
+
+export interface SourceOptions {
+  /** Document globs (gitignore syntax). Default: markdown, text, reStructuredText and AsciiDoc anywhere. */
+  readonly include?: readonly string[];
+  /** Globs left out, on top of .gitignore. */
+  readonly exclude?: readonly string[];
+  /** Folders (gitignore syntax) whose *.json files are read as GitHub exports. */
+  readonly exports?: readonly string[];
+  /** Read `git log` when the workspace is in a git repository. Default true. */
+  readonly git?: boolean;
+  readonly gitMaxCommits?: number;
+  /** Larger files are skipped (and listed). Default 1 MiB. */
+  readonly maxFileBytes?: number;
+}
+
+export const DEFAULT_INCLUDE: readonly string[] = ['*.md', '*.markdown', '*.mdx', '*.txt', '*.rst', '*.adoc'];
+export const DEFAULT_EXCLUDE: readonly string[] = [
+  'LICENSE*',
+  'LICENCE*',
+  'COPYING*',
+  'NOTICE*',
+  'CODE_OF_CONDUCT*',
+  'third_party/',
+  'vendor/',
+  '.github/ISSUE_TEMPLATE/',
+  '.github/PULL_REQUEST_TEMPLATE*',
+  'requirements*.txt',
+  'constraints*.txt',
+  '*.min.*',
+  'dist/',
+  'out/',
+  'build/',
+  'target/',
+  'coverage/',
+];
+export const DEFAULT_EXPORTS: readonly string[] = ['exports/', 'export/', '.github-export/', 'github-export/', 'tickets/'];
+
+export interface Skipped {
+  readonly path: string;
+  readonly reason: string;
+}
+
+export interface CommitVerdict {
+  readonly informative: boolean;
+  readonly reason?: string;
+}
+
+export interface SourceSet {
+  readonly documents: SourceDocument[];
+  readonly skipped: Skipped[];
+  /** Commits seen (git and exports) and how many carried content. */
+  readonly commits: { readonly seen: number; readonly informative: number; readonly contentFree: number; readonly fromGit: boolean };
+}
+
+const CONTENT_FREE = /^(?:fix(?:e[sd])?|fixup!?.*|wip|typo|typos|tmp|temp|test|tests|cleanup|clean up|lint|format(?:ting)?|update|updates|minor|misc|changes|stuff|refactor|merge|bump|release|version|oops|asdf|\.|-+|initial commit|first commit|more|again|small fix(?:es)?|fix tests?|fix build|fix lint|fix typo|wip:?.*|update readme(?:\.md)?|update [\w./-]+)$/i;
+
+/** Whether a commit message explains anything, and why not when it does not. */
+export function judgeCommit(message: string): CommitVerdict {
+  const [subjectLine = '', ...rest] = message.replace(/\r\n?/g, '\n').trim().split('\n');
+  const subject = subjectLine.trim();
+  const body = rest
+    .filter((l) => !/^(signed-off-by|co-authored-by|change-id|reviewed-by|acked-by):/i.test(l.trim()))
+    .join('\n')
+    .trim();
+  if (/^merge (branch|pull request|remote-tracking|commit) /i.test(subject) && wordCount(body) < 8) return { informative: false, reason: 'merge commit' };
+  if (/^(bump|build\(deps\)|chore\(deps\))\b.*\bfrom\b.*\bto\b/i.test(subject)) return { informative: false, reason: 'dependency bump' };
+  if (/^v?\d+\.\d+(\.\d+)?([-+].*)?$/.test(subject) || /^release v?\d/i.test(subject)) return { informative: false, reason: 'version tag' };
+  if (/^revert "/i.test(subject) && wordCount(body) < 8) return { informative: false, reason: 'revert without reason' };
+  const bodyWords = wordCount(body);
+  if (bodyWords >= 8) return { informative: true };
+  const stripped = subject.replace(/^(\w+)(\([^)]*\))?!?:\s*/, '').trim();
+  if (CONTENT_FREE.test(subject) || CONTENT_FREE.test(stripped)) return { informative: false, reason: `content-free message ("${subject.slice(0, 40)}")` };
+  if (wordCount(stripped) < 6) return { informative: false, reason: 'too short to explain anything' };
+  return { informative: true };
+}
+
+export function commitDocument(c: CommitLike, origin: string): SourceDocument {
+  const message = c.message.replace(/\r\n?/g, '\n').trim();
+  const subject = message.split('\n')[0]!.trim();
+  const short = c.sha.slice(0, 7);
+  return {
+    source: `${origin}:${c.sha}`,
+    kind: 'commit',
+    title: subject,
+    ref: `commit ${short}`,
+    ...(c.url ? { url: c.url } : {}),
+    ...(c.author ? { author: c.author } : {}),
+    ...(c.date ? { createdAt: c.date } : {}),
+    text: `commit ${short}: ${message}\n`,
+  };
+}
+
+function matcher(patterns: readonly string[]): Ignore {
+  return ignore().add([...patterns]);
+}
+
+/** Kind of a markdown/text document, from its path and first lines. */
+export function classify(rel: string, text: string): DocKind {
+  const lower = rel.toLowerCase();
+  const parts = lower.split('/');
+  const base = parts[parts.length - 1]!;
+  const head = text.slice(0, 2000);
+  const dirs = parts.slice(0, -1);
+  if (dirs.some((d) => /^(adrs?|decisions?|decision-records?|architecture-decisions?)$/.test(d)) || /^adr[-_ ]?\d+/.test(base)) return 'adr';
+  if (dirs.some((d) => /^(post-?mortems?|incidents?|incident-reports?|retros?|retrospectives?)$/.test(d)) || /post-?mortem|incident-report/.test(base)) return 'postmortem';
+  if (dirs.some((d) => /^rfcs?$/.test(d)) || /^rfc[-_ ]?\d+/.test(base)) return 'rfc';
+  if (/^readme(\.|$)/.test(base)) return 'readme';
+  if (/^(changelog|changes|history|news)(\.|$)/.test(base)) return 'changelog';
+  if (/^#\s*(adr|architecture decision)[\s-]*\d+/im.test(head) || (/^#+\s*status\b/im.test(head) && /^#+\s*decision\b/im.test(head))) return 'adr';
+  if (/^#\s*(post-?mortem|incident (report|review))/im.test(head)) return 'postmortem';
+  if (/^#\s*rfc\b/im.test(head)) return 'rfc';
+  if (dirs.some((d) => /^(design|designs|architecture|specs?)$/.test(d))) return 'design';
+  return 'doc';
+}
+
+/** Title and handle of a markdown/text document. */
+export function titleOf(rel: string, text: string, kind: DocKind): { title: string; ref?: string } {
+  const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  const fmTitle = fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
+  const h1 = /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
+  const underlined = /^(.+)\n=+\s*$/m.exec(text)?.[1];
+  const base = path.posix.basename(rel).replace(/\.[^.]+$/, '');
+  const title = (fmTitle ?? h1 ?? underlined ?? base.replace(/[-_]+/g, ' ')).trim().replace(/\s+/g, ' ').slice(0, 200) || base;
+  const probe = `${title}\n${base}`;
+  const explicit = /\b(ADR|RFC|INC|PM)[- _]?(\d{1,5})\b/i.exec(probe);
+  if (explicit) return { title, ref: `${explicit[1]!.toUpperCase()}-${explicit[2]}` };
+  if (kind === 'adr' || kind === 'rfc') {
+    const num = /^(\d{1,5})[-_ ]/.exec(base)?.[1];
+    if (num) return { title, ref: `${kind.toUpperCase()}-${num}` };
+  }
+  if (kind === 'postmortem') {
+    const inc = /\b(INC|INCIDENT)[- _]?(\d{1,6})\b/i.exec(text.slice(0, 1500));
+    if (inc) return { title, ref: `INC-${inc[2]}` };
+  }
+  return { title };
+}
+
+export function collectSources(root: string, options: SourceOptions = {}): SourceSet {
+  const include = matcher(options.include ?? DEFAULT_INCLUDE);
+  const exclude = matcher([...DEFAULT_EXCLUDE, ...(options.exclude ?? [])]);
+  const exportDirs = matcher(options.exports ?? DEFAULT_EXPORTS);
+  const maxBytes = options.maxFileBytes ?? 1024 * 1024;
+  const documents: SourceDocument[] = [];
+  const skipped: Skipped[] = [];
+  const commits: CommitLike[] = [];
+  const commitOrigins: string[] = [];
+
+  const visit = (abs: string, rel: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(abs);
+    } catch {
+      return;
+    }
+    const isJsonExport = rel.endsWith('.json') && (exportDirs.ignores(rel) || rel.startsWith('.tenure/exports/'));
+    if (!isJsonExport && !include.ignores(rel)) return;
+    if (exclude.ignores(rel)) return;
+    if (stat.size > maxBytes) {
+      skipped.push({ path: rel, reason: `larger than ${Math.round(maxBytes / 1024)} KiB` });
+      return;
+    }
+    let text: string;
+    try {
+      const buf = fs.readFileSync(abs);
+      if (buf.includes(0)) {
+        skipped.push({ path: rel, reason: 'binary' });
+        return;
+      }
+      text = new TextDecoder('utf-8', { fatal: true }).decode(buf).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    } catch {
+      skipped.push({ path: rel, reason: 'not UTF-8' });
+      return;
+    }
+    if (isJsonExport) {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        skipped.push({ path: rel, reason: 'export is not valid JSON' });
+        return;
+      }
+      const contents = readExport(json, rel);
+      if (contents.kind === 'threads') documents.push(...contents.documents);
+      else if (contents.kind === 'commits') {
+        commits.push(...contents.commits);
+        for (let i = 0; i < contents.commits.length; i++) commitOrigins.push(rel);
+      } else skipped.push({ path: rel, reason: 'JSON in an export folder, but not a GitHub pull request, issue, thread or commit list' });
+      return;
+    }
+    if (!text.trim()) return;
+    const kind = classify(rel, text);
+    const { title, ref } = titleOf(rel, text, kind);
+    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text });
+  };
+
+  walk(root, visit);
+  const exportsDir = path.join(root, '.tenure', 'exports');
+  if (fs.existsSync(exportsDir)) walk(exportsDir, (abs, rel) => visit(abs, `.tenure/exports/${rel}`));
+
+  let fromGit = false;
+  if (options.git !== false) {
+    const git = gitCommits(root, options.gitMaxCommits ?? 5000);
+    if (git) {
+      fromGit = true;
+      commits.push(...git);
+      for (let i = 0; i < git.length; i++) commitOrigins.push('git');
+    }
+  }
+  let informative = 0;
+  let contentFree = 0;
+  const seenSha = new Set<string>();
+  commits.forEach((c, i) => {
+    if (seenSha.has(c.sha)) return;
+    seenSha.add(c.sha);
+    if (judgeCommit(c.message).informative) {
+      informative++;
+      documents.push(commitDocument(c, commitOrigins[i] === 'git' ? 'git' : `${commitOrigins[i]}#commit`));
+    } else contentFree++;
+  });
+  documents.sort((a, b) => a.source.localeCompare(b.source));
+  return { documents, skipped, commits: { seen: seenSha.size, informative, contentFree, fromGit } };
+}
+
+function walk(root: string, visit: (abs: string, rel: string) => void): void {
+  const seen = new Set<string>();
+  const stack: { dir: string; rel: string; rules: { base: string; ig: Ignore }[] }[] = [{ dir: root, rel: '', rules: [] }];
+  while (stack.length) {
+    const { dir, rel, rules } = stack.pop()!;
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue;
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    let here = rules;
+    const gi = entries.find((e) => e.name === '.gitignore' && e.isFile());
+    if (gi) {
+      try {
+        here = [...rules, { base: rel, ig: ignore().add(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8')) }];
+      } catch {
+        // unreadable .gitignore: keep the rules we have
+      }
+    }
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const childRel = rel ? `${rel}/${e.name}` : e.name;
+      const isDir = e.isDirectory() || (e.isSymbolicLink() && safeIsDir(path.join(dir, e.name)));
+      if (isDir && ALWAYS_SKIPPED_DIRS.has(e.name)) continue;
+      if (ignored(here, childRel, isDir)) continue;
+      if (isDir) stack.push({ dir: path.join(dir, e.name), rel: childRel, rules: here });
+      else if (e.isFile() || e.isSymbolicLink()) visit(path.join(dir, e.name), childRel);
+    }
+  }
+}
+
+function safeIsDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function ignored(rules: readonly { base: string; ig: Ignore }[], rel: string, isDir: boolean): boolean {
+  for (const { base, ig } of rules) {
+    const sub = base ? (rel.startsWith(base + '/') ? rel.slice(base.length + 1) : undefined) : rel;
+    if (!sub) continue;
+    if (ig.ignores(isDir ? sub + '/' : sub)) return true;
+  }
+  return false;
+}
+
+/** Commit messages from `git log` limited to the workspace folder; undefined when it is not in a git repository. */
+export function gitCommits(root: string, max: number): CommitLike[] | undefined {
+  try {
+    const out = execFileSync('git', ['-C', root, 'log', `-n${max}`, '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%B%x1e', '--', '.'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 60_000,
+    });
+    return out
+      .split('\x1e')
+      .map((r) => r.replace(/^\n+/, ''))
+      .filter((r) => r.includes('\x1f'))
+      .map((r) => {
+        const [sha, author, date, message] = r.split('\x1f');
+        return { sha: sha!.trim(), author: author ?? '', date: date ?? '', message: (message ?? '').trim() };
+      });
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,205 @@
+import { LlmRunner, estimateTokens, messagesTokens } from '../../llm/runner.js';
+import { HashingEmbedder } from '../../llm/offline.js';
+import type { ChatModel } from '../../llm/types.js';
+import { SymbolIndex } from '../../linking/symbolIndex.js';
+import type { Db } from '../../store/db.js';
+import { chunkText, type ChunkOptions } from '../chunk.js';
+import { buildGraph, type ChunkExtraction } from '../graph.js';
+import { csrFromEdges, hierarchicalLeiden } from '../leiden.js';
+import { Vocabulary, offlineExtract } from '../offline.js';
+import { PROMPT_VERSIONS, extractMessages, reportMessages, summarizeMessages } from '../prompts.js';
+import { DOC_KINDS, collectSources, type DocKind, type Skipped, type SourceOptions } from './documents.js';
+import { wordCount } from '../text.js';
+
+/*
+ * What the corpus holds and what indexing it will cost, before anything is
+ * spent. Most document collections are thin — nine ADRs and "fix bug"
+ * commits give a knowledge index nothing — and the survey says so. The cost
+ * estimate comes from a dry run of the offline pipeline on the real documents
+ * (chunks, entities, communities), priced with the model prompts' real sizes,
+ * minus what the cache already holds.
+ */
+
+export interface SurveyOptions {
+  readonly sources?: SourceOptions;
+  readonly chunking?: ChunkOptions;
+  /** Estimate for this model; undefined: offline (no calls). */
+  readonly chat?: ChatModel;
+  readonly embedderIsModel?: boolean;
+  /** Dollars per million tokens, for a price estimate. */
+  readonly price?: { readonly input: number; readonly output: number };
+  readonly maxClusterSize?: number;
+}
+
+export interface CostEstimate {
+  readonly model: string;
+  readonly calls: { readonly extract: number; readonly summarize: number; readonly report: number; readonly total: number };
+  /** Extraction calls the cache already answers. */
+  readonly cachedExtract: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly embeddingTokens: number;
+  readonly dollars?: number;
+  /** How much to trust it. */
+  readonly note: string;
+}
+
+export interface Survey {
+  readonly documents: { readonly total: number; readonly byKind: Record<DocKind, number>; readonly words: number; readonly tokens: number; readonly bytes: number };
+  readonly commits: { readonly seen: number; readonly informative: number; readonly contentFree: number; readonly fromGit: boolean };
+  readonly skipped: readonly Skipped[];
+  readonly chunks: number;
+  /** From an offline dry run. */
+  readonly graph: { readonly entities: number; readonly relationships: number; readonly communities: number };
+  readonly thin: boolean;
+  readonly warnings: readonly string[];
+  readonly estimate?: CostEstimate;
+  readonly ms: number;
+}
+
+export async function surveyKnowledge(root: string, db: Db | undefined, options: SurveyOptions = {}): Promise<Survey> {
+  const t0 = performance.now();
+  const set = collectSources(root, options.sources ?? {});
+  const byKind = Object.fromEntries(DOC_KINDS.map((k) => [k, 0])) as Record<DocKind, number>;
+  let words = 0;
+  let bytes = 0;
+  let tokens = 0;
+  const symbols = db && (await db.get<{ n: number }>('SELECT count(*) AS n FROM symbols').catch(() => ({ n: 0 })))?.n ? await SymbolIndex.load(db) : new SymbolIndex([]);
+  const vocabulary = new Vocabulary(symbols.phraseNames());
+  const items: ChunkExtraction[] = [];
+  const chunkList: { text: string; tokens: number; kind: string; title: string; ref?: string; heading?: string }[] = [];
+  set.documents.forEach((d, docId) => {
+    byKind[d.kind]++;
+    words += wordCount(d.text);
+    bytes += Buffer.byteLength(d.text);
+    for (const c of chunkText(d.text, options.chunking ?? {})) {
+      tokens += c.tokens;
+      chunkList.push({ text: c.text, tokens: c.tokens, kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}), ...(c.heading ? { heading: c.heading } : {}) });
+      items.push({ chunkId: chunkList.length, docId, extractedBy: 'offline', extraction: offlineExtract({ text: c.text, doc: { kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}) }, vocabulary }) });
+    }
+  });
+  const graph = buildGraph(items, set.documents.map((d, id) => ({ id, title: d.title, ...(d.ref ? { ref: d.ref } : {}) })));
+  const keys = [...graph.entities.keys()].sort();
+  const idx = new Map(keys.map((k, i) => [k, i]));
+  const rels = [...graph.relationships.values()];
+  const communities = keys.length
+    ? hierarchicalLeiden(csrFromEdges(keys.length, rels.map((r) => idx.get(r.a)!), rels.map((r) => idx.get(r.b)!), rels.map((r) => r.weight)), { maxClusterSize: options.maxClusterSize ?? 10 })
+    : [];
+  const reportable = communities.filter((c) => c.nodes.length >= 2);
+
+  const decisions = byKind.adr + byKind.rfc + byKind.design;
+  const incidents = byKind.postmortem;
+  const discussions = byKind.pr + byKind.issue;
+  const reasons = decisions + incidents + discussions + set.commits.informative;
+  const warnings: string[] = [];
+  const thin = words < 3000 || reasons < 5;
+  if (thin) {
+    warnings.push(
+      `Thin corpus: ${decisions} decision record${decisions === 1 ? '' : 's'}, ${incidents} post-mortem${incidents === 1 ? '' : 's'}, ${discussions} PR/issue thread${discussions === 1 ? '' : 's'}, ${set.commits.informative} informative commit${set.commits.informative === 1 ? '' : 's'}, ${words.toLocaleString('en-US')} words. The knowledge index will have little to say; a model pass will not change that. Export PR threads (GitHub REST JSON into exports/) or write down decisions first.`,
+    );
+  }
+  if (set.commits.seen >= 10 && set.commits.contentFree / set.commits.seen > 0.7) {
+    warnings.push(`${set.commits.contentFree} of ${set.commits.seen} commits say nothing ("fix", "wip", merges, bumps) and are left out.`);
+  }
+  if (!set.commits.fromGit && set.commits.seen === 0) warnings.push('No commit history: this folder is not in a git repository and no commit export was found.');
+  if (!symbols.size) warnings.push('No structural index yet: entities cannot be linked to symbols until `tenure index` has run.');
+
+  let estimate: CostEstimate | undefined;
+  if (options.chat && options.chat.provider !== 'offline') {
+    const chat = options.chat;
+    const runner = new LlmRunner(chat, new HashingEmbedder(), db ? { db } : {});
+    let input = 0;
+    let output = 0;
+    let extract = 0;
+    let cachedExtract = 0;
+    for (const c of chunkList) {
+      const messages = extractMessages({ text: c.text, doc: { kind: c.kind, title: c.title, ...(c.ref ? { ref: c.ref } : {}) }, ...(c.heading ? { heading: c.heading } : {}) });
+      if (db && (await runner.isCached({ task: 'extract-graph', promptVersion: PROMPT_VERSIONS.extract, messages }))) {
+        cachedExtract++;
+        continue;
+      }
+      extract++;
+      input += messagesTokens(messages);
+      output += Math.min(4000, 200 + Math.round(0.9 * c.tokens));
+    }
+    const summarizeOverhead = messagesTokens(summarizeMessages({ name: '', type: '', descriptions: [] }));
+    let summarize = 0;
+    for (const e of graph.entities.values()) {
+      if (e.descriptions.length < 2) continue;
+      summarize++;
+      input += summarizeOverhead + e.descriptions.reduce((n, d) => n + estimateTokens(d) + 2, 0);
+      output += 180;
+    }
+    for (const r of rels) {
+      if (r.descriptions.length < 2) continue;
+      summarize++;
+      input += summarizeOverhead + r.descriptions.reduce((n, d) => n + estimateTokens(d) + 2, 0);
+      output += 150;
+    }
+    const reportOverhead = messagesTokens(reportMessages({ level: 0, entities: [], relationships: [] }));
+    for (const c of reportable) {
+      let ctx = 0;
+      for (const n of c.nodes) ctx += estimateTokens(graph.entities.get(keys[n]!)!.description) + 12;
+      input += reportOverhead + Math.min(6000, ctx * 2);
+      output += 900;
+    }
+    // Entities and reports are embedded (chunks are ranked by full-text search).
+    const embeddingTokens = options.embedderIsModel ? [...graph.entities.values()].reduce((n, e) => n + estimateTokens(e.description) + 8, 0) + reportable.length * 500 : 0;
+    const dollars = options.price ? (input / 1e6) * options.price.input + (output / 1e6) * options.price.output : undefined;
+    estimate = {
+      model: chat.id,
+      calls: { extract, summarize, report: reportable.length, total: extract + summarize + reportable.length },
+      cachedExtract,
+      inputTokens: input,
+      outputTokens: output,
+      embeddingTokens,
+      ...(dollars !== undefined ? { dollars } : {}),
+      note: 'Extraction is counted exactly (prompt sizes from the real chunks, minus cached calls); summaries and reports are estimated from an offline dry run of the graph, so expect ±50%. Retries and repairs add to it; the token budget caps it.',
+    };
+  }
+  return {
+    documents: { total: set.documents.length, byKind, words, tokens, bytes },
+    commits: set.commits,
+    skipped: set.skipped,
+    chunks: chunkList.length,
+    graph: { entities: graph.entities.size, relationships: graph.relationships.size, communities: reportable.length },
+    thin,
+    warnings,
+    ...(estimate ? { estimate } : {}),
+    ms: performance.now() - t0,
+  };
+}
+
+export function renderSurvey(s: Survey): string {
+  const kinds = DOC_KINDS.filter((k) => s.documents.byKind[k]).map((k) => `${KIND_WORDS[k]} ${s.documents.byKind[k]}`);
+  const lines = [
+    `Documents: ${s.documents.total} (${kinds.join(', ') || 'none'}); ${s.documents.words.toLocaleString('en-US')} words, ${s.documents.tokens.toLocaleString('en-US')} tokens, ${s.chunks} chunks.`,
+    `Commits: ${s.commits.seen} seen${s.commits.fromGit ? ' (git log)' : ''}, ${s.commits.informative} informative, ${s.commits.contentFree} content-free (left out).`,
+    `Offline dry run: ${s.graph.entities} entities, ${s.graph.relationships} relationships, ${s.graph.communities} communities to report on.`,
+  ];
+  if (s.skipped.length) lines.push(`Skipped: ${s.skipped.slice(0, 5).map((x) => `${x.path} (${x.reason})`).join('; ')}${s.skipped.length > 5 ? `; … ${s.skipped.length - 5} more` : ''}`);
+  for (const w of s.warnings) lines.push(`Warning: ${w}`);
+  if (s.estimate) {
+    const e = s.estimate;
+    lines.push(
+      `Model pass with ${e.model}: about ${e.calls.total.toLocaleString('en-US')} calls (${e.calls.extract} extraction${e.cachedExtract ? ` + ${e.cachedExtract} already cached` : ''}, ${e.calls.summarize} description merges, ${e.calls.report} community reports), ~${e.inputTokens.toLocaleString('en-US')} input and ~${e.outputTokens.toLocaleString('en-US')} output tokens${e.embeddingTokens ? `, ~${e.embeddingTokens.toLocaleString('en-US')} embedding tokens` : ''}${e.dollars !== undefined ? `, about $${e.dollars.toFixed(2)}` : ''}.`,
+      e.note,
+    );
+  } else {
+    lines.push('Offline pass: no model calls, no cost. Name a model (`--model`) to see what a model pass would cost.');
+  }
+  return lines.join('\n');
+}
+
+const KIND_WORDS: Record<DocKind, string> = {
+  adr: 'decision records',
+  postmortem: 'post-mortems',
+  rfc: 'RFCs',
+  design: 'design docs',
+  pr: 'PR threads',
+  issue: 'issues',
+  commit: 'informative commits',
+  readme: 'READMEs',
+  changelog: 'changelogs',
+  doc: 'other docs',
+};

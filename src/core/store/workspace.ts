@@ -1,0 +1,50 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TenureError } from '../../shared/errors.js';
+import { Db } from './db.js';
+
+export const TENURE_DIR = '.tenure';
+export const DB_FILE = 'memory.db';
+
+export interface WorkspaceOptions {
+  /** Fail with `not-indexed` instead of creating a database where there is none. */
+  readonly readonly?: boolean;
+}
+
+/**
+ * One repository's memories: its root folder and its `.tenure/memory.db`,
+ * shared by the extension, the CLI and the MCP server.
+ */
+export class Workspace {
+  private constructor(
+    readonly root: string,
+    readonly db: Db,
+  ) {}
+
+  static dbPath(root: string): string {
+    return path.join(root, TENURE_DIR, DB_FILE);
+  }
+
+  static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+    const abs = path.resolve(root);
+    const dir = path.join(abs, TENURE_DIR);
+    if (!options.readonly) {
+      fs.mkdirSync(dir, { recursive: true });
+      // The database is derived or personal: never committed by accident.
+      const ignore = path.join(dir, '.gitignore');
+      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
+    }
+    if (options.readonly && !fs.existsSync(Workspace.dbPath(abs))) {
+      throw new TenureError('not-indexed', `Tenure has not indexed ${abs} yet. Run \`tenure index\` there first (or pass --cwd <workspace root>).`);
+    }
+    // Opened read-write even for queries: a database written by an older Tenure gets its
+    // pending migrations before anything reads the new columns. `readonly` here means
+    // "do not create a memory that does not exist yet".
+    const db = await Db.open(Workspace.dbPath(abs));
+    return new Workspace(abs, db);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

@@ -1,0 +1,424 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TenureError } from '../../../shared/errors.js';
+import { toPosixRelative } from '../../../shared/paths.js';
+import { Yielder } from '../../../shared/yielder.js';
+import { StructuralStore } from '../store.js';
+import type { Workspace } from '../../store/workspace.js';
+import { ALWAYS_SKIPPED_DIRS, discover, type DiscoveredFile } from '../inventory/discover.js';
+import { languageForPath } from '../inventory/languages.js';
+import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePool.js';
+import type { ParseResponse } from '../inventory/parseProtocol.js';
+import { Resolver } from './resolve.js';
+import { StructuralState, type FileEntry, type Site, type Sym } from './state.js';
+import ignore from 'ignore';
+
+export interface IndexerOptions {
+  /** Parse workers; defaults to the cores available, at most 4. */
+  readonly workers?: number;
+  readonly maxFileBytes?: number;
+  /** Per-file parse budget. */
+  readonly parseBudgetMs?: number;
+  readonly exclude?: readonly string[];
+  readonly log?: (message: string) => void;
+  /**
+   * Restricted mode (an untrusted workspace): the inventory is tree-sitter
+   * only, which is all it is today; enrichment passes that start language
+   * servers or call models must check this and stay off.
+   */
+  readonly restricted?: boolean;
+}
+
+export interface IndexReport {
+  readonly files: number;
+  readonly parsed: number;
+  readonly unchanged: number;
+  readonly removed: number;
+  readonly skipped: readonly { path: string; reason: string }[];
+  readonly symbols: number;
+  readonly sites: number;
+  readonly edges: number;
+  readonly bytes: number;
+  readonly ms: number;
+  /** Where the time went, in milliseconds. */
+  readonly phases: { discover: number; load: number; parse: number; resolve: number; write: number };
+}
+
+interface Parsed {
+  readonly rel: string;
+  readonly file?: DiscoveredFile;
+  readonly response: ParseResponse;
+}
+
+/**
+ * Builds and keeps the structural memory up to date: discovery, parsing in
+ * workers, resolution in memory, one transaction per batch into SQLite.
+ * Batches are serialised, so a save during a full index waits its turn.
+ */
+export class StructuralIndexer {
+  private readonly state: StructuralState;
+  private readonly resolver: Resolver;
+  private readonly store: StructuralStore;
+  private pool: ParsePool | undefined;
+  private loaded = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly maxFileBytes: number;
+  private readonly parseBudgetMs: number;
+
+  private constructor(
+    readonly workspace: Workspace,
+    private readonly options: IndexerOptions,
+  ) {
+    this.state = new StructuralState(path.basename(workspace.root));
+    this.resolver = new Resolver(this.state);
+    this.store = new StructuralStore(workspace.db);
+    this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+    this.parseBudgetMs = options.parseBudgetMs ?? 2000;
+  }
+
+  static async create(workspace: Workspace, options: IndexerOptions = {}): Promise<StructuralIndexer> {
+    return new StructuralIndexer(workspace, options);
+  }
+
+  /**
+   * The parse workers, started on first use. Each worker pays for loading the
+   * runtime and compiling the tag queries, so a small first batch (a save, a
+   * small repository) starts one worker, and a large one as many as allowed.
+   */
+  private parsePoolFor(jobs: number): ParsePool {
+    const wanted = this.options.workers ?? Math.min(defaultPoolSize(), Math.max(1, Math.ceil(jobs / 200)));
+    this.pool ??= new ParsePool(wanted);
+    this.pool.grow(wanted);
+    return this.pool;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async ensureLoaded(): Promise<number> {
+    if (this.loaded) return 0;
+    const t = performance.now();
+    await this.store.load(this.state);
+    this.loaded = true;
+    return performance.now() - t;
+  }
+
+  /** Indexes the whole workspace; files unchanged since the last run (size, mtime, hash) are not parsed again. */
+  indexAll(opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<IndexReport> {
+    return this.serial(async () => {
+      const t0 = performance.now();
+      const d = await discover(this.workspace.root, { exclude: this.options.exclude ?? [] });
+      this.state.goModules = d.goModules;
+      const tDiscover = performance.now() - t0;
+      const tLoad = await this.ensureLoaded();
+      const seen = new Set<string>();
+      const jobs: ParseJob[] = [];
+      const jobFiles: DiscoveredFile[] = [];
+      let unchanged = 0;
+      for (const f of d.files) {
+        seen.add(f.rel);
+        const knownId = this.state.fileByRel.get(f.rel);
+        const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
+        // A file skipped for a passing reason (a budget, a crashed worker) is tried again every time;
+        // one skipped for what its bytes are (binary, minified, not UTF-8) only when they change; size limits are settings, so "too large" is re-checked too.
+        if (known && !isTransientSkip(known.skipReason) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
+          unchanged++;
+          continue;
+        }
+        jobFiles.push(f);
+        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}) });
+      }
+      const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
+      const tp = performance.now();
+      const responses = await this.parsePoolFor(jobs.length).parseAll(jobs, (done) => opts.onProgress?.(done + unchanged, d.files.length), opts.signal);
+      const tParse = performance.now() - tp;
+      const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
+      const result = await this.apply(parsed, removed);
+      const skipped = [
+        ...d.skipped.map((s) => ({ path: s.rel, reason: s.reason })),
+        ...[...this.state.files.values()].filter((f) => f.skipReason).map((f) => ({ path: f.rel, reason: f.skipReason! })),
+      ];
+      const report: IndexReport = {
+        files: d.files.length,
+        parsed: result.parsed,
+        unchanged: unchanged + result.unchanged,
+        removed: removed.length,
+        skipped,
+        symbols: this.state.symbols.size,
+        sites: this.state.sites.size,
+        edges: await this.countEdges(),
+        bytes: d.files.reduce((n, f) => n + f.size, 0),
+        ms: performance.now() - t0,
+        phases: { discover: tDiscover, load: tLoad, parse: tParse, resolve: result.resolveMs, write: result.writeMs },
+      };
+      this.options.log?.(`indexed ${report.files} files (${report.parsed} parsed, ${report.unchanged} unchanged, ${report.removed} removed, ${skipped.length} skipped) in ${Math.round(report.ms)} ms`);
+      return report;
+    });
+  }
+
+  /**
+   * Re-indexes the given files (created, changed or deleted). Paths outside
+   * the workspace, in ignored folders or in languages without a grammar are
+   * ignored. Unsaved editor text can be passed in `texts`.
+   */
+  updateFiles(absPaths: readonly string[], texts: ReadonlyMap<string, string> = new Map()): Promise<{ parsed: number; removed: number; ms: number }> {
+    return this.serial(async () => {
+      const t0 = performance.now();
+      await this.ensureLoaded();
+      const jobs: ParseJob[] = [];
+      const rels: string[] = [];
+      const removed: number[] = [];
+      const isIgnored = this.ignoreFilter();
+      for (const abs of await this.expandFolders(absPaths)) {
+        const rel = toPosixRelative(this.workspace.root, abs);
+        if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
+        const language = languageForPath(abs);
+        if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || isIgnored(rel)) continue;
+        const knownId = this.state.fileByRel.get(rel);
+        if (!fs.existsSync(abs) && texts.get(abs) === undefined) {
+          if (knownId !== undefined) removed.push(knownId);
+          continue;
+        }
+        const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
+        const text = texts.get(abs);
+        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        rels.push(rel);
+      }
+      if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
+      const responses = await this.parsePoolFor(jobs.length).parseAll(jobs);
+      const parsed: Parsed[] = [];
+      responses.forEach((response, i) => {
+        if (response.status === 'missing') {
+          const id = this.state.fileByRel.get(rels[i]!);
+          if (id !== undefined) removed.push(id);
+        } else parsed.push({ rel: rels[i]!, response });
+      });
+      const result = await this.apply(parsed, removed);
+      return { parsed: result.parsed, removed: removed.length, ms: performance.now() - t0 };
+    });
+  }
+
+  /**
+   * Watchers report a created or deleted folder once, not each file in it:
+   * a folder that exists stands for the source files under it, one that is
+   * gone for every indexed file that was under it.
+   */
+  private async expandFolders(absPaths: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const p of absPaths) {
+      const abs = path.resolve(p);
+      let isDir = false;
+      try {
+        isDir = fs.statSync(abs).isDirectory();
+      } catch {
+        // gone: a deleted file, or a deleted folder if indexed files lie under it
+      }
+      const rel = toPosixRelative(this.workspace.root, abs);
+      if (isDir) {
+        if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
+        const sub = await discover(abs, { exclude: this.options.exclude ?? [] });
+        for (const f of sub.files) out.add(f.abs);
+        continue;
+      }
+      const prefix = rel === '' ? '' : rel + '/';
+      let under = false;
+      if (!fs.existsSync(abs)) {
+        for (const known of this.state.fileByRel.keys()) {
+          if (prefix && known.startsWith(prefix)) {
+            out.add(path.join(this.workspace.root, known));
+            under = true;
+          }
+        }
+      }
+      if (!under) out.add(abs);
+    }
+    return out;
+  }
+
+  /** Totals for status displays, without the cost of a full status query. */
+  async counts(): Promise<{ files: number; skipped: number; symbols: number; edges: number }> {
+    await this.queue.catch(() => undefined);
+    await this.ensureLoaded();
+    let skipped = 0;
+    for (const f of this.state.files.values()) if (f.skipReason) skipped++;
+    let symbols = 0;
+    for (const s of this.state.symbols.values()) if (s.kind !== 'module') symbols++;
+    return { files: this.state.files.size - skipped, skipped, symbols, edges: await this.countEdges() };
+  }
+
+  private ignoreFilter(): (rel: string) => boolean {
+    const root = this.workspace.root;
+    const cache = new Map<string, ReturnType<typeof ignore> | null>();
+    const rulesFor = (dir: string) => {
+      if (!cache.has(dir)) {
+        try {
+          cache.set(dir, ignore().add(fs.readFileSync(path.join(root, dir, '.gitignore'), 'utf8')));
+        } catch {
+          cache.set(dir, null);
+        }
+      }
+      return cache.get(dir);
+    };
+    const exclude = this.options.exclude?.length ? ignore().add([...this.options.exclude]) : null;
+    return (rel) => {
+      if (exclude?.ignores(rel)) return true;
+      const parts = rel.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const dir = parts.slice(0, i).join('/');
+        const ig = rulesFor(dir);
+        if (!ig) continue;
+        const sub = parts.slice(i).join('/');
+        // A folder rule ("build/") must be tested against the folder itself.
+        for (let j = i + 1; j < parts.length; j++) if (ig.ignores(parts.slice(i, j).join('/') + '/')) return true;
+        if (ig.ignores(sub)) return true;
+      }
+      return false;
+    };
+  }
+
+  private async apply(parsed: readonly Parsed[], removed: readonly number[]): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number }> {
+    const t0 = performance.now();
+    const fresh = this.state.sites.size === 0 && this.state.symbols.size === 0;
+    const names = new Set<string>();
+    let structureChanged = removed.length > 0;
+    for (const id of removed) for (const n of this.state.removeFile(id)) names.add(n);
+    const replaced: FileEntry[] = [];
+    const metaOnly: FileEntry[] = [];
+    const keptIds: number[] = [];
+    let parsedCount = 0;
+    let unchanged = 0;
+    // Per file: one large file's facts take milliseconds to take in.
+    const yielder = new Yielder(12, 1);
+    for (const p of parsed) {
+      if (yielder.due()) await yielder.yield();
+      const r = p.response;
+      if (r.status === 'missing') continue;
+      const existingId = this.state.fileByRel.get(p.rel);
+      let entry = existingId !== undefined ? this.state.files.get(existingId) : undefined;
+      const stat = p.file ?? statOf(path.join(this.workspace.root, p.rel));
+      if (r.status === 'unchanged') {
+        if (!entry) continue;
+        // Same bytes, new mtime: remember the mtime so the next run skips it without reading.
+        entry.mtimeMs = stat?.mtimeMs ?? entry.mtimeMs;
+        entry.size = r.size;
+        metaOnly.push(entry);
+        unchanged++;
+        continue;
+      }
+      const previous = new Map<string, Sym>();
+      if (entry) {
+        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
+        this.state.removeFile(entry.id, true);
+      } else {
+        structureChanged = true;
+        entry = {
+          id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
+          skipReason: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
+        };
+        this.state.addFileEntry(entry);
+      }
+      entry.size = 'size' in r ? r.size : 0;
+      entry.mtimeMs = stat?.mtimeMs ?? 0;
+      entry.hash = 'hash' in r ? (r.hash ?? null) : null;
+      entry.moduleSymbolId = null;
+      if (r.status === 'parsed') {
+        entry.skipReason = null;
+        entry.errorNodes = r.facts.errorNodes;
+        entry.parseMs = r.facts.parseMs;
+        const kept = this.state.addFacts(entry, r.facts, previous);
+        // Only names that gained or lost a definition can change how other files resolve.
+        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
+          if (kept.has(sym.id)) keptIds.push(sym.id);
+          else names.add(sym.name);
+        }
+        for (const old of previous.values()) if (!kept.has(old.id)) names.add(old.name);
+        parsedCount++;
+      } else if (r.status === 'skipped') {
+        for (const old of previous.values()) names.add(old.name);
+        entry.skipReason = r.reason;
+        entry.errorNodes = 0;
+        entry.parseMs = null;
+      }
+      replaced.push(entry);
+    }
+
+    // Import targets: recomputed for changed files, and for every file when files came or went.
+    if (structureChanged) this.resolver.invalidateModules();
+    const importFiles = structureChanged || fresh ? [...this.state.files.keys()] : replaced.map((f) => f.id);
+    const before = new Map<number, string>();
+    if (!fresh) for (const id of importFiles) before.set(id, targetsKey(this.state, id));
+    await this.resolver.resolveImports(importFiles);
+    const importChanged = new Set<number>();
+    if (!fresh) for (const id of importFiles) if (before.get(id) !== targetsKey(this.state, id)) importChanged.add(id);
+
+    let affected: Site[];
+    if (fresh) {
+      affected = [...this.state.sites.values()];
+    } else {
+      const set = new Set<Site>();
+      for (const f of replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
+      for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
+      for (const n of names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+      affected = [...set];
+    }
+    const replacedIds = new Set(replaced.map((f) => f.id));
+    let t1 = performance.now();
+    // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
+    await this.store.apply(
+      this.state,
+      { fresh, removed, replaced, touched: metaOnly, keptSymbols: keptIds, resolvedSites: affected.map((s) => s.id) },
+      async () => {
+        const edges = await this.resolver.resolveSites(affected);
+        t1 = performance.now();
+        return edges;
+      },
+    );
+    const importRows = [...importChanged]
+      .filter((id) => !replacedIds.has(id))
+      .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null })));
+    await this.store.updateImportTargets(importRows);
+    const t2 = performance.now();
+    return { parsed: parsedCount, unchanged, resolveMs: t1 - t0, writeMs: t2 - t1 };
+  }
+
+  private async countEdges(): Promise<number> {
+    return (await this.workspace.db.get<{ n: number }>('SELECT count(*) AS n FROM edges'))?.n ?? 0;
+  }
+
+  async dispose(): Promise<void> {
+    await this.queue.catch(() => undefined);
+    await this.pool?.dispose();
+    this.pool = undefined;
+  }
+
+  get restricted(): boolean {
+    return this.options.restricted ?? false;
+  }
+
+  /** For tests and diagnostics: the in-memory working set. */
+  get debugState(): StructuralState {
+    return this.state;
+  }
+}
+
+/** Skip reasons that say nothing about the file's bytes: worth another try on the next index. */
+export function isTransientSkip(reason: string | null): boolean {
+  return reason !== null && /^(parse took longer|parser failed|parse worker crashed|unreadable|too large)/.test(reason);
+}
+
+function statOf(abs: string): { mtimeMs: number } | undefined {
+  try {
+    return { mtimeMs: Math.floor(fs.statSync(abs).mtimeMs) };
+  } catch {
+    return undefined;
+  }
+}
+
+function targetsKey(state: StructuralState, fileId: number): string {
+  return (state.importsByFile.get(fileId) ?? []).map((i) => i.targets.join(',')).join(';');
+}
+
+export { TenureError };

@@ -1,0 +1,447 @@
+import * as path from 'node:path';
+import { Yielder } from '../../../shared/yielder.js';
+import { CALLABLE_KINDS, TYPE_KINDS, type EdgeKind, type SymbolKind } from '../../model/structural.js';
+import type { EdgeTier } from '../../model/tiers.js';
+import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
+
+/**
+ * Name resolution for the inventory: turns use sites into tiered edges
+ * without a type checker. The rules, in order of trust:
+ *
+ *  - scope first: the enclosing definitions, the file, its imports, its
+ *    package — a single candidate found this way is `inferred`;
+ *  - a receiver whose declared type the file states is looked up in that type
+ *    and its ancestors (`inferred`);
+ *  - a receiver of unknown type falls back to every member of that name;
+ *    candidates that are one override hierarchy collapse to its root (a
+ *    dispatch, reported as such); otherwise all are kept as `ambiguous`;
+ *  - a target computed at run time is `dynamic`, kept with its reason.
+ *
+ * Nothing is dropped except names that resolve outside the workspace.
+ */
+
+export const SOURCE = 'tree-sitter';
+/** Above this many candidates a site is stored once, by name, instead of once per candidate. */
+export const MAX_CANDIDATES = 50;
+
+const CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor', 'class']);
+const MEMBER_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method']);
+const REFERENCE_TARGETS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum', 'type', 'function', 'constant', 'namespace', 'module']);
+const INHERIT_TARGETS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'type']);
+const CONTAINER: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum']);
+
+function allowedFor(kind: EdgeKind): ReadonlySet<SymbolKind> {
+  switch (kind) {
+    case 'call':
+      return CALL_TARGETS;
+    case 'instantiate':
+      return TYPE_KINDS;
+    case 'extends':
+    case 'implements':
+      return INHERIT_TARGETS;
+    default:
+      return REFERENCE_TARGETS;
+  }
+}
+
+interface Found {
+  readonly syms: readonly Sym[];
+  readonly how: string;
+  /** The name is bound to something outside the workspace: stop looking. */
+  readonly external?: boolean;
+}
+
+const TS_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
+
+export class Resolver {
+  private pySuffixes?: Map<string, number[]>;
+  private goSuffixes?: Map<string, number[]>;
+
+  constructor(private readonly state: StructuralState) {}
+
+  /** Call after files were added or removed: module lookup tables are rebuilt lazily. */
+  invalidateModules(): void {
+    this.pySuffixes = undefined;
+    this.goSuffixes = undefined;
+  }
+
+  // ---- imports -----------------------------------------------------------
+
+  async resolveImports(fileIds: Iterable<number>): Promise<void> {
+    const yielder = new Yielder(12, 4);
+    for (const fileId of fileIds) {
+      if (yielder.due()) await yielder.yield();
+      const file = this.state.files.get(fileId);
+      if (!file?.language) continue;
+      for (const imp of this.state.importsByFile.get(fileId) ?? []) imp.targets = this.moduleTargets(file, imp);
+    }
+  }
+
+  private moduleTargets(file: FileEntry, imp: Import): number[] {
+    const spec = file.language!;
+    switch (spec.scheme) {
+      case 'ts': {
+        if (!imp.module.startsWith('.')) return [];
+        const base = path.posix.normalize(path.posix.join(path.posix.dirname(file.rel), imp.module));
+        const stem = base.replace(/\.(m|c)?js$/, '');
+        for (const cand of [base, ...TS_EXTENSIONS.map((e) => stem + e), ...TS_EXTENSIONS.map((e) => `${base}/index${e}`)]) {
+          const id = this.state.fileByRel.get(cand);
+          if (id !== undefined) return [id];
+        }
+        return [];
+      }
+      case 'py': {
+        let mod = imp.module;
+        if (mod.startsWith('.')) {
+          const dots = /^\.+/.exec(mod)![0].length;
+          const pkg = file.moduleName.split('.');
+          // A module's package is its parent; a package's __init__ is its own package.
+          if (!file.rel.endsWith('__init__.py')) pkg.pop();
+          const up = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
+          mod = [...up, mod.slice(dots)].filter(Boolean).join('.');
+        }
+        return this.pythonModule(mod);
+      }
+      case 'java': {
+        if (imp.wildcard) return [...(this.state.modules.get(moduleKey(spec, imp.module)) ?? [])];
+        const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
+        const last = full.split('.').pop()!;
+        const hit = (this.state.symbolsByName.get(last) ?? []).filter((s) => s.qname === full);
+        if (hit.length) return [...new Set(hit.map((s) => s.fileId))];
+        // A static import names a member: its class is one segment up.
+        const owner = full.split('.').slice(0, -1).join('.');
+        const ownerLast = owner.split('.').pop()!;
+        return [...new Set((this.state.symbolsByName.get(ownerLast) ?? []).filter((s) => s.qname === owner).map((s) => s.fileId))];
+      }
+      case 'go': {
+        const exact = this.state.modules.get(moduleKey(spec, imp.module));
+        if (exact) return [...exact];
+        this.goSuffixes ??= this.suffixTable('go', '/');
+        return [...(this.goSuffixes.get(imp.module) ?? [])];
+      }
+    }
+  }
+
+  private pythonModule(mod: string): number[] {
+    const exact = this.state.modules.get(`py:${mod}`);
+    if (exact) return [...exact];
+    this.pySuffixes ??= this.suffixTable('py', '.');
+    return [...(this.pySuffixes.get(mod) ?? [])];
+  }
+
+  /** Every trailing part of every module name → files, for imports written relative to another root. */
+  private suffixTable(scheme: string, sep: string): Map<string, number[]> {
+    const table = new Map<string, number[]>();
+    for (const [key, ids] of this.state.modules) {
+      if (!key.startsWith(scheme + ':')) continue;
+      const parts = key.slice(scheme.length + 1).split(sep);
+      for (let i = 1; i < parts.length; i++) {
+        const suffix = parts.slice(i).join(sep);
+        const list = table.get(suffix) ?? [];
+        list.push(...ids);
+        table.set(suffix, list);
+      }
+    }
+    return table;
+  }
+
+  // ---- scope -------------------------------------------------------------
+
+  private topLevel(fileId: number, name: string, allowed: ReadonlySet<SymbolKind>): Sym[] {
+    const mod = this.state.files.get(fileId)?.moduleSymbolId;
+    if (mod === null || mod === undefined) return [];
+    return (this.state.children.get(mod) ?? []).filter((s) => s.name === name && allowed.has(s.kind));
+  }
+
+  private enclosingType(owner: Sym | undefined): Sym | undefined {
+    let s = owner;
+    while (s) {
+      if (CONTAINER.has(s.kind)) return s;
+      s = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined;
+    }
+    return undefined;
+  }
+
+  /** Ancestors of a type, nearest first (breadth-first over resolved extends/implements). */
+  ancestors(type: Sym): Sym[] {
+    const out: Sym[] = [];
+    const seen = new Set<number>([type.id]);
+    let frontier = [type.id];
+    while (frontier.length) {
+      const nextFrontier: number[] = [];
+      for (const id of frontier) {
+        for (const sup of this.state.supertypes.get(id) ?? []) {
+          if (seen.has(sup)) continue;
+          seen.add(sup);
+          const s = this.state.symbols.get(sup);
+          if (s) {
+            out.push(s);
+            nextFrontier.push(sup);
+          }
+        }
+      }
+      frontier = nextFrontier;
+    }
+    return out;
+  }
+
+  /** Members named `name` of a type, else of its nearest ancestors that have one. */
+  findMember(type: Sym, name: string, allowed: ReadonlySet<SymbolKind>, skipOwn = false): { syms: Sym[]; from: Sym } | undefined {
+    const levels = skipOwn ? this.ancestors(type) : [type, ...this.ancestors(type)];
+    for (const t of levels) {
+      const hit = (this.state.children.get(t.id) ?? []).filter((s) => s.name === name && allowed.has(s.kind));
+      if (hit.length) return { syms: hit, from: t };
+    }
+    return undefined;
+  }
+
+  /** What a bare name means at a site: enclosing scopes, the file, imports, the package. */
+  lookupName(file: FileEntry, owner: Sym | undefined, name: string, allowed: ReadonlySet<SymbolKind>): Found | undefined {
+    const spec = file.language!;
+    // 1. Enclosing definitions, innermost first. Class members are in bare scope only in Java.
+    for (let s = owner; s; s = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined) {
+      if (s.kind === 'module') break;
+      if (CONTAINER.has(s.kind)) {
+        if (spec.scheme !== 'java') continue;
+        const m = this.findMember(s, name, allowed);
+        if (m) return { syms: m.syms, how: m.from.id === s.id ? `member of the enclosing \`${s.name}\`` : `inherited from \`${m.from.name}\`` };
+        continue;
+      }
+      const local = (this.state.children.get(s.id) ?? []).filter((c) => c.name === name && allowed.has(c.kind));
+      if (local.length) return { syms: local, how: `defined in the enclosing \`${s.name}\`` };
+    }
+    // 2. The file's own top level.
+    const own = this.topLevel(file.id, name, allowed);
+    if (own.length) return { syms: own, how: 'defined in this file' };
+    // 3. Imports that bind the name.
+    for (const imp of this.state.importsByFile.get(file.id) ?? []) {
+      if (imp.wildcard) continue;
+      const binding = imp.local ?? imp.name ?? (spec.scheme === 'py' ? imp.module.split('.')[0] : imp.module.split(/[./]/).pop());
+      if (binding !== name) continue;
+      if (imp.targets.length === 0) return { syms: [], how: `imported from \`${imp.module}\` (outside the workspace)`, external: true };
+      if (imp.name === null && imp.local !== null && spec.scheme !== 'java') {
+        // `import * as ns from`, `import x as y`, default imports: the binding is the module (or its default export).
+        const def = imp.targets.flatMap((t) => this.topLevel(t, name, allowed));
+        if (def.length) return { syms: def, how: `imported from \`${imp.module}\`` };
+        const mods = imp.targets.map((t) => this.state.symbols.get(this.state.files.get(t)?.moduleSymbolId ?? -1)).filter((s): s is Sym => !!s);
+        return { syms: allowed.has('module') ? mods : [], how: `the module \`${imp.module}\``, external: !allowed.has('module') };
+      }
+      const wanted = spec.scheme === 'java' ? name : (imp.name ?? name);
+      let hit = imp.targets.flatMap((t) => this.topLevel(t, wanted, allowed));
+      if (spec.scheme === 'java' && !hit.length) {
+        const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
+        hit = (this.state.symbolsByName.get(wanted) ?? []).filter((s) => s.qname === full && allowed.has(s.kind));
+      }
+      if (!hit.length) hit = this.reexported(imp.targets, wanted, allowed);
+      if (!hit.length && spec.scheme === 'py' && allowed.has('module')) {
+        hit = this.pythonModule(`${imp.module}.${wanted}`).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
+      }
+      if (hit.length) return { syms: hit, how: `imported from \`${imp.module}\`` };
+      return { syms: [], how: `imported from \`${imp.module}\`, which defines no \`${wanted}\` the inventory can see`, external: true };
+    }
+    // 4. Wildcard imports and the package the file belongs to.
+    const wild = (this.state.importsByFile.get(file.id) ?? []).filter((i) => i.wildcard);
+    for (const imp of wild) {
+      const hit = imp.targets.flatMap((t) => this.topLevel(t, name, allowed));
+      if (hit.length) return { syms: hit, how: `imported by \`${imp.module}.*\`` };
+    }
+    if ((spec.scheme === 'java' || spec.scheme === 'go') && file.moduleName !== undefined) {
+      const siblings = this.state.modules.get(moduleKey(spec, file.moduleName)) ?? [];
+      const hit = siblings.filter((f) => f !== file.id).flatMap((f) => this.topLevel(f, name, allowed));
+      if (hit.length) return { syms: hit, how: `defined in the same package \`${file.moduleName || '(default)'}\`` };
+    }
+    return undefined;
+  }
+
+  /** One hop through `export … from` / `from x import *` re-exports. */
+  private reexported(targets: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>): Sym[] {
+    const out: Sym[] = [];
+    for (const t of targets) {
+      for (const imp of this.state.importsByFile.get(t) ?? []) {
+        if (imp.name !== null && imp.name !== name && imp.local !== name) continue;
+        for (const tt of imp.targets) out.push(...this.topLevel(tt, imp.name ?? name, allowed));
+      }
+    }
+    return out;
+  }
+
+  /** Files whose definitions a file can see without a receiver type: itself, its imports, its package. */
+  private visibleFiles(file: FileEntry): Set<number> {
+    const out = new Set<number>([file.id]);
+    for (const imp of this.state.importsByFile.get(file.id) ?? []) for (const t of imp.targets) out.add(t);
+    if (file.language && (file.language.scheme === 'java' || file.language.scheme === 'go')) {
+      for (const f of this.state.modules.get(moduleKey(file.language, file.moduleName)) ?? []) out.add(f);
+    }
+    return out;
+  }
+
+  /** If every candidate overrides one of them, that one is the dispatch root. */
+  private hierarchyRoot(cands: readonly Sym[]): Sym | undefined {
+    for (const root of cands) {
+      const rootType = root.parentId !== null ? this.state.symbols.get(root.parentId) : undefined;
+      if (!rootType || !CONTAINER.has(rootType.kind)) continue;
+      const ok = cands.every((c) => {
+        if (c === root) return true;
+        const t = c.parentId !== null ? this.state.symbols.get(c.parentId) : undefined;
+        return !!t && this.ancestors(t).some((a) => a.id === rootType.id);
+      });
+      if (ok) return root;
+    }
+    return undefined;
+  }
+
+  // ---- sites -------------------------------------------------------------
+
+  /**
+   * Resolves sites: inheritance first (member lookup needs the hierarchy),
+   * then everything else. Yields to the event loop as it goes (a first index
+   * resolves every site of the workspace).
+   */
+  async resolveSites(sites: readonly Site[]): Promise<Edge[]> {
+    const inherit = sites.filter((s) => s.kind === 'extends' || s.kind === 'implements');
+    const rest = sites.filter((s) => s.kind !== 'extends' && s.kind !== 'implements');
+    const edges: Edge[] = [];
+    // A site with a common name can take milliseconds (thousands of candidates): read the clock often.
+    const yielder = new Yielder(12, 4);
+    for (const s of inherit) {
+      edges.push(...this.resolveSite(s));
+      if (yielder.due()) await yielder.yield();
+    }
+    this.rebuildSupertypes(edges);
+    for (const s of rest) {
+      edges.push(...this.resolveSite(s));
+      if (yielder.due()) await yielder.yield();
+    }
+    return edges;
+  }
+
+  /**
+   * Inheritance edges are also kept as the type hierarchy. Owners of the
+   * given inheritance edges get their supertypes replaced by what those edges say.
+   */
+  private rebuildSupertypes(edges: readonly Edge[]): void {
+    const touched = new Set(edges.map((e) => e.srcId));
+    for (const id of touched) this.state.supertypes.delete(id);
+    for (const e of edges) {
+      if (e.dstId === null || e.tier === 'ambiguous') continue;
+      let set = this.state.supertypes.get(e.srcId);
+      if (!set) this.state.supertypes.set(e.srcId, (set = new Set()));
+      set.add(e.dstId);
+    }
+  }
+
+  resolveSite(site: Site): Edge[] {
+    const file = this.state.files.get(site.fileId);
+    if (!file?.language) return [];
+    const owner = this.state.symbols.get(site.ownerId);
+    const edge = (dst: Sym | null, tier: EdgeTier, reason: string, candidates = 1): Edge => ({
+      siteId: site.id, srcId: site.ownerId, dstId: dst?.id ?? null, kind: site.kind, name: site.name, tier, source: SOURCE,
+      reason, candidates, fileId: site.fileId, line: site.line, col: site.col,
+    });
+    const many = (syms: readonly Sym[], tier: EdgeTier, reason: string): Edge[] =>
+      syms.length > MAX_CANDIDATES ? [edge(null, tier, `${reason} (${syms.length} candidates, counted by name)`, syms.length)] : syms.map((s) => edge(s, tier, reason, syms.length));
+
+    if (site.dynamic) {
+      if (!site.name) return [edge(null, 'dynamic', site.dynamic, 0)];
+      const cands = (this.state.symbolsByName.get(site.name) ?? []).filter((s) => CALLABLE_KINDS.has(s.kind) && this.sameScheme(s, file));
+      if (!cands.length) return [];
+      return many(cands, 'dynamic', `${site.dynamic}: may reach any \`${site.name}\``);
+    }
+
+    const allowed = allowedFor(site.kind);
+    const single = (found: Found, what: string): Edge[] => {
+      if (found.syms.length === 1) return [edge(found.syms[0]!, 'inferred', `${what}: ${found.how}`)];
+      const root = this.hierarchyRoot(found.syms);
+      if (root) return [edge(root, 'inferred', `${what}: dispatch through \`${this.label(root)}\` (${found.how})`)];
+      return many(found.syms, 'ambiguous', `${what}: ${found.syms.length} candidates ${found.how}`);
+    };
+
+    if (site.receiver === null) {
+      const found = this.lookupName(file, owner, site.name, allowed);
+      if (!found || found.external || found.syms.length === 0) return [];
+      return single(found, `\`${site.name}\``);
+    }
+
+    const spec = file.language;
+    const receiver = site.receiver;
+    const memberKinds = site.kind === 'call' ? MEMBER_CALL_TARGETS : allowed;
+    const isSelf = spec.selfNames.includes(receiver) || receiver.startsWith('super');
+    if (isSelf) {
+      const cls = this.enclosingType(owner);
+      if (cls) {
+        const m = this.findMember(cls, site.name, memberKinds, receiver.startsWith('super'));
+        if (m) return single({ syms: m.syms, how: m.from.id === cls.id ? `\`${receiver}\` is \`${cls.name}\`` : `\`${receiver}\` inherits it from \`${m.from.name}\`` }, `\`${site.name}\``);
+      }
+    }
+    if (site.receiverType) {
+      const types = this.lookupName(file, owner, site.receiverType, TYPE_KINDS);
+      if (types && types.syms.length === 1) {
+        const m = this.findMember(types.syms[0]!, site.name, memberKinds);
+        if (m) return single({ syms: m.syms, how: `receiver \`${receiver}\` is declared as \`${site.receiverType}\`` }, `\`${site.name}\``);
+      }
+    }
+    if (/^[\w$.]+$/.test(receiver)) {
+      // A module or a type named by the receiver: `ns.f()`, `os.path.join()`, `Config.load()`.
+      const head = receiver.includes('.') ? undefined : receiver;
+      const mod = this.receiverModule(file, receiver);
+      if (mod) {
+        if (mod.length === 0) return [];
+        const hit = mod.flatMap((f) => this.topLevel(f, site.name, allowed));
+        if (hit.length) return single({ syms: hit, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
+        return [];
+      }
+      if (head) {
+        const types = this.lookupName(file, owner, head, TYPE_KINDS);
+        if (types?.external) return [];
+        if (types && types.syms.length === 1) {
+          const m = this.findMember(types.syms[0]!, site.name, allowed);
+          if (m) return single({ syms: m.syms, how: `member of \`${head}\`` }, `\`${site.name}\``);
+        }
+      }
+    }
+    // Receiver of unknown type: every member of that name, in scope first.
+    const all = (this.state.symbolsByName.get(site.name) ?? []).filter((s) => memberKinds.has(s.kind) && this.isMember(s) && this.sameScheme(s, file));
+    if (!all.length) return [];
+    const visible = this.visibleFiles(file);
+    const scoped = all.filter((s) => visible.has(s.fileId));
+    const pool = scoped.length ? scoped : all;
+    const where = scoped.length ? 'in scope' : 'in the workspace';
+    if (pool.length === 1) return [edge(pool[0]!, 'inferred', `\`${site.name}\`: the only \`${site.name}\` ${where} (receiver \`${receiver}\` of unknown type)`)];
+    const root = this.hierarchyRoot(pool);
+    if (root) return [edge(root, 'inferred', `\`${site.name}\`: dispatch through \`${this.label(root)}\`, the root of all ${pool.length} \`${site.name}\` ${where} (receiver type unknown)`)];
+    return many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\` of unknown type: ${pool.length} candidates ${where}`);
+  }
+
+  /** Name matching never crosses languages: a TypeScript call cannot land in a Python method. */
+  private sameScheme(s: Sym, file: FileEntry): boolean {
+    return this.state.files.get(s.fileId)?.language?.scheme === file.language?.scheme;
+  }
+
+  /** Is the symbol a member of a type (not a free function)? */
+  private isMember(s: Sym): boolean {
+    const p = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined;
+    return !!p && CONTAINER.has(p.kind);
+  }
+
+  /** Files of the module a receiver names through an import, [] if external, undefined if not a module. */
+  private receiverModule(file: FileEntry, receiver: string): number[] | undefined {
+    const spec = file.language!;
+    for (const imp of this.state.importsByFile.get(file.id) ?? []) {
+      if (imp.wildcard) continue;
+      const isModuleBinding =
+        (imp.name === null && (imp.local ?? (spec.scheme === 'py' ? imp.module : imp.module.split('/').pop())) === receiver) ||
+        (spec.scheme === 'go' && imp.local === null && imp.module.split('/').pop() === receiver);
+      if (isModuleBinding) return imp.targets;
+      if (spec.scheme === 'py' && imp.name !== null && (imp.local ?? imp.name) === receiver) {
+        const sub = this.pythonModule(`${imp.module}.${imp.name}`);
+        if (sub.length) return sub;
+      }
+    }
+    return undefined;
+  }
+
+  label(s: Sym): string {
+    const p = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined;
+    return p && p.kind !== 'module' ? `${p.name}.${s.name}` : s.name;
+  }
+}

@@ -1,0 +1,290 @@
+import * as path from 'node:path';
+import type { EdgeKind, FileFacts, SymbolKind } from '../../model/structural.js';
+import type { EdgeTier } from '../../model/tiers.js';
+import { languageById, type LanguageSpec } from '../inventory/languages.js';
+import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.js';
+
+/**
+ * The structural memory held in memory by whoever indexes (the extension,
+ * `tenure index`, `tenure watch`), so that a changed file is re-resolved in
+ * milliseconds. SQLite is the copy every query reads; this is the indexer's
+ * working set, loaded from SQLite at start.
+ */
+
+export interface FileEntry {
+  id: number;
+  rel: string;
+  language: LanguageSpec | undefined;
+  hash: string | null;
+  size: number;
+  mtimeMs: number;
+  skipReason: string | null;
+  errorNodes: number;
+  parseMs: number | null;
+  packageName: string | null;
+  /** Dotted module name (Python), import path (Go), path (TypeScript), package (Java). */
+  moduleName: string;
+  moduleSymbolId: number | null;
+}
+
+export interface Sym {
+  id: number;
+  sid: string;
+  name: string;
+  qname: string;
+  kind: SymbolKind;
+  fileId: number;
+  /** Enclosing symbol; the module symbol for top-level definitions; null for the module itself. */
+  parentId: number | null;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  exported: boolean;
+}
+
+export interface Site {
+  id: number;
+  fileId: number;
+  ownerId: number;
+  kind: EdgeKind;
+  name: string;
+  receiver: string | null;
+  receiverType: string | null;
+  line: number;
+  col: number;
+  dynamic: string | null;
+}
+
+export interface Import {
+  id: number;
+  fileId: number;
+  ownerId: number;
+  module: string;
+  name: string | null;
+  local: string | null;
+  wildcard: boolean;
+  line: number;
+  col: number;
+  /** Workspace files the module resolves to (several for a Java or Go package); empty when external. */
+  targets: number[];
+}
+
+export interface Edge {
+  siteId: number | null;
+  srcId: number;
+  dstId: number | null;
+  kind: EdgeKind;
+  /** The name as written at the site. */
+  name: string;
+  tier: EdgeTier;
+  source: string;
+  reason: string;
+  candidates: number;
+  fileId: number;
+  line: number;
+  col: number;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function remove<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (!list) return;
+  const i = list.indexOf(value);
+  if (i >= 0) list.splice(i, 1);
+  if (list.length === 0) map.delete(key);
+}
+
+export class StructuralState {
+  readonly files = new Map<number, FileEntry>();
+  readonly fileByRel = new Map<string, number>();
+  readonly symbols = new Map<number, Sym>();
+  readonly symbolsByName = new Map<string, Sym[]>();
+  readonly symbolsByFile = new Map<number, Sym[]>();
+  readonly children = new Map<number, Sym[]>();
+  readonly sites = new Map<number, Site>();
+  readonly sitesByFile = new Map<number, Site[]>();
+  readonly sitesByName = new Map<string, Site[]>();
+  readonly importsByFile = new Map<number, Import[]>();
+  /** Resolved inheritance: type symbol → the types it extends or implements. */
+  readonly supertypes = new Map<number, Set<number>>();
+  /** Module name → files (Python modules, Java packages, Go import paths). */
+  readonly modules = new Map<string, number[]>();
+  goModules = new Map<string, string>();
+  private next = { file: 1, symbol: 1, site: 1, import: 1 };
+
+  constructor(readonly rootName: string) {}
+
+  allocate(kind: keyof StructuralState['next']): number {
+    return this.next[kind]++;
+  }
+
+  /** Keeps id allocation above ids loaded from the store. */
+  reserve(kind: keyof StructuralState['next'], used: number): void {
+    if (used >= this.next[kind]) this.next[kind] = used + 1;
+  }
+
+  hasFile = (rel: string): boolean => this.fileByRel.has(rel);
+
+  addFileEntry(entry: FileEntry): void {
+    this.files.set(entry.id, entry);
+    this.fileByRel.set(entry.rel, entry.id);
+    this.reserve('file', entry.id);
+    if (entry.language && entry.moduleName) push(this.modules, moduleKey(entry.language, entry.moduleName), entry.id);
+  }
+
+  addSymbol(sym: Sym): void {
+    this.symbols.set(sym.id, sym);
+    push(this.symbolsByName, sym.name, sym);
+    push(this.symbolsByFile, sym.fileId, sym);
+    if (sym.parentId !== null) push(this.children, sym.parentId, sym);
+    this.reserve('symbol', sym.id);
+  }
+
+  addSite(site: Site): void {
+    this.sites.set(site.id, site);
+    push(this.sitesByFile, site.fileId, site);
+    push(this.sitesByName, site.name, site);
+    this.reserve('site', site.id);
+  }
+
+  addImport(imp: Import): void {
+    push(this.importsByFile, imp.fileId, imp);
+    this.reserve('import', imp.id);
+  }
+
+  /** Forgets everything a file contributed; returns the names it defined (their users need re-resolving). */
+  removeFile(fileId: number, keepEntry = false): Set<string> {
+    const names = new Set<string>();
+    for (const sym of this.symbolsByFile.get(fileId) ?? []) {
+      names.add(sym.name);
+      this.symbols.delete(sym.id);
+      remove(this.symbolsByName, sym.name, sym);
+      if (sym.parentId !== null) remove(this.children, sym.parentId, sym);
+      this.children.delete(sym.id);
+      this.supertypes.delete(sym.id);
+    }
+    this.symbolsByFile.delete(fileId);
+    for (const site of this.sitesByFile.get(fileId) ?? []) {
+      this.sites.delete(site.id);
+      remove(this.sitesByName, site.name, site);
+    }
+    this.sitesByFile.delete(fileId);
+    this.importsByFile.delete(fileId);
+    const entry = this.files.get(fileId);
+    if (entry && !keepEntry) {
+      this.files.delete(fileId);
+      this.fileByRel.delete(entry.rel);
+      if (entry.language && entry.moduleName) remove(this.modules, moduleKey(entry.language, entry.moduleName), fileId);
+    }
+    return names;
+  }
+
+  /**
+   * Adds a parsed file's facts: symbols (with ids), sites and imports. A
+   * definition whose id (sid) the file had before keeps its integer id, so
+   * edges from other files into it survive the edit; returns the ids kept.
+   */
+  addFacts(entry: FileEntry, facts: FileFacts, previous: ReadonlyMap<string, Sym> = new Map()): Set<number> {
+    const kept = new Set<number>();
+    const idFor = (sid: string): number => {
+      const old = previous.get(sid);
+      if (old && !kept.has(old.id)) {
+        kept.add(old.id);
+        return old.id;
+      }
+      return this.allocate('symbol');
+    };
+    const spec = entry.language!;
+    const identity = moduleIdentity(spec, entry.rel, facts.packageName, {
+      hasFile: this.hasFile,
+      goModules: this.goModules,
+      rootName: this.rootName,
+    });
+    if (entry.language && entry.moduleName) remove(this.modules, moduleKey(entry.language, entry.moduleName), entry.id);
+    entry.moduleName = spec.scheme === 'java' ? (facts.packageName ?? '') : identity.displayName;
+    entry.packageName = facts.packageName ?? null;
+    push(this.modules, moduleKey(spec, entry.moduleName), entry.id);
+
+    const moduleId = idFor(moduleSid(spec, identity));
+    entry.moduleSymbolId = moduleId;
+    const lines = facts.definitions.reduce((m, d) => Math.max(m, d.range.end.line), 1);
+    this.addSymbol({
+      id: moduleId,
+      sid: moduleSid(spec, identity),
+      name: spec.scheme === 'py' ? identity.displayName.split('.').pop()! : path.posix.basename(entry.rel),
+      qname: identity.displayName,
+      kind: 'module',
+      fileId: entry.id,
+      parentId: null,
+      line: 1,
+      col: 0,
+      endLine: lines,
+      endCol: 0,
+      exported: true,
+    });
+    const ids: number[] = [];
+    for (const { def, sid, qname } of nameDefinitions(spec, identity, facts.definitions)) {
+      const id = idFor(sid);
+      ids.push(id);
+      this.addSymbol({
+        id,
+        sid,
+        name: def.name,
+        qname,
+        kind: def.kind,
+        fileId: entry.id,
+        parentId: def.parent >= 0 ? ids[def.parent]! : moduleId,
+        line: def.nameRange.start.line,
+        col: def.nameRange.start.col,
+        endLine: def.range.end.line,
+        endCol: def.range.end.col,
+        exported: def.exported,
+      });
+    }
+    const owner = (i: number) => (i >= 0 ? ids[i]! : moduleId);
+    for (const s of facts.sites) {
+      this.addSite({
+        id: this.allocate('site'),
+        fileId: entry.id,
+        ownerId: owner(s.owner),
+        kind: s.kind,
+        name: s.name,
+        receiver: s.receiver ?? null,
+        receiverType: s.receiverType ?? null,
+        line: s.at.line,
+        col: s.at.col,
+        dynamic: s.dynamic ?? null,
+      });
+    }
+    for (const im of facts.imports) {
+      this.addImport({
+        id: this.allocate('import'),
+        fileId: entry.id,
+        ownerId: owner(im.owner),
+        module: im.module,
+        name: im.name ?? null,
+        local: im.local ?? null,
+        wildcard: im.wildcard ?? false,
+        line: im.at.line,
+        col: im.at.col,
+        targets: [],
+      });
+    }
+    return kept;
+  }
+}
+
+/** Modules are keyed per scheme: a Python module and a Go package may share a name. */
+export function moduleKey(spec: LanguageSpec, name: string): string {
+  return `${spec.scheme}:${name}`;
+}
+
+export function specOf(language: string | null): LanguageSpec | undefined {
+  return language ? languageById(language) : undefined;
+}

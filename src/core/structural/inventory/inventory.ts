@@ -1,0 +1,97 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Language, Parser, Query } from 'web-tree-sitter';
+import { packageRoot } from '../../../shared/paths.js';
+import type { FileFacts } from '../../model/structural.js';
+import { extractFacts } from './extract.js';
+import { LANGUAGES, type LanguageSpec } from './languages.js';
+
+/**
+ * The tree-sitter half of the inventory: loads grammars and tag queries once,
+ * then parses files into facts. One instance per thread (WASM state is not
+ * shareable); the pool runs one in each worker.
+ */
+
+/** Where the WASM files are: dist/wasm in a packaged build, else the npm packages. */
+function wasmPath(file: string): string {
+  const root = packageRoot();
+  // The runtime must come from web-tree-sitter itself (its JS and WASM are one build);
+  // the grammars come from @vscode/tree-sitter-wasm.
+  const fromPackage =
+    file === 'tree-sitter.wasm'
+      ? path.join(root, 'node_modules', 'web-tree-sitter', file)
+      : path.join(root, 'node_modules', '@vscode', 'tree-sitter-wasm', 'wasm', file);
+  const candidates = [path.join(root, 'dist', 'wasm', file), fromPackage];
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) throw new Error(`Tree-sitter file ${file} not found (looked in ${candidates.join(', ')}). Run \`npm ci\` or reinstall Tenure.`);
+  return found;
+}
+
+export class ParseTimeout extends Error {}
+
+interface Loaded {
+  readonly language: Language;
+  readonly query: Query;
+  readonly parser: Parser;
+}
+
+let runtimeReady: Promise<void> | undefined;
+
+function initRuntime(): Promise<void> {
+  runtimeReady ??= Parser.init({ locateFile: () => wasmPath('tree-sitter.wasm') });
+  return runtimeReady;
+}
+
+export class Inventory {
+  private readonly loaded = new Map<string, Promise<Loaded>>();
+
+  private load(spec: LanguageSpec): Promise<Loaded> {
+    let p = this.loaded.get(spec.id);
+    if (!p) {
+      p = (async () => {
+        await initRuntime();
+        const language = await Language.load(wasmPath(spec.grammar));
+        const queryFile = spec.id === 'tsx' ? 'typescript' : spec.id;
+        const source = fs.readFileSync(path.join(packageRoot(), 'grammars', `${queryFile}.scm`), 'utf8');
+        const query = new Query(language, source);
+        const parser = new Parser();
+        parser.setLanguage(language);
+        return { language, query, parser };
+      })();
+      this.loaded.set(spec.id, p);
+    }
+    return p;
+  }
+
+  /** Loads every grammar up front, so the first file does not pay for it and a broken query fails early. */
+  async warmUp(): Promise<void> {
+    await Promise.all(LANGUAGES.map((l) => this.load(l)));
+  }
+
+  /**
+   * Parses one file's text. `budgetMs` bounds the parse: a pathological file
+   * is abandoned (ParseTimeout) rather than stalling the whole index.
+   */
+  async parse(spec: LanguageSpec, text: string, budgetMs = 2000): Promise<FileFacts> {
+    const { parser, query } = await this.load(spec);
+    const started = performance.now();
+    const deadline = started + budgetMs;
+    let timedOut = false;
+    const tree = parser.parse(text, null, {
+      progressCallback: () => {
+        if (performance.now() > deadline) timedOut = true;
+        return timedOut;
+      },
+    } as Parameters<Parser['parse']>[2]);
+    if (!tree || timedOut) {
+      tree?.delete();
+      parser.reset();
+      throw new ParseTimeout(`parse exceeded ${budgetMs} ms`);
+    }
+    try {
+      return extractFacts(tree, query, spec, performance.now() - started);
+    } finally {
+      tree.delete();
+    }
+  }
+}

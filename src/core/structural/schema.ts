@@ -1,0 +1,86 @@
+import type { Migration } from '../store/migrations.js';
+
+/** Structural memory: files, symbols, use sites, imports and tiered edges. Derived: can be rebuilt. */
+export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
+  {
+    id: 'structural-001-graph',
+    sql: `
+    CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,          -- workspace-relative, forward slashes
+    language TEXT,
+    hash TEXT,                          -- sha1 of the content, for incremental re-index
+    size INTEGER NOT NULL,
+    mtime_ms INTEGER NOT NULL,
+    skip_reason TEXT,                   -- why the inventory did not read it, if it did not
+    error_nodes INTEGER NOT NULL DEFAULT 0,
+    parse_ms REAL,
+    package TEXT,
+    indexed_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE symbols (
+    id INTEGER PRIMARY KEY,
+    sid TEXT NOT NULL,                  -- SCIP-style symbol id, stable across re-index
+    name TEXT NOT NULL,
+    qname TEXT NOT NULL,                -- dotted display name, for matching what people type
+    kind TEXT NOT NULL,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    parent_id INTEGER,
+    line INTEGER NOT NULL, col INTEGER NOT NULL, end_line INTEGER NOT NULL, end_col INTEGER NOT NULL,
+    exported INTEGER NOT NULL DEFAULT 0,
+    source TEXT NOT NULL DEFAULT 'tree-sitter'
+  );
+  CREATE INDEX symbols_name ON symbols(name);
+  CREATE INDEX symbols_sid ON symbols(sid);
+  CREATE INDEX symbols_file ON symbols(file_id);
+  CREATE INDEX symbols_parent ON symbols(parent_id);
+
+  -- Raw use sites from the inventory, one JSON array per file, kept so that
+  -- resolution can be redone incrementally when the definitions they may
+  -- point at change. Only the indexer reads them, always a whole file at a
+  -- time, so one row per file is far cheaper to write than one per site.
+  CREATE TABLE file_sites (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    sites TEXT NOT NULL                 -- [[id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic], …]
+  );
+
+  CREATE TABLE imports (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    owner_id INTEGER NOT NULL,
+    module TEXT NOT NULL,
+    name TEXT,
+    local TEXT,
+    wildcard INTEGER NOT NULL DEFAULT 0,
+    target_file_id INTEGER,             -- the workspace file the module resolved to, if any
+    line INTEGER NOT NULL, col INTEGER NOT NULL
+  );
+  CREATE INDEX imports_file ON imports(file_id);
+  CREATE INDEX imports_target ON imports(target_file_id);
+
+  -- Resolved sites. One site with several candidates gives several rows,
+  -- all tier 'ambiguous'; a dynamic site gives one row with dst_id NULL.
+  CREATE TABLE edges (
+    id INTEGER PRIMARY KEY,
+    site_id INTEGER,                    -- the inventory site it resolves; NULL for edges a resolver added
+    src_id INTEGER NOT NULL,
+    dst_id INTEGER REFERENCES symbols(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,                 -- the name as written at the site
+    tier TEXT NOT NULL,
+    source TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    candidates INTEGER NOT NULL DEFAULT 1,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    line INTEGER NOT NULL, col INTEGER NOT NULL
+  );
+  CREATE INDEX edges_dst ON edges(dst_id);
+  CREATE INDEX edges_src ON edges(src_id);
+  CREATE INDEX edges_file ON edges(file_id);
+  CREATE INDEX edges_site ON edges(site_id);
+
+  CREATE INDEX edges_name_wide ON edges(name) WHERE dst_id IS NULL;
+  `,
+  },
+];

@@ -1,0 +1,124 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SiteText } from '../../enrichment/siteText.js';
+import {
+  ResolverUnavailableError,
+  type EdgeResolver,
+  type ImplementationFact,
+  type ResolutionBatch,
+  type ResolverContext,
+  type ResolverUnit,
+  type SiteVerdict,
+  type SymbolAnchor,
+} from '../../enrichment/types.js';
+import { readScipIndex, type ScipIndexData } from './reader.js';
+
+/*
+ * A SCIP index as a resolver: same trust as a language server (a compiler
+ * produced it). It answers file units from the loaded index, so the pass's
+ * resume, priorities and freshness apply to it as to any other resolver.
+ *
+ * Each reference occurrence is a use site whose target the indexer proved: a
+ * symbol defined in the workspace confirms or adds that edge and refutes the
+ * inventory's other candidates; a symbol defined outside (a library) refutes
+ * them all. Implementation relationships become resolved dispatch.
+ *
+ * Freshness: an index describes files as they were when it was made. A file
+ * modified after the index file was written is not read from it.
+ */
+export class ScipResolver implements EdgeResolver {
+  readonly tier = 'resolved' as const;
+  readonly units = ['file'] as const;
+  languages: readonly string[] | undefined;
+  private data: ScipIndexData | undefined;
+  private indexMtime = 0;
+  private text: SiteText | undefined;
+
+  constructor(
+    readonly indexFile: string,
+    readonly source = 'scip',
+    /** Produces the index before it is read (a batch indexer run); optional. */
+    private readonly produce?: (ctx: ResolverContext) => Promise<void>,
+  ) {}
+
+  get index(): ScipIndexData | undefined {
+    return this.data;
+  }
+
+  async start(ctx: ResolverContext): Promise<void> {
+    if (this.produce) await this.produce(ctx);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(this.indexFile);
+    } catch (e) {
+      throw new ResolverUnavailableError(this.source, `No SCIP index at ${this.indexFile}: ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      this.data = readScipIndex(this.indexFile, ctx.root);
+    } catch (e) {
+      throw new ResolverUnavailableError(this.source, `${this.indexFile} is not a readable SCIP index: ${(e as Error).message}`, { cause: e });
+    }
+    this.indexMtime = stat.mtimeMs;
+    this.text = new SiteText(ctx.root);
+    this.languages = [...new Set([...this.data.documents.values()].map((d) => d.language))];
+    ctx.log(`read ${this.data.documents.size} documents from ${path.basename(this.indexFile)} (${this.data.tool})`);
+  }
+
+  async resolve(unit: ResolverUnit, ctx: ResolverContext): Promise<ResolutionBatch> {
+    const data = this.data;
+    if (!data || unit.kind !== 'file') return { sites: [], implementations: [] };
+    const doc = data.documents.get(unit.path);
+    if (!doc) return { sites: [], implementations: [], notes: [`${unit.path} is not in the SCIP index`] };
+    try {
+      if (fs.statSync(path.join(ctx.root, unit.path)).mtimeMs > this.indexMtime + 1) {
+        return { sites: [], implementations: [], notes: [`${unit.path} changed after the SCIP index was made; not read from it`] };
+      }
+    } catch {
+      return { sites: [], implementations: [] };
+    }
+    const anchor = (symbol: string): SymbolAnchor => {
+      const def = data.definitions.get(symbol);
+      return def ? { at: def } : { external: symbol };
+    };
+    // Occurrences at one position (a shorthand property names two symbols) form one verdict.
+    const byPos = new Map<string, { at: (typeof doc.references)[number]['at']; symbols: Set<string> }>();
+    for (const r of doc.references) {
+      const key = `${r.at.line}:${r.at.col}`;
+      const e = byPos.get(key) ?? { at: r.at, symbols: new Set<string>() };
+      e.symbols.add(r.symbol);
+      byPos.set(key, e);
+    }
+    const sites: SiteVerdict[] = [];
+    const inventoryAt = new Set(unit.sites.map((s) => `${s.at.line}:${s.at.col}`));
+    for (const [key, { at, symbols }] of byPos) {
+      const targets = [...symbols].map(anchor);
+      // A use the inventory did not record becomes an edge only if it reaches the workspace.
+      if (!inventoryAt.has(key) && targets.every((t) => 'external' in t)) continue;
+      sites.push({
+        site: at,
+        targets,
+        complete: true,
+        ...(inventoryAt.has(key) ? {} : { kind: this.text!.kindAt(at) }),
+        reason: `SCIP (${data.tool}): \`${shortName([...symbols][0]!)}\``,
+      });
+    }
+    const implementations: ImplementationFact[] = [];
+    for (const [impl, base] of doc.implementations) {
+      const i = data.definitions.get(impl);
+      const b = data.definitions.get(base);
+      if (i && b) implementations.push({ impl: { at: i }, base: { at: b }, reason: `SCIP (${data.tool}): implements \`${shortName(base)}\`` });
+    }
+    return { sites, implementations, coveredFiles: [unit.path] };
+  }
+
+  async dispose(): Promise<void> {
+    this.data = undefined;
+  }
+}
+
+/** `scip-typescript npm pkg 1.0 src/`a.ts`/A#m().` → `A#m().` */
+function shortName(symbol: string): string {
+  const parts = symbol.split(' ');
+  const desc = parts.slice(4).join(' ') || symbol;
+  return desc.replace(/^.*\//, '');
+}

@@ -1,0 +1,171 @@
+import type { EdgeKind, SymbolKind } from '../model/structural.js';
+import type { EdgeTier } from '../model/tiers.js';
+import { specOf, type Edge, type FileEntry, type StructuralState } from './index/state.js';
+import { Yielder } from '../../shared/yielder.js';
+import { deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
+import type { Db } from '../store/db.js';
+import { invalidateResolutions } from './enrichment/store.js';
+
+type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
+
+/** Reads and writes the structural tables; the only module that knows their SQL shape. */
+export class StructuralStore {
+  constructor(private readonly db: Db) {}
+
+  /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
+  async load(state: StructuralState): Promise<void> {
+    const files = await this.db.all<{
+      id: number; path: string; language: string | null; hash: string | null; size: number; mtime_ms: number;
+      skip_reason: string | null; error_nodes: number; parse_ms: number | null; package: string | null;
+    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package FROM files');
+    const modules = await this.db.all<{ file_id: number; id: number; qname: string }>("SELECT file_id, id, qname FROM symbols WHERE kind = 'module'");
+    const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
+    // A large workspace has hundreds of thousands of rows: give the thread back as they are taken in.
+    const yielder = new Yielder();
+    for (const f of files) {
+      if (yielder.due()) await yielder.yield();
+      const spec = specOf(f.language);
+      // Artifact rows (class files, bean exports, traces: schema/artifacts.ts) are not the inventory's to index or remove.
+      if (f.language && !spec) continue;
+      const mod = moduleByFile.get(f.id);
+      state.addFileEntry({
+        id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms, skipReason: f.skip_reason,
+        errorNodes: f.error_nodes, parseMs: f.parse_ms, packageName: f.package,
+        moduleName: spec?.scheme === 'java' ? (f.package ?? '') : (mod?.qname ?? ''),
+        moduleSymbolId: mod?.id ?? null,
+      });
+    }
+    type SymbolRow = {
+      id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null;
+      line: number; col: number; end_line: number; end_col: number; exported: number;
+    };
+    for await (const page of this.db.pages<SymbolRow>('symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
+      for (const s of page) {
+        if (yielder.due()) await yielder.yield();
+        if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
+        state.addSymbol({
+          id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+          line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
+        });
+      }
+    }
+    // A file's sites are one JSON text, parsed whole: check the clock after each file.
+    const perFile = new Yielder(12, 1);
+    for await (const page of this.db.pages<{ file_id: number; sites: string }>('file_sites', 'file_id, sites', 'true', 200)) {
+      for (const row of page) {
+        if (perFile.due()) await perFile.yield();
+        for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
+          state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
+        }
+      }
+    }
+    type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
+    for await (const page of this.db.pages<ImportRow>('imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
+      for (const i of page) {
+        if (yielder.due()) await yielder.yield();
+        state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
+      }
+    }
+    const inherit = await this.db.all<{ src_id: number; dst_id: number }>(
+      "SELECT src_id, dst_id FROM edges WHERE kind IN ('extends', 'implements') AND dst_id IS NOT NULL AND tier != 'ambiguous'",
+    );
+    for (const e of inherit) {
+      if (!state.symbols.has(e.src_id)) continue;
+      let set = state.supertypes.get(e.src_id);
+      if (!set) state.supertypes.set(e.src_id, (set = new Set()));
+      set.add(e.dst_id);
+    }
+  }
+
+  /**
+   * Writes one batch of changes atomically: files removed, files replaced
+   * (their rows rewritten from the state), and the new edges of every site
+   * that was re-resolved.
+   */
+  async apply(
+    state: StructuralState,
+    change: { fresh?: boolean; removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; keptSymbols?: readonly number[]; resolvedSites: readonly number[] },
+    computeEdges: () => Promise<readonly Edge[]>,
+  ): Promise<readonly Edge[]> {
+    let edges: readonly Edge[] = [];
+    await this.db.write(async (db) => {
+      const now = Date.now();
+      // On a first index there is nothing to delete; skipping it saves a probe per row.
+      if (!change.fresh) {
+        // Resolver claims that may depend on these files fall back to the inventory in this same transaction.
+        await invalidateResolutions(db, { changed: [...change.removed, ...change.replaced.map((f) => f.id)], rewritten: [...change.removed, ...change.replaced.map((f) => f.id)], sites: change.resolvedSites });
+        await deleteWhereIn(db, 'files', 'id', change.removed);
+        const replacedIds = change.replaced.map((f) => f.id);
+        // Symbols the edit kept (same id) stay, so edges from other files into them survive.
+        for (let i = 0; i < replacedIds.length; i += 4000) {
+          await db.run('DELETE FROM symbols WHERE file_id IN (SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))', [
+            JSON.stringify(replacedIds.slice(i, i + 4000)),
+            JSON.stringify(change.keptSymbols ?? []),
+          ]);
+        }
+        await deleteWhereIn(db, 'file_sites', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'imports', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'edges', 'file_id', replacedIds);
+        await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
+      }
+      await db.run(
+        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at)
+         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10 FROM json_each(?) WHERE true
+         ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
+           mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
+           package=excluded.package, indexed_at=excluded.indexed_at`,
+        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skipReason, f.errorNodes, f.parseMs, f.packageName, now]))],
+      );
+      for (const f of change.touched) {
+        await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
+      }
+      // Rows are built file by file, giving the thread back between files (a first index holds every file).
+      const yielder = new Yielder(12, 1);
+      const symbolRows: Cell[][] = [];
+      const siteRows: Cell[][] = [];
+      const importRows: Cell[][] = [];
+      for (const f of change.replaced) {
+        for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
+        siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
+        for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
+        if (yielder.due()) await yielder.yield();
+      }
+      // These rows depend only on the file rows: they are queued without waiting, so SQLite
+      // writes them on its own thread while this thread resolves the edges.
+      const pending: Promise<void>[] = [];
+      pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' }));
+      pending.push(insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows));
+      pending.push(insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows));
+      try {
+        edges = await computeEdges();
+      } finally {
+        await Promise.allSettled(pending);
+      }
+      await Promise.all(pending);
+      await insertRows(
+        db,
+        'edges',
+        ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col'],
+        edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col]),
+      );
+      await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
+    });
+    return edges;
+  }
+
+  /** Import targets changed for files not otherwise rewritten (a new file made an import resolvable). */
+  async updateImportTargets(rows: readonly { id: number; target: number | null }[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.write(async (db) => {
+      // A file whose imports now point elsewhere may resolve differently: its resolved edges (and its importers') fall back.
+      const owners = await db.all<{ file_id: number }>('SELECT DISTINCT file_id FROM imports WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(rows.map((r) => r.id))]);
+      await invalidateResolutions(db, { changed: owners.map((o) => o.file_id), rewritten: [], sites: [] });
+      await db.run(
+        'UPDATE imports SET target_file_id = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = imports.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))',
+        [JSON.stringify(rows.map((r) => [r.id, r.target]))],
+      );
+    });
+  }
+}
+
+export type { EdgeTier };
