@@ -1,7 +1,90 @@
-// Lint enforces the architecture, not just style: src/core never imports
-// vscode, src/webview never imports node built-ins, and no promise is dropped
-// by accident (`void` marks the ones dropped on purpose).
+// Lint enforces the architecture, not just style. The layers below are the
+// intended architecture (DESIGN.md), one line a layer: what it may import.
+// The import zones are generated from that table, a new import cycle fails,
+// SQL is allowed only where a memory owns its tables, src/core never imports
+// vscode, and no promise is dropped by accident (`void` marks the ones
+// dropped on purpose).
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const shared = 'src/shared';
+const model = 'src/core/model';
+const store = 'src/core/store';
+const repo = 'src/core/repo';
+const llm = 'src/core/llm';
+const linking = 'src/core/linking';
+const structural = 'src/core/structural';
+const knowledge = 'src/core/knowledge';
+const episodic = 'src/core/episodic';
+const procedural = 'src/core/procedural';
+const compose = 'src/core/compose';
+const tools = 'src/core/tools';
+const session = 'src/core/session';
+/** The composition root of the database: it knows every memory's schema. */
+const root = 'src/core/workspace.ts';
+const vscode = 'src/vscode';
+const cli = 'src/cli';
+const mcp = 'src/mcp';
+const webview = 'src/webview';
+
+/**
+ * The symbol namespace is the seam where the memories meet (SPEC: "one
+ * symbol namespace"): every memory may resolve a name to a symbol through it,
+ * and through nothing else of the structural memory.
+ */
+const SEAM = { layer: structural, only: ['./lookup.ts'] };
+
+const base = [shared, model, store];
+const memories = [structural, knowledge, episodic, procedural];
+
+/** layer → what it may import (besides itself). */
+const LAYERS = {
+  [shared]: [],
+  [model]: [shared],
+  [store]: [shared, model],
+  [repo]: [shared, model],
+  [llm]: [shared, model],
+  [linking]: [shared, model],
+  [structural]: [...base, repo, linking],
+  [knowledge]: [...base, repo, linking, llm, SEAM],
+  [episodic]: [...base, repo, linking, SEAM],
+  // Learned rules are derived from episodes: the procedural memory reads the episodic one.
+  [procedural]: [...base, repo, linking, episodic, SEAM],
+  [compose]: [...base, repo, linking, llm, ...memories],
+  [tools]: [...base, repo, linking, llm, ...memories, compose],
+  [session]: [...base, repo, linking, llm, ...memories, compose, tools, root],
+  [root]: [...base, ...memories],
+  [mcp]: [...base, repo, llm, ...memories, compose, tools, session, root],
+  [cli]: [...base, repo, llm, ...memories, compose, tools, session, root, mcp],
+  [vscode]: [...base, repo, llm, ...memories, compose, tools, session, root, webview],
+};
+
+const ALL = Object.keys(LAYERS);
+const zones = [];
+for (const [target, allowed] of Object.entries(LAYERS)) {
+  for (const other of ALL) {
+    if (other === target) continue;
+    const rule = allowed.find((a) => (typeof a === 'string' ? a : a.layer) === other);
+    if (typeof rule === 'string') continue;
+    zones.push({
+      target: `./${target}`,
+      from: `./${other}`,
+      ...(rule ? { except: rule.only } : {}),
+      message: rule ? `${target} may use ${other} only through ${rule.only.join(', ')} (eslint.config.mjs: LAYERS).` : `${target} may not import ${other} (eslint.config.mjs: LAYERS).`,
+    });
+  }
+}
+
+/** SQL text: a statement keyword followed by what makes it a statement. */
+const SQL = String.raw`/\b(SELECT\s[\s\S]*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|VIEW|TRIGGER))\b/`;
+const noSql = {
+  'no-restricted-syntax': [
+    'error',
+    { selector: `Literal[value=${SQL}]`, message: 'SQL belongs to the memory that owns the tables (src/core/<memory>/…store.ts): call its typed API.' },
+    { selector: `TemplateElement[value.raw=${SQL}]`, message: 'SQL belongs to the memory that owns the tables (src/core/<memory>/…store.ts): call its typed API.' },
+  ],
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.vscode-test/**', 'examples/**', 'test/fixtures/**', 'test/e2e/probe/**', '**/*.mjs'] },
@@ -17,21 +100,37 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones }],
+    },
+  },
+  {
     files: ['src/core/**/*.ts', 'src/shared/**/*.ts', 'src/cli/**/*.ts', 'src/mcp/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/vscode may import vscode: the core is headless.' }] }],
     },
   },
   {
-    files: ['src/shared/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../core/*', '../vscode/*', '../cli/*', '../mcp/*'], message: 'src/shared imports nothing of ours.' }] }],
-    },
+    files: [`${compose}/**/*.ts`, `${tools}/**/*.ts`, `${session}/**/*.ts`, `${vscode}/**/*.ts`, `${cli}/**/*.ts`, `${mcp}/**/*.ts`, `${linking}/**/*.ts`, `${llm}/**/*.ts`, `${repo}/**/*.ts`],
+    rules: noSql,
   },
   {
     files: ['src/webview/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'fs', 'path', 'child_process', 'os'], message: 'Webview code runs in a browser.' }] }],
+      // A browser bundle: the shapes of the answers it draws come from the core as types only.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'child_process', 'os'], message: 'Webview code runs in a browser.' },
+            { group: ['../core/*', '../vscode/*', '../shared/*'], allowTypeImports: true, message: 'Webview code runs in a browser: it takes only types from the extension.' },
+          ],
+        },
+      ],
     },
   },
 );

@@ -4,7 +4,9 @@ import { TenureError } from '../src/shared/errors.js';
 import { StructuralIndexer, type IndexReport } from '../src/core/structural/index/indexer.js';
 import { IndexerThread } from '../src/core/structural/index/indexerThread.js';
 import { Workspace } from '../src/core/store/workspace.js';
-import { resolveOneSymbol, type SymbolRef } from '../src/core/structural/lookup.js';
+import { SCHEMA, openWorkspace } from '../src/core/workspace.js';
+import { resolveOneSymbol } from '../src/core/structural/lookup.js';
+import type { SymbolRef } from '../src/core/model/symbolRef.js';
 import { whatBreaks } from '../src/core/structural/impact/whatBreaks.js';
 
 /*
@@ -73,7 +75,7 @@ function strip(report: IndexReport): FullResult['report'] {
 
 async function full(root: string): Promise<FullResult> {
   const t0 = performance.now();
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   let report: IndexReport;
   const indexer = await StructuralIndexer.create(ws);
   let treeSitterMs = 0;
@@ -245,7 +247,7 @@ async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
 }
 
 async function query(root: string): Promise<QueryResult> {
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   const indexer = await StructuralIndexer.create(ws);
   try {
     const cold = await indexer.indexAll();
@@ -286,7 +288,7 @@ export interface ThreadResult {
 
 /** The extension's way: the indexer in its own thread; this thread only waits for the answer, as the host does. */
 async function thread(root: string): Promise<ThreadResult> {
-  const indexer = new IndexerThread(root);
+  const indexer = new IndexerThread({ root, schema: SCHEMA });
   const hold = holdSampler();
   const t0 = performance.now();
   try {

@@ -13,7 +13,7 @@ import { findTool } from '../src/core/tools/catalog.js';
 import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import { whatHappenedBefore } from '../src/core/episodic/history.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { Workspace } from '../src/core/store/workspace.js';
+import { openWorkspace } from '../src/core/workspace.js';
 import { fmtInt, fmtMs, median, percentile, type Row, verdict } from './stats.js';
 
 /*
@@ -109,7 +109,7 @@ interface Sym {
 export async function historyAtScaleRows(repoRoot: string, n = 10_000): Promise<Row[]> {
   const root = scratch('episodic-10k');
   fs.cpSync(path.join(repoRoot, 'examples', 'settlement'), root, { recursive: true, filter: (src) => !src.includes(`${path.sep}.tenure`) });
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   const rows: Row[] = [];
   const label = `examples/settlement + ${fmtInt(n)} episodes`;
   try {

@@ -10,6 +10,7 @@ import { whyIsThis } from '../src/core/knowledge/why.js';
 import { relatedByIntent } from '../src/core/knowledge/intent.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
 import { Workspace } from '../src/core/store/workspace.js';
+import { openWorkspace } from '../src/core/workspace.js';
 import { FakeOpenAi } from '../test/integration/knowledgeFakeOpenAi.js';
 import { BENCH_DIR } from './corpora.js';
 import { corpusBytes } from './knowledgeCorpus.js';
@@ -86,7 +87,7 @@ function mb(bytes: number): string {
 
 async function offlineRows(label: string, root: string, bytes: number, withStructural: boolean, queries: boolean): Promise<Row[]> {
   fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   try {
     if (withStructural) await structural(ws);
     const fresh = await indexKnowledge(ws, { sources: { git: false } });
@@ -124,7 +125,7 @@ async function offlineRows(label: string, root: string, bytes: number, withStruc
 async function modelRows(label: string, root: string, bytes: number, withStructural: boolean): Promise<Row[]> {
   fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
   const fake = await FakeOpenAi.start();
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   try {
     if (withStructural) await structural(ws);
     const chat = new OpenAiChatModel({ model: 'bench-sim', apiKey: 'sk-bench', baseURL: fake.url });

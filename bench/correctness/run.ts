@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
-import type { SymbolRef } from '../../src/core/structural/lookup';
+import type { SymbolRef } from '../../src/core/model/symbolRef';
 import { invalidateResolutions } from '../../src/core/structural/enrichment/store';
 import { scipIndexerResolver } from '../../src/core/structural/sources/scip/indexers';
 import { EnrichmentPass, type EnrichReport } from '../../src/core/structural/enrichment/enrich';
@@ -11,6 +11,7 @@ import { headlessResolvers } from '../../src/core/structural/enrichment/headless
 import type { EdgeResolver } from '../../src/core/structural/enrichment/types';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { tsTruth } from './tsTruth';
 
 /*
@@ -238,7 +239,7 @@ async function runCorpus(c: Corpus, opts: { sample: number; scip: boolean; lsp: 
   // --measure-only: keep the enriched database of the last run and measure it again (after a change to the oracle).
   const reuse = opts.measureOnly && fs.existsSync(path.join(dir, '.tenure', 'memory.db'));
   if (!reuse) fs.rmSync(path.join(dir, '.tenure'), { recursive: true, force: true });
-  const ws = await Workspace.open(dir);
+  const ws = await openWorkspace(dir);
   try {
     const indexer = await StructuralIndexer.create(ws);
     const t0 = performance.now();

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { IndexReport } from '../core/structural/index/indexer.js';
-import { Workspace, TENURE_DIR } from '../core/store/workspace.js';
+import { type Workspace, TENURE_DIR } from '../core/store/workspace.js';
+import { openWorkspace } from '../core/workspace.js';
 
 /* What every CLI command shares: the workspace root, exit codes, argument parsers. */
 
@@ -51,7 +52,7 @@ export function renderIndexReport(r: IndexReport): string {
 }
 
 export async function withWorkspace<T>(cwd: string | undefined, fn: (ws: Workspace) => Promise<T>, readonly = false): Promise<T> {
-  const ws = await Workspace.open(findRoot(cwd), { readonly });
+  const ws = await openWorkspace(findRoot(cwd), { readonly });
   try {
     return await fn(ws);
   } finally {

@@ -1,10 +1,10 @@
-import { Workspace } from '../core/store/workspace.js';
+import { openWorkspace } from '../core/workspace.js';
 import { serveStdio } from './server.js';
 
 /** Standalone entry (`node dist/mcp.js [root]`); `tenure mcp` is the usual way in. */
 async function main(): Promise<void> {
   const root = process.argv[2] ?? process.cwd();
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   try {
     await serveStdio(ws, '0.1.0');
   } finally {

@@ -1,12 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ALWAYS_SKIPPED_DIRS } from '../core/structural/inventory/discover.js';
+import { ALWAYS_SKIPPED_DIRS } from '../core/repo/walk.js';
 import { IndexerThread, type StructuralIndex } from '../core/structural/index/indexerThread.js';
 import { LANGUAGES, languageForPath } from '../core/structural/inventory/languages.js';
 import { getStatus } from '../core/structural/status.js';
 import { TOOLS } from '../core/tools/catalog.js';
 import { Workspace } from '../core/store/workspace.js';
+import { openWorkspace } from '../core/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import { BackgroundEnricher } from '../core/structural/enrichment/background.js';
@@ -204,9 +205,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     this.setState({ kind: 'starting' });
     const t0 = Date.now();
     // dispose() waits for start(), so whatever is assigned here is closed by it.
-    this.workspace = await Workspace.open(root);
+    this.workspace = await openWorkspace(root);
     if (this.disposed) return;
-    this.indexer = this.createIndexer(root);
+    this.indexer = this.createIndexer(this.workspace);
     if (this.disposed) return;
     this.log.info(`Opened ${Workspace.dbPath(root)} in ${Date.now() - t0} ms`);
     this.watch(root);
@@ -384,9 +385,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * the extension host (every extension's thread) for a hundred milliseconds
    * at a time. The thread starts on first use.
    */
-  private createIndexer(root: string): StructuralIndex {
+  private createIndexer(workspace: Workspace): StructuralIndex {
     const workers = this.config.indexWorkers;
-    return new IndexerThread(root, { ...(workers ? { workers } : {}), restricted: this._restricted }, (m) => this.log.debug(m));
+    return new IndexerThread(workspace, { ...(workers ? { workers } : {}), restricted: this._restricted }, (m) => this.log.debug(m));
   }
 
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
@@ -396,7 +397,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
       if (!ws) return;
       await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
       await this.indexer?.dispose();
-      this.indexer = this.createIndexer(ws.root);
+      this.indexer = this.createIndexer(ws);
     });
     await this.reindex();
   }

@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { indexKnowledge, type KnowledgeIndexReport, type WorkflowName } from '../core/knowledge/pipeline.js';
 import { createChatModel, createEmbedder, modelSettings, type ModelSettings } from '../core/llm/config.js';
-import { Workspace } from '../core/store/workspace.js';
+import { type Workspace } from '../core/store/workspace.js';
+import { openWorkspace } from '../core/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 
 /*
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   });
   let ws: Workspace | undefined;
   try {
-    ws = await Workspace.open(job.root);
+    ws = await openWorkspace(job.root);
     const settings = modelSettings(job.settings, {});
     const chat = createChatModel(settings);
     const report = await indexKnowledge(ws, {

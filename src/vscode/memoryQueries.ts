@@ -1,6 +1,6 @@
 import type { Db } from '../core/store/db.js';
 import type { SymbolKind } from '../core/model/structural.js';
-import type { SymbolRef } from '../core/structural/lookup.js';
+import type { SymbolRef } from '../core/model/symbolRef.js';
 
 /*
  * The cheap reads behind the editor's CodeLens, hover, "symbol at cursor" and

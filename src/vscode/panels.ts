@@ -1,7 +1,8 @@
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveOneSymbol, type SymbolRef } from '../core/structural/lookup.js';
+import { resolveOneSymbol } from '../core/structural/lookup.js';
+import type { SymbolRef } from '../core/model/symbolRef.js';
 import { whatBreaks } from '../core/structural/impact/whatBreaks.js';
 import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';

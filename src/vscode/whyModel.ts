@@ -1,6 +1,6 @@
 import { clockFromEnv } from '../core/episodic/clock.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
-import type { SymbolRef } from '../core/structural/lookup.js';
+import type { SymbolRef } from '../core/model/symbolRef.js';
 import { whatBreaks } from '../core/structural/impact/whatBreaks.js';
 import { whatHappenedBefore } from '../core/episodic/history.js';
 import { whyIsThis } from '../core/knowledge/why.js';

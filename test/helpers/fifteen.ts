@@ -7,6 +7,7 @@ import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/imp
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { importTraces } from '../../src/core/structural/sources/traces/importer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { copyExample } from './fixtures';
 import { buildExampleJava, classFilesUnder, javap } from './java';
 import { parseJavap } from './javap';
@@ -53,7 +54,7 @@ export async function javaExample(options: ExampleOptions = {}): Promise<JavaExa
     // What Spring's AOT processing writes during the build.
     if (options.aot) fs.cpSync(path.join(ex.root, 'artifacts', 'spring-aot'), path.join(ex.root, 'java', 'target', 'spring-aot', 'main', 'sources'), { recursive: true });
   }
-  const ws = await Workspace.open(ex.root);
+  const ws = await openWorkspace(ex.root);
   const indexer = await StructuralIndexer.create(ws);
   t = performance.now();
   await indexer.indexAll();

@@ -14,6 +14,7 @@ import { refreshRules } from '../../src/core/procedural/refresh';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { TOOLS, findTool } from '../../src/core/tools/catalog';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { CLI, copyExample } from '../helpers/fixtures';
 
 /*
@@ -37,7 +38,7 @@ describe('ask on the settlement scenario', function () {
 
   before(async () => {
     ex = copyExample();
-    ws = await Workspace.open(ex.root);
+    ws = await openWorkspace(ex.root);
     const indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     await indexer.dispose();

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/core/episodic/clock';
 import { DEFAULT_OPTIONS, type MemoryOptions } from '../../src/core/episodic/options';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 
 /*
@@ -34,7 +35,7 @@ describe('live capture (what the editor forwards)', function () {
     write(d.root, 'package.json', JSON.stringify({ scripts: { test: 'node --test', gen: 'node gen.js' } }));
     write(d.root, 'src/retry.ts', 'export function retry(n: number) {\n  return n < 3;\n}\n\nexport function backoff(n: number) {\n  return 2 ** n;\n}\n');
     for (const a of [['init', '-q'], ['config', 'user.email', 'a@b.c'], ['config', 'user.name', 'A'], ['add', '-A'], ['commit', '-qm', 'start']]) git(...a);
-    ws = await Workspace.open(d.root);
+    ws = await openWorkspace(d.root);
     indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     options = { ...DEFAULT_OPTIONS };
@@ -125,7 +126,7 @@ describe('live capture (what the editor forwards)', function () {
 
   it('uses the editor\'s edits to find touched symbols where there is no git', async () => {
     const bare = tempDir('tenure-nogit-');
-    const w = await Workspace.open(bare.root);
+    const w = await openWorkspace(bare.root);
     try {
       write(bare.root, 'a.ts', 'export function one() {\n  return 1;\n}\n\nexport function two() {\n  return 2;\n}\n');
       const ix = await StructuralIndexer.create(w);

@@ -10,6 +10,7 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatHappenedBefore } from '../../src/core/episodic/history';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 
 /*
@@ -71,7 +72,7 @@ describe('episodes over time (controllable clock)', function () {
     git('config', 'user.name', 'Dev');
     git('add', '-A');
     git('commit', '-qm', 'start');
-    ws = await Workspace.open(dir.root);
+    ws = await openWorkspace(dir.root);
     indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     clock = new ManualClock(T0);
@@ -185,7 +186,7 @@ describe('episodes over time (controllable clock)', function () {
     try {
       write(bare.root, 'a.ts', 'export const a = 1;\n');
       spawnSync('git', ['init', '-q'], { cwd: bare.root });
-      const w = await Workspace.open(bare.root);
+      const w = await openWorkspace(bare.root);
       try {
         const rec = new EpisodeRecorder({ workspace: w, clock, options });
         const e = (await rec.recordCommand({ command: 'npm test', cwd: bare.root, startedAt: clock.now(), endedAt: clock.now(), exitCode: 1, source: 'run', searchReports: false })).episode;

@@ -5,6 +5,7 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { copyExample, write } from '../helpers/fixtures';
 
 describe('incremental re-index', () => {
@@ -15,7 +16,7 @@ describe('incremental re-index', () => {
   beforeEach(async () => {
     const ex = copyExample();
     cleanup = ex.cleanup;
-    ws = await Workspace.open(ex.root);
+    ws = await openWorkspace(ex.root);
     indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
   });

@@ -6,6 +6,7 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import { IndexerThread } from '../../src/core/structural/index/indexerThread';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';
 
@@ -27,8 +28,8 @@ describe('the indexer in its own thread (as the extension host runs it)', functi
 
   beforeEach(async () => {
     ex = copyExample();
-    ws = await Workspace.open(ex.root);
-    thread = new IndexerThread(ex.root, {}, (m) => logs.push(m));
+    ws = await openWorkspace(ex.root);
+    thread = new IndexerThread(ws, {}, (m) => logs.push(m));
   });
   afterEach(async () => {
     await thread.dispose();

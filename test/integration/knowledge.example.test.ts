@@ -12,6 +12,7 @@ import { renderWhyIsThis, whyIsThis, type WhyIsThisResult } from '../../src/core
 import { whyIsThisTool } from '../../src/core/tools/knowledge';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { CLI, copyExample, write } from '../helpers/fixtures';
 
 /*
@@ -37,7 +38,7 @@ describe('knowledge memory on examples/settlement, offline', function () {
     const ex = copyExample();
     root = ex.root;
     cleanup = ex.cleanup;
-    ws = await Workspace.open(root);
+    ws = await openWorkspace(root);
     const indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     await indexer.dispose();

@@ -14,6 +14,7 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whyIsThis } from '../../src/core/knowledge/why';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { CLI, REPO_ROOT, copyExample, tempDir } from '../helpers/fixtures';
 import { FakeOpenAi, recorded } from './knowledgeFakeOpenAi';
 
@@ -41,7 +42,7 @@ describe('knowledge: the model path through the openai client', function () {
     fake = await FakeOpenAi.start();
     const d = tempDir();
     cleanup = d.cleanup;
-    ws = await Workspace.open(d.root);
+    ws = await openWorkspace(d.root);
   });
   afterEach(async () => {
     await ws.close();
@@ -175,7 +176,7 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
   beforeEach(async () => {
     fake = await FakeOpenAi.start();
     ex = copyExample();
-    const ws = await Workspace.open(ex.root);
+    const ws = await openWorkspace(ex.root);
     const indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     await indexer.dispose();
@@ -194,7 +195,7 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
 
   it('runs all six steps through the endpoint, answers why_is_this from the model graph, and spends nothing the second time', async () => {
     fake.enqueue({ match: (r) => r.task === 'extract' && r.body.messages!.some((m) => m.content.includes('Northwind Clearing, our settlement partner')), reply: recorded('completion-extract-adr-0007') });
-    const ws = await Workspace.open(ex.root);
+    const ws = await openWorkspace(ex.root);
     try {
       const report = await indexKnowledge(ws, models());
       assert.equal(report.status, 'done', report.message);
@@ -238,7 +239,7 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
   it('a chunk whose reply is dropped as invalid still counts: read offline, labelled so, the drop recorded', async () => {
     const adr5 = (r: { task: string; body: { messages?: { content: string }[] } }) => r.task === 'extract' && r.body.messages!.some((m) => m.content.includes('The nightly batch dispatches steps by name'));
     fake.enqueue({ match: adr5, reply: recorded('completion-prose'), times: 2 });
-    const ws = await Workspace.open(ex.root);
+    const ws = await openWorkspace(ex.root);
     try {
       const report = await indexKnowledge(ws, models());
       assert.equal(report.status, 'done');
@@ -254,7 +255,7 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
   });
 
   it('stops cleanly at the token budget and the next run finishes without paying twice', async () => {
-    const ws = await Workspace.open(ex.root);
+    const ws = await openWorkspace(ex.root);
     try {
       const stopped = await indexKnowledge(ws, { ...models(), budgetTokens: 16_000 });
       assert.equal(stopped.status, 'stopped');
@@ -295,7 +296,7 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
     const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
     assert.equal(code, 0, out);
     assert.equal((JSON.parse(out) as { status: string }).status, 'done');
-    const ws = await Workspace.open(ex.root);
+    const ws = await openWorkspace(ex.root);
     try {
       const chunks = await uniqueChunks(ws);
       const respent = fake.count('extract') - chunks;
@@ -306,7 +307,7 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
   });
 
   it('after editing one document, only its chunks are extracted again and only the communities it reaches are re-reported', async () => {
-    const ws = await Workspace.open(ex.root);
+    const ws = await openWorkspace(ex.root);
     try {
       const first = await indexKnowledge(ws, models());
       assert.equal(first.status, 'done');

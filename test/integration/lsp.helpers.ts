@@ -5,13 +5,14 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { REPO_ROOT } from '../helpers/fixtures';
 
 /** A private copy of test/fixtures/resolution/<name>, indexed. */
 export async function indexedFixture(name: string): Promise<{ ws: Workspace; indexer: StructuralIndexer; root: string; close: () => Promise<void> }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `tenure-res-${name}-`));
   fs.cpSync(path.join(REPO_ROOT, 'test', 'fixtures', 'resolution', name), root, { recursive: true });
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   const indexer = await StructuralIndexer.create(ws);
   await indexer.indexAll();
   return {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { insertRows } from '../../src/core/store/bulk';
 import { Db } from '../../src/core/store/db';
-import { MIGRATIONS } from '../../src/core/store/migrations';
+import { SCHEMA } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { REPO_ROOT, tempDir } from '../helpers/fixtures';
 
@@ -16,21 +16,21 @@ describe('SQLite store (real database files)', () => {
 
   it('creates the schema with WAL journaling and records the migration version', async () => {
     const file = path.join(dir.root, 'm.db');
-    const db = await Db.open(file);
+    const db = await Db.open(file, { migrations: SCHEMA });
     assert.equal((await db.get<{ journal_mode: string }>('PRAGMA journal_mode'))?.journal_mode, 'wal');
     const applied = (await db.all<{ id: string }>('SELECT id FROM schema_migrations ORDER BY rowid')).map((r) => r.id);
-    assert.deepEqual(applied, MIGRATIONS.map((m) => m.id));
+    assert.deepEqual(applied, SCHEMA.map((m) => m.id));
     const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((t) => t.name);
     for (const t of ['edges', 'files', 'imports', 'file_sites', 'meta', 'symbols']) assert.ok(tables.includes(t), t);
     await db.close();
     // Reopening does not re-run migrations.
-    const again = await Db.open(file);
-    assert.equal((await again.get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))?.n, MIGRATIONS.length);
+    const again = await Db.open(file, { migrations: SCHEMA });
+    assert.equal((await again.get<{ n: number }>('SELECT count(*) AS n FROM schema_migrations'))?.n, SCHEMA.length);
     await again.close();
   });
 
   it('bulk-inserts rows holding large texts in bounded statements and reads a table back page by page, in order, nothing lost', async () => {
-    const db = await Db.open(path.join(dir.root, 'p.db'));
+    const db = await Db.open(path.join(dir.root, 'p.db'), { migrations: SCHEMA });
     const big = 'x'.repeat(300_000);
     // 9 rows of 300 KB: more than one statement of about 1 MB each.
     const rows = Array.from({ length: 9 }, (_, i) => [`k${i}`, i % 3 === 0 ? big : String(i)]);
@@ -51,14 +51,15 @@ describe('SQLite store (real database files)', () => {
   it('a write waiting for another connection\'s lock does not hold up reads on its own connection', async function () {
     this.timeout(30_000);
     const file = path.join(dir.root, 'w.db');
-    const db = await Db.open(file);
+    const db = await Db.open(file, { migrations: SCHEMA });
     await db.run("INSERT INTO meta (key, value) VALUES ('a', '1')");
     // Another connection (a worker thread, as the extension's indexer) holds the write lock until told to stop.
     const other = new Worker(
       `const { parentPort, workerData } = require('node:worker_threads');
        const { Db } = require(workerData.dbModule);
+       const { SCHEMA } = require(workerData.schemaModule);
        (async () => {
-         const db = await Db.open(workerData.file);
+         const db = await Db.open(workerData.file, { migrations: SCHEMA });
          await db.write(async () => {
            parentPort.postMessage('locked');
            await new Promise((r) => parentPort.once('message', r));
@@ -66,7 +67,7 @@ describe('SQLite store (real database files)', () => {
          await db.close();
          parentPort.postMessage('released');
        })();`,
-      { eval: true, workerData: { file, dbModule: path.join(__dirname, '..', '..', 'src', 'core', 'store', 'db.js') } },
+      { eval: true, workerData: { file, dbModule: path.join(__dirname, '..', '..', 'src', 'core', 'store', 'db.js'), schemaModule: path.join(__dirname, '..', '..', 'src', 'core', 'workspace.js') } },
     );
     await new Promise((r) => other.once('message', r));
     const order: string[] = [];
@@ -86,7 +87,7 @@ describe('SQLite store (real database files)', () => {
   });
 
   it('rolls a failed write back and keeps what was committed before', async () => {
-    const db = await Db.open(path.join(dir.root, 'r.db'));
+    const db = await Db.open(path.join(dir.root, 'r.db'), { migrations: SCHEMA });
     await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES ('a', '1')").then(() => undefined));
     await assert.rejects(
       db.write(async (d) => {
@@ -101,10 +102,10 @@ describe('SQLite store (real database files)', () => {
 
   it('refuses a database written by a newer schema with advice', async () => {
     const file = path.join(dir.root, 'n.db');
-    const db = await Db.open(file);
+    const db = await Db.open(file, { migrations: SCHEMA });
     await db.run("INSERT INTO schema_migrations (id, applied_at) VALUES ('future-999-something', 0)");
     await db.close();
-    await assert.rejects(Db.open(file), (e: unknown) => TenureError.is(e, 'store-unavailable') && /newer Tenure/.test((e as Error).message));
+    await assert.rejects(Db.open(file, { migrations: SCHEMA }), (e: unknown) => TenureError.is(e, 'store-unavailable') && /newer Tenure/.test((e as Error).message));
   });
 
   it('refuses a database from an early build whose tables clash with the schema, says what to do, and leaves it as it was', async () => {
@@ -115,7 +116,7 @@ describe('SQLite store (real database files)', () => {
     const raw = new sqlite3.Database(file);
     await new Promise<void>((resolve, reject) => raw.exec("CREATE TABLE meta (k TEXT); CREATE TABLE sites (x INTEGER); CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL); INSERT INTO meta VALUES ('early')", (e) => (e ? reject(e) : resolve())));
     await new Promise<void>((resolve, reject) => raw.close((e) => (e ? reject(e) : resolve())));
-    await assert.rejects(Db.open(file), (e: unknown) => TenureError.is(e, 'store-unavailable') && /could not be brought up to date .* move its folder aside .* `tenure index`/s.test((e as Error).message));
+    await assert.rejects(Db.open(file, { migrations: SCHEMA }), (e: unknown) => TenureError.is(e, 'store-unavailable') && /could not be brought up to date .* move its folder aside .* `tenure index`/s.test((e as Error).message));
     // What it held is still there, and no schema change was recorded.
     const again = new sqlite3.Database(file) as unknown as { all(sql: string, cb: (e: Error | null, rows: { name?: string; k?: string }[]) => void): void; close(cb: (e: Error | null) => void): void };
     const all = (sql: string) => new Promise<{ name?: string; k?: string }[]>((resolve, reject) => again.all(sql, (e, rows) => (e ? reject(e) : resolve(rows))));
@@ -128,18 +129,19 @@ describe('SQLite store (real database files)', () => {
   it('reports a corrupt file instead of crashing', async () => {
     const file = path.join(dir.root, 'c.db');
     fs.writeFileSync(file, Buffer.alloc(8192, 7));
-    await assert.rejects(Db.open(file), (e: unknown) => TenureError.is(e) && /database/.test((e as Error).message));
+    await assert.rejects(Db.open(file, { migrations: SCHEMA }), (e: unknown) => TenureError.is(e) && /database/.test((e as Error).message));
   });
 
   it('lets a second process read while the first writes, and both write in turn', async function () {
     this.timeout(60_000);
     const file = path.join(dir.root, 'shared.db');
-    const db = await Db.open(file);
+    const db = await Db.open(file, { migrations: SCHEMA });
     // The child writes 200 rows, one transaction each, while we read and write concurrently.
     const script = `
       const { Db } = require(${JSON.stringify(path.join(REPO_ROOT, 'out/src/core/store/db.js'))});
+      const { SCHEMA } = require(${JSON.stringify(path.join(REPO_ROOT, 'out/src/core/workspace.js'))});
       (async () => {
-        const db = await Db.open(${JSON.stringify(file)});
+        const db = await Db.open(${JSON.stringify(file)}, { migrations: SCHEMA });
         for (let i = 0; i < 200; i++) await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES (?, 'child')", ['c' + i]));
         await db.close();
       })().catch((e) => { console.error(e); process.exit(1); });`;

@@ -3,6 +3,7 @@ import { resolveOneSymbol, resolveSymbols } from '../../src/core/structural/look
 import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { Workspace } from '../../src/core/store/workspace';
+import { openWorkspace } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';
 
@@ -18,7 +19,7 @@ describe('what_breaks on examples/settlement', function () {
   before(async () => {
     const ex = copyExample();
     cleanup = ex.cleanup;
-    ws = await Workspace.open(ex.root);
+    ws = await openWorkspace(ex.root);
     const indexer = await StructuralIndexer.create(ws);
     const report = await indexer.indexAll();
     await indexer.dispose();

@@ -8,6 +8,7 @@ import { refreshRules } from '../../src/core/procedural/refresh.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { Workspace } from '../../src/core/store/workspace.js';
+import { openWorkspace } from '../../src/core/workspace.js';
 import { dayLabel, fileMemory, groupByDay, knowledgeOverview, memoryLine, memoryTotals, recentEpisodes, resolvedShare, symbolAt } from '../../src/vscode/memoryQueries.js';
 import { Responsiveness } from '../../src/vscode/responsiveness.js';
 import { composeWhy } from '../../src/vscode/whyModel.js';
@@ -24,7 +25,7 @@ describe('VS Code memory reads (examples/settlement, four memories)', function (
   before(async () => {
     const ex = copyExample();
     cleanup = ex.cleanup;
-    ws = await Workspace.open(ex.root);
+    ws = await openWorkspace(ex.root);
     const indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     await indexer.dispose();
@@ -92,7 +93,7 @@ describe('VS Code memory reads (a repository with empty memories)', function () 
     const t = tempDir();
     try {
       write(t.root, 'src/a.ts', 'export function a(): number {\n  return b();\n}\nexport function b(): number {\n  return 1;\n}\n');
-      const ws = await Workspace.open(t.root);
+      const ws = await openWorkspace(t.root);
       try {
         const indexer = await StructuralIndexer.create(ws);
         await indexer.indexAll();

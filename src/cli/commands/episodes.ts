@@ -13,7 +13,6 @@ import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../../core/epis
 import { COMMAND_KINDS, decayedConfidence, type Actor, type CommandKind } from '../../core/episodic/model.js';
 import { loadOptions, type MemoryOptions } from '../../core/episodic/options.js';
 import { EpisodeRecorder, type RecordResult } from '../../core/episodic/recorder.js';
-import { ensureMemoryTables } from '../../core/episodic/writable.js';
 import { exportEpisodes, importEpisodes } from '../../core/episodic/seed.js';
 import { allEpisodeIds, conclusionsFor, episodeCounts, loadEpisodes, type StoredEpisode } from '../../core/episodic/store.js';
 import { RULE_STATUS_MEANING, type Rule, type RuleStatus } from '../../core/procedural/model.js';
@@ -21,7 +20,8 @@ import { applySectionChange, declineProposal, planSectionChange, type SectionPla
 import { refreshRules, type RefreshReport } from '../../core/procedural/refresh.js';
 import { getRule, listRules, ruleEvents, ruleEvidence } from '../../core/procedural/store.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
-import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
+import { type Workspace, TENURE_DIR } from '../../core/store/workspace.js';
+import { openWorkspace } from '../../core/workspace.js';
 import { cwdOf, EXIT, findRoot, withWorkspace, type CommandGroup } from '../context.js';
 
 /*
@@ -51,7 +51,7 @@ function warn(message: string): void {
 
 /** A recorder whose index refresh starts parse workers only if a changed file needs it. */
 export async function withRecorder<T>(root: string, fn: (recorder: EpisodeRecorder, ws: Workspace) => Promise<T>, opts: { indexUpdate?: boolean } = {}): Promise<T> {
-  const ws = await Workspace.open(root);
+  const ws = await openWorkspace(root);
   let indexer: StructuralIndexer | undefined;
   try {
     const recorder = new EpisodeRecorder({
@@ -291,7 +291,6 @@ export const episodeCommands: CommandGroup = (program) => {
     .option('--json', 'print as JSON')
     .action(async (opts: { limit: number; archived?: boolean; json?: boolean }) => {
       await withWorkspace(recordingRoot(cwdOf(program)), async (ws) => {
-        await ensureMemoryTables(ws);
         const ids = (await allEpisodeIds(ws.db, { includeArchived: !!opts.archived })).slice(-opts.limit).reverse();
         const list = await loadEpisodes(ws.db, ids);
         if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
@@ -309,7 +308,6 @@ export const episodeCommands: CommandGroup = (program) => {
     .option('--json', 'print as JSON')
     .action(async (id: number, opts: { json?: boolean }) => {
       await withWorkspace(recordingRoot(cwdOf(program)), async (ws) => {
-        await ensureMemoryTables(ws);
         const [e] = await loadEpisodes(ws.db, [id]);
         if (!e) throw new TenureError('invalid-input', `There is no episode #${id}. List them with \`tenure episodes list\`.`);
         const conclusions = await conclusionsFor(ws.db, { episodeIds: [id] });
@@ -541,7 +539,6 @@ function ruleCommands(program: import('commander').Command): void {
     .action(async (id: number, opts: { json?: boolean }) => {
       const root = recordingRoot(cwdOf(program));
       await withWorkspace(root, async (ws) => {
-        await ensureMemoryTables(ws);
         const r = await getRule(ws.db, id);
         if (!r) throw new TenureError('invalid-input', `There is no rule ${id}. List rules with \`tenure rules list --all\`.`);
         const evidence = await ruleEvidence(ws.db, id);

@@ -6,7 +6,8 @@ import { renderKnowledgeIndexReport } from './knowledge.js';
 import { watchWorkspace } from '../../core/structural/index/watch.js';
 import type { BackgroundEnricher } from '../../core/structural/enrichment/background.js';
 import { headlessEnricher } from '../../core/structural/enrichment/headless.js';
-import { Workspace } from '../../core/store/workspace.js';
+import { type Workspace } from '../../core/store/workspace.js';
+import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
@@ -104,7 +105,7 @@ export const indexCommands: CommandGroup = (program) => {
     .option('--no-enrich', 'do not start language servers (edges stay at their tree-sitter tier)')
     .action(async (dir: string | undefined, opts: { enrich: boolean }) => {
       const root = findRoot(dir ?? cwdOf(program));
-      const ws = await Workspace.open(root);
+      const ws = await openWorkspace(root);
       const indexer = await StructuralIndexer.create(ws);
       const report = await indexer.indexAll();
       process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
@@ -130,7 +131,7 @@ export const indexCommands: CommandGroup = (program) => {
     .option('--no-index', 'serve the existing index without indexing first')
     .option('--no-enrich', 'with --watch: do not start language servers')
     .action(async (opts: { watch?: boolean; index: boolean; enrich: boolean }) => {
-      const ws = await Workspace.open(findRoot(cwdOf(program)));
+      const ws = await openWorkspace(findRoot(cwdOf(program)));
       const log = (m: string) => process.stderr.write(`tenure mcp: ${m}\n`);
       let indexer: StructuralIndexer | undefined;
       let fresh: Fresh | undefined;

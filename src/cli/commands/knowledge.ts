@@ -14,6 +14,7 @@ import { knowledgeStatus, renderKnowledgeStatus } from '../../core/knowledge/sta
 import { loadReports } from '../../core/knowledge/search.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
+import { openWorkspace } from '../../core/workspace.js';
 import { cwdOf, findRoot, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
 
 /*
@@ -122,7 +123,7 @@ export const knowledgeCommands: CommandGroup = (program) => {
     const settings = settingsFrom(opts);
     const chat = createChatModel(settings);
     const dbFile = Workspace.dbPath(root);
-    const ws = fs.existsSync(dbFile) ? await Workspace.open(root) : undefined;
+    const ws = fs.existsSync(dbFile) ? await openWorkspace(root) : undefined;
     try {
       const survey = await surveyKnowledge(root, ws?.db, {
         sources: sourcesFrom(opts),

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { TenureError } from '../../shared/errors.js';
 import { clockFromEnv } from '../episodic/clock.js';
 import { CONCLUSION_MEANING, OUTCOME_MEANING } from '../episodic/model.js';
-import { ensureMemoryTables } from '../episodic/writable.js';
 import { EDGE_TIERS, LINK_TIERS, type EdgeTier, type LinkTier } from '../model/tiers.js';
 import { renderTriggeredRule, triggeredRules, type TriggeredRule } from '../procedural/hints.js';
 import { RULE_STATUS_MEANING, type RuleStatus } from '../procedural/model.js';
@@ -10,7 +9,8 @@ import type { ToolContext, ToolSpec } from '../tools/types.js';
 import { KNOWLEDGE_EMPTY, knowledgeReasons, linkByKnowledge } from './askKnowledge.js';
 import { conceptPhrases, linkByName, type ConceptLink } from './askLink.js';
 import { optionsFor } from '../tools/episodic.js';
-import { resolveSymbols, type SymbolRef } from '../structural/lookup.js';
+import { resolveSymbols } from '../structural/lookup.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 import { whatBreaks, type WhatBreaksResult } from '../structural/impact/whatBreaks.js';
 import { conclusionLine, describeLink, whatHappenedBefore, type HistoryEntry, type HistoryResult } from '../episodic/history.js';
 
@@ -197,7 +197,6 @@ function proceduralPart(rules: readonly TriggeredRule[]): AskPart {
 
 export async function ask(ctx: ToolContext, tools: readonly ToolSpec[], input: AskInput): Promise<AskResult> {
   const ws = ctx.workspace;
-  await ensureMemoryTables(ws);
   const indexed = await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files');
   if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
   const clock = clockFromEnv();

@@ -2,7 +2,7 @@ import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import { TenureError, errorMessage } from '../../shared/errors.js';
 import type { ToolContext, ToolResult, ToolSpec } from '../tools/types.js';
 import type { ConceptLink } from './askLink.js';
-import type { SymbolRef } from '../structural/lookup.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
  * The knowledge memory, as ask sees it: through the tool catalog, by name

@@ -1,7 +1,8 @@
 import type { LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { TenureError } from '../../shared/errors.js';
-import { resolveSymbols, type SymbolRef } from '../structural/lookup.js';
+import { resolveSymbols } from '../structural/lookup.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
  * Linking a question's concepts to symbols by name, for when the knowledge

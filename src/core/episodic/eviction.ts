@@ -5,7 +5,6 @@ import type { Clock } from './clock.js';
 import { fingerprints, similarity, symbolsBySid } from './fingerprint.js';
 import type { OutcomeStatus } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { ensureMemoryTables } from './writable.js';
 import { archiveEpisodes } from './store.js';
 import { OUTCOME_WEIGHT, recencyFactor } from './weighting.js';
 
@@ -28,7 +27,6 @@ export interface EvictionReport {
 
 export async function evictEpisodes(ws: Workspace, options: MemoryOptions, clock: Clock, opts: { dryRun?: boolean } = {}): Promise<EvictionReport> {
   const t0 = performance.now();
-  await ensureMemoryTables(ws);
   const db = ws.db;
   const now = clock.now();
   const indexed = ((await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n ?? 0) > 0;

@@ -6,7 +6,6 @@ import type { Clock } from './clock.js';
 import { diffStat } from './diff.js';
 import { commitDiff, git, repoInfo } from './git.js';
 import type { Actor, NewEpisode, OutcomeStatus } from './model.js';
-import { ensureMemoryTables } from './writable.js';
 import { insertEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import type { FileChange } from './worktree.js';
@@ -244,7 +243,6 @@ export class GitHubImporter {
 
   /** Any of: a pull bundle, an array of them, a check-runs response (`{ check_runs }`), or an array of check runs. */
   async importJson(value: unknown, label: string): Promise<GitHubImportReport> {
-    await ensureMemoryTables(this.ws);
     const items = Array.isArray(value) ? value : [value];
     let imported = 0;
     let skipped = 0;

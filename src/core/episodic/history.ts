@@ -8,7 +8,7 @@ import type { MemoryOptions } from './options.js';
 import { conclusionsFor, loadEpisodes, type StoredEpisode } from './store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from './weighting.js';
 import { renderRulesBlock, rulesForChangeTo, type TriggeredRule } from '../procedural/hints.js';
-import type { SymbolRef } from '../structural/lookup.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
  * what_happened_before: earlier attempts on a symbol and its neighbourhood

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import ignore from 'ignore';
 import { TenureError, errorMessage } from '../../shared/errors.js';
-import { ALWAYS_SKIPPED_DIRS } from '../structural/inventory/discover.js';
+import { ALWAYS_SKIPPED_DIRS } from '../repo/walk.js';
 import type { FailingTest, TestSummary } from './model.js';
 
 /*

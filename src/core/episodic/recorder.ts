@@ -10,7 +10,6 @@ import { commitDiff, commitSubject, repoInfo } from './git.js';
 import { findReports, readReports } from './junit.js';
 import type { Actor, AuthorKind, CaptureSource, CommandKind, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, TestSummary, Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { ensureMemoryTables } from './writable.js';
 import { insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import { ANY, changesSince, currentTree, saveSnapshot, type ChangesSinceLastOutcome, type CurrentTree, type FileChange } from './worktree.js';
@@ -151,7 +150,6 @@ export class EpisodeRecorder {
 
   /** Records one command run: its exit code, the reports it wrote, what it was run on. */
   async recordCommand(a: CommandAttempt): Promise<RecordResult> {
-    await ensureMemoryTables(this.deps.workspace);
     const root = this.deps.workspace.root;
     const classification = classifyCommand(a.command, loadProjectCommands(a.cwd && a.cwd !== root ? a.cwd : root), this.deps.options.commandPatterns);
     const kind: CommandKind = a.kind ?? classification.kind;
@@ -203,7 +201,6 @@ export class EpisodeRecorder {
 
   /** Records a test report (a CI artifact, a run outside `tenure run`) as the outcome of the changes since the last one. */
   async recordTestReports(files: readonly string[], opts: { command?: string | null; intent?: string | null; at?: number; diff?: boolean; source?: CaptureSource; outcomeSource?: OutcomeSource } = {}): Promise<RecordResult> {
-    await ensureMemoryTables(this.deps.workspace);
     const root = this.deps.workspace.root;
     const r = readReports(root, files);
     if (!r.summary) throw new TenureError('invalid-input', `No JUnit report could be read: ${r.notes.join('; ') || files.join(', ')}`);
@@ -241,7 +238,6 @@ export class EpisodeRecorder {
    * it), charged with the symbols its diff touched. Recorded once per sha.
    */
   async recordCommit(sha: string, opts: { at?: number; actor?: Actor | null } = {}): Promise<RecordResult | null> {
-    await ensureMemoryTables(this.deps.workspace);
     const uid = `commit:${sha}`;
     if (await this.db.get('SELECT 1 FROM episodes WHERE uid = ?', [uid])) return null;
     const root = this.deps.workspace.root;
@@ -303,7 +299,6 @@ export class EpisodeRecorder {
    * the configured (low, for an agent) confidence, decaying from now on.
    */
   async recordConclusion(c: { text: string; author?: string; authorKind: AuthorKind; symbols?: readonly string[]; episodeId?: number | null }): Promise<{ id: number; episodeId: number | null; confidence: number; halfLifeDays: number; symbols: { sid: string | null; qname: string | null; path: string | null }[]; notes: string[] }> {
-    await ensureMemoryTables(this.deps.workspace);
     const text = c.text.trim();
     if (!text) throw new TenureError('invalid-input', 'A conclusion needs text: what you concluded, in one or two sentences.');
     if (text.length > 2000) throw new TenureError('invalid-input', 'A conclusion is at most 2000 characters: keep it to what you learned.');

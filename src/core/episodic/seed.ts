@@ -9,7 +9,6 @@ import { evidenceFrom } from './recorder.js';
 import { fingerprints, symbolsBySid } from './fingerprint.js';
 import { COMMAND_KINDS, OUTCOME_STATUSES, type NewEpisode, type Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { ensureMemoryTables } from './writable.js';
 import { allConclusions, allEpisodeIds, insertConclusion, insertEpisode, loadEpisodes } from './store.js';
 
 /*
@@ -113,7 +112,6 @@ async function resolveTouch(ws: Workspace, t: z.infer<typeof TouchSpec>, where: 
 
 /** Imports an episode file. Episodes already present (same id) are skipped, so importing twice changes nothing. */
 export async function importEpisodes(ws: Workspace, file: string, clock: Clock, options: MemoryOptions): Promise<ImportReport> {
-  await ensureMemoryTables(ws);
   let json: unknown;
   try {
     json = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -244,7 +242,6 @@ export async function importEpisodes(ws: Workspace, file: string, clock: Clock, 
 
 /** Every episode and conclusion, archived ones included, as an episode file (symbols by id, times as ISO dates). */
 export async function exportEpisodes(ws: Workspace): Promise<EpisodeFile> {
-  await ensureMemoryTables(ws);
   const episodes = await loadEpisodes(ws.db, await allEpisodeIds(ws.db, { includeArchived: true }));
   const conclusions = await allConclusions(ws.db);
   const iso = (t: number) => new Date(t).toISOString();

@@ -1,4 +1,4 @@
-import { stem } from '../llm/offline.js';
+import { stem } from '../../shared/stem.js';
 import type { OfflineHandler } from '../llm/offline.js';
 import { FILLER, entityKey, identifierWords, isCodeShaped } from '../linking/names.js';
 import type { ExtractInput, LocalInput, MapInput, ReduceInput, ReportInput, SummarizeInput } from './prompts.js';

@@ -18,7 +18,7 @@ import {
   type DocumentRef,
   type Quotation,
 } from './quotes.js';
-import type { SymbolRef } from '../structural/lookup.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
  * why_is_this: the decisions, incidents, discussions and constraints that

@@ -1,4 +1,4 @@
-import { stem } from '../llm/offline.js';
+import { stem } from '../../shared/stem.js';
 
 /*
  * How names are compared across code and prose: identifiers split into words

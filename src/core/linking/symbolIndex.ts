@@ -2,7 +2,7 @@ import { Yielder } from '../../shared/yielder.js';
 import type { SymbolKind } from '../model/structural.js';
 import type { Db } from '../store/db.js';
 import { identifierWords, phraseTokens } from './names.js';
-import { stem } from '../llm/offline.js';
+import { stem } from '../../shared/stem.js';
 
 /*
  * The structural symbols as the linker sees them: by exact name, by the words

@@ -1,3 +1,4 @@
+import { stem } from '../../shared/stem.js';
 import { LlmError } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, Embedder } from './types.js';
 
@@ -84,16 +85,6 @@ export class HashingEmbedder implements Embedder {
   }
 }
 
-/** A light English stemmer for matching, not for display: retries → retry, policies → policy, attempts → attempt. */
-export function stem(word: string): string {
-  const w = word.toLowerCase();
-  if (w.length <= 3) return w;
-  if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
-  if (/(ss|us|is|ous)$/.test(w)) return w;
-  if (/(xes|ches|shes|sses|zes)$/.test(w)) return w.slice(0, -2);
-  if (w.endsWith('s')) return w.slice(0, -1);
-  return w;
-}
 
 const STOP = new Set(
   'a an and are as at be been but by can could did do does for from had has have how i if in into is it its of on or our so than that the their them then there these they this those to us was we were what when where which while who why will with would you your'.split(

@@ -4,7 +4,6 @@ import * as path from 'node:path';
 import { TenureError } from '../../shared/errors.js';
 import { unifiedDiff } from '../episodic/diff.js';
 import type { Clock } from '../episodic/clock.js';
-import { ensureMemoryTables } from '../episodic/writable.js';
 import type { Workspace } from '../store/workspace.js';
 import type { Rule } from './model.js';
 import { addEvent, getRule, listRules, ruleEvidence, setStatus } from './store.js';
@@ -87,7 +86,6 @@ const IN_FILE = new Set(['promoted', 'demotion-proposed']);
 
 /** Computes the change to the instruction files that promoting and demoting these rules makes. Writes nothing. */
 export async function planSectionChange(ws: Workspace, change: { promote?: readonly number[]; demote?: readonly number[] }): Promise<SectionPlan> {
-  await ensureMemoryTables(ws);
   const db = ws.db;
   const notes: string[] = [];
   const promote: Rule[] = [];

@@ -1,7 +1,6 @@
 import { loadProjectCommands } from '../episodic/classify.js';
 import { DAY_MS, type Clock } from '../episodic/clock.js';
 import type { MemoryOptions } from '../episodic/options.js';
-import { ensureMemoryTables } from '../episodic/writable.js';
 import { loadEpisodes } from '../episodic/store.js';
 import type { Workspace } from '../store/workspace.js';
 import { mineFindings } from './mine.js';
@@ -61,7 +60,6 @@ function counters(f: Finding, since: number | null) {
 
 export async function refreshRules(ws: Workspace, options: MemoryOptions, clock: Clock): Promise<RefreshReport> {
   const t0 = performance.now();
-  await ensureMemoryTables(ws);
   const db = ws.db;
   const now = clock.now();
   const ids = (await db.all<{ id: number }>('SELECT id FROM episodes WHERE archived_at IS NULL ORDER BY started_at DESC, id DESC LIMIT ?', [options.ruleMiningEpisodes])).map((r) => r.id);

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError, errorMessage } from '../../shared/errors.js';
-import { MIGRATIONS } from './migrations.js';
+import type { Migration } from './migrations.js';
 
 type Row = Record<string, unknown>;
 type Param = string | number | bigint | null | Buffer;
@@ -22,6 +22,8 @@ interface NativeDatabase {
 }
 
 export interface OpenOptions {
+  /** The schema, in order: every migration not yet applied is applied at open. */
+  readonly migrations: readonly Migration[];
   readonly readonly?: boolean;
   /** How long to wait for another process's write lock before failing. */
   readonly busyTimeoutMs?: number;
@@ -40,10 +42,11 @@ export class Db {
   private constructor(
     private readonly native: NativeDatabase,
     readonly file: string,
+    private readonly migrations: readonly Migration[],
     private readonly busyTimeoutMs = 10_000,
   ) {}
 
-  static async open(file: string, options: OpenOptions = {}): Promise<Db> {
+  static async open(file: string, options: OpenOptions): Promise<Db> {
     let sqlite3: { Database: new (f: string, mode: number, cb: (err: Error | null) => void) => NativeDatabase; OPEN_READONLY: number; OPEN_READWRITE: number; OPEN_CREATE: number };
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -64,7 +67,7 @@ export class Db {
     }).catch((e: unknown) => {
       throw new TenureError('store-unavailable', `Cannot open the Tenure database ${file}: ${errorMessage(e)}`, undefined, { cause: e });
     });
-    const db = new Db(native, file, options.busyTimeoutMs ?? 10_000);
+    const db = new Db(native, file, options.migrations, options.busyTimeoutMs ?? 10_000);
     native.configure('busyTimeout', db.busyTimeoutMs);
     try {
       await db.exec('PRAGMA foreign_keys = ON');
@@ -182,7 +185,7 @@ export class Db {
 
   private async migrate(): Promise<void> {
     await this.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    const known = new Set(MIGRATIONS.map((m) => m.id));
+    const known = new Set(this.migrations.map((m) => m.id));
     const applied = new Set((await this.all<{ id: string }>('SELECT id FROM schema_migrations')).map((r) => r.id));
     const unknown = [...applied].filter((id) => !known.has(id));
     if (unknown.length) {
@@ -191,7 +194,7 @@ export class Db {
         `${this.file} was written by a newer Tenure (it has schema changes this build does not know: ${unknown.join(', ')}). Update Tenure to use it.`,
       );
     }
-    for (const m of MIGRATIONS) {
+    for (const m of this.migrations) {
       if (applied.has(m.id)) continue;
       try {
         await this.write(async (db) => {

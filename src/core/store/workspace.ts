@@ -2,30 +2,37 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TenureError } from '../../shared/errors.js';
 import { Db } from './db.js';
+import type { Migration } from './migrations.js';
 
 export const TENURE_DIR = '.tenure';
 export const DB_FILE = 'memory.db';
 
 export interface WorkspaceOptions {
+  /** Every memory's tables, in order (src/core/workspace.ts). */
+  readonly schema: readonly Migration[];
   /** Fail with `not-indexed` instead of creating a database where there is none. */
   readonly readonly?: boolean;
 }
 
 /**
  * One repository's memories: its root folder and its `.tenure/memory.db`,
- * shared by the extension, the CLI and the MCP server.
+ * shared by the extension, the CLI and the MCP server. Front doors open it
+ * through `openWorkspace` (src/core/workspace.ts), which knows every memory's
+ * schema; the memories receive it open.
  */
 export class Workspace {
   private constructor(
     readonly root: string,
     readonly db: Db,
+    /** The schema it was opened with: a second connection (the indexer's thread) opens the same. */
+    readonly schema: readonly Migration[],
   ) {}
 
   static dbPath(root: string): string {
     return path.join(root, TENURE_DIR, DB_FILE);
   }
 
-  static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+  static async open(root: string, options: WorkspaceOptions): Promise<Workspace> {
     const abs = path.resolve(root);
     const dir = path.join(abs, TENURE_DIR);
     if (!options.readonly) {
@@ -40,8 +47,8 @@ export class Workspace {
     // Opened read-write even for queries: a database written by an older Tenure gets its
     // pending migrations before anything reads the new columns. `readonly` here means
     // "do not create a memory that does not exist yet".
-    const db = await Db.open(Workspace.dbPath(abs));
-    return new Workspace(abs, db);
+    const db = await Db.open(Workspace.dbPath(abs), { migrations: options.schema });
+    return new Workspace(abs, db, options.schema);
   }
 
   close(): Promise<void> {

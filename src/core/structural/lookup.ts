@@ -1,19 +1,9 @@
 import * as path from 'node:path';
 import { TenureError } from '../../shared/errors.js';
 import { looksLikeSymbolId } from '../model/symbolId.js';
-import type { SymbolKind } from '../model/structural.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 
-/** A symbol as every answer shows it: its stable id and where it is. */
-export interface SymbolRef {
-  readonly id: number;
-  readonly sid: string;
-  readonly name: string;
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  readonly path: string;
-  readonly line: number;
-}
 
 const SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, s.origin FROM symbols s JOIN files f ON f.id = s.file_id`;
 

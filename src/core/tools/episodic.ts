@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { clockFromEnv } from '../episodic/clock.js';
 import { loadOptions, type MemoryOptions } from '../episodic/options.js';
 import { EpisodeRecorder } from '../episodic/recorder.js';
-import { ensureMemoryTables, withWritable } from '../episodic/writable.js';
 import type { ToolContext, ToolSpec } from './types.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
 import { WhatHappenedBeforeInput, renderWhatHappenedBefore, whatHappenedBefore } from '../episodic/history.js';
@@ -35,7 +34,6 @@ export const whatHappenedBeforeTool: ToolSpec<typeof WhatHappenedBeforeInput> = 
   readOnly: true,
   async run(ctx, input) {
     const { db, root } = ctx.workspace;
-    await ensureMemoryTables(ctx.workspace);
     const target = await resolveOneSymbol(db, input.symbol, { root });
     const result = await whatHappenedBefore(db, target, input.limit, { clock: clockFromEnv(), options: optionsFor(ctx), root });
     return { data: result, text: renderWhatHappenedBefore(result) };
@@ -62,14 +60,14 @@ export const recordConclusionTool: ToolSpec<typeof RecordConclusionInput> = {
   readOnly: false,
   async run(ctx, input) {
     const symbols = (input.symbol ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    return withWritable(ctx.workspace, async (ws) => {
-      const recorder = new EpisodeRecorder({ workspace: ws, clock: clockFromEnv(), options: optionsFor(ctx) });
+    {
+      const recorder = new EpisodeRecorder({ workspace: ctx.workspace, clock: clockFromEnv(), options: optionsFor(ctx) });
       const r = await recorder.recordConclusion({ text: input.conclusion, authorKind: 'agent', author: 'agent', symbols, episodeId: input.episode ?? null });
       const on = r.symbols.length ? ` about ${r.symbols.map((s) => s.qname ?? s.sid).join(', ')}` : '';
       const text =
         `Recorded conclusion #${r.id}${on}${r.episodeId ? ` on episode #${r.episodeId}` : ''} as the agent's own conclusion: confidence ${r.confidence}, halving every ${r.halfLifeDays} days. ` +
         `It is not an outcome and does not change AGENTS.md.${r.notes.length ? ` Notes: ${r.notes.join('; ')}.` : ''}`;
       return { data: { ...r, kind: 'conclusion', recordedAt: new Date(clockFromEnv().now()).toISOString(), decays: `halves every ${r.halfLifeDays} days` }, text };
-    });
+    }
   },
 };

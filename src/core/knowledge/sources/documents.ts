@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { ALWAYS_SKIPPED_DIRS } from '../../structural/inventory/discover.js';
+import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import { readExport, type CommitLike } from './github.js';
 import { wordCount } from '../text.js';
 

@@ -1,6 +1,6 @@
 import { EDGE_TIERS, weakerTier, type EdgeTier } from '../../model/tiers.js';
 import type { Db } from '../../store/db.js';
-import type { SymbolRef } from '../lookup.js';
+import type { SymbolRef } from '../../model/symbolRef.js';
 import type { Dependent, DependencyKind, WhatBreaksResult } from './whatBreaks.js';
 
 /*

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EDGE_TIERS, EDGE_TIER_MEANING, weakerTier, type EdgeTier } from '../../model/tiers.js';
 import type { EdgeKind } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
-import type { SymbolRef } from '../lookup.js';
+import type { SymbolRef } from '../../model/symbolRef.js';
 import { artifactExtras, observedWords, withArtifacts, type ArtifactsSummary } from './artifacts.js';
 
 /*

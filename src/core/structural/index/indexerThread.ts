@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { TenureError, errorMessage, type TenureErrorReason } from '../../../shared/errors.js';
 import type { IndexReport, IndexerOptions } from './indexer.js';
+import type { Workspace } from '../../store/workspace.js';
 
 /*
  * The structural indexer in a worker thread, for a host whose own thread must
@@ -47,7 +48,8 @@ export class IndexerThread implements StructuralIndex {
   private disposed = false;
 
   constructor(
-    private readonly root: string,
+    /** The host's open workspace: the thread opens its own connection to the same database, with the same schema. */
+    private readonly workspace: Pick<Workspace, 'root' | 'schema'>,
     private readonly options: ThreadOptions = {},
     private readonly log: (message: string) => void = () => undefined,
   ) {}
@@ -104,7 +106,7 @@ export class IndexerThread implements StructuralIndex {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     // The worker script sits beside this module, in the bundle (dist/) and in the compiled tree alike.
-    const worker = new Worker(path.join(__dirname, 'indexerWorker.js'), { workerData: { root: this.root, options: this.options } });
+    const worker = new Worker(path.join(__dirname, 'indexerWorker.js'), { workerData: { root: this.workspace.root, schema: this.workspace.schema, options: this.options } });
     worker.on('message', (m: FromIndexer) => this.receive(m));
     const died = (why: string) => {
       if (this.worker !== worker) return;

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TenureError, errorMessage } from '../../../shared/errors.js';
+import type { Migration } from '../../store/migrations.js';
 import { Workspace } from '../../store/workspace.js';
 import { StructuralIndexer } from './indexer.js';
 import type { FromIndexer, ThreadOptions, ToIndexer } from './indexerThread.js';
@@ -15,10 +16,10 @@ function post(m: FromIndexer): void {
 }
 
 function main(): void {
-  const { root, options } = workerData as { root: string; options: ThreadOptions };
+  const { root, schema, options } = workerData as { root: string; schema: Migration[]; options: ThreadOptions };
   // Listening at once: calls that arrive while the database opens wait for it.
   const ready = (async () => {
-    const workspace = await Workspace.open(root);
+    const workspace = await Workspace.open(root, { schema });
     const indexer = await StructuralIndexer.create(workspace, { ...options, log: (message) => post({ type: 'log', message }) });
     return { workspace, indexer };
   })();

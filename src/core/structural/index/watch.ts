@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ALWAYS_SKIPPED_DIRS } from '../inventory/discover.js';
+import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import type { StructuralIndexer } from './indexer.js';
 
 export interface WatchHandle {

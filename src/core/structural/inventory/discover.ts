@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { Yielder } from '../../../shared/yielder.js';
+import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import { languageForPath, type LanguageSpec } from './languages.js';
 
 /**
@@ -13,8 +14,6 @@ import { languageForPath, type LanguageSpec } from './languages.js';
  * milliseconds, so it never holds the host's thread for long.
  */
 
-/** Folders that are never source, whatever .gitignore says. */
-export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.tenure', 'node_modules', '.vscode-test', '__pycache__']);
 
 export interface DiscoveredFile {
   readonly abs: string;
