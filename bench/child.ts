@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { TenureError } from '../src/shared/errors.js';
 import { StructuralIndexer, type IndexReport } from '../src/core/structural/index/indexer.js';
 import { IndexerThread } from '../src/core/structural/index/indexerThread.js';
-import { Workspace } from '../src/core/store/workspace.js';
+import { type Workspace } from '../src/core/store/workspace.js';
 import { SCHEMA, openWorkspace } from '../src/core/workspace.js';
 import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import type { SymbolRef } from '../src/core/model/symbolRef.js';

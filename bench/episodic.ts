@@ -184,9 +184,9 @@ export async function historyAtScaleRows(repoRoot: string, n = 10_000): Promise<
     const ask = findTool('ask')!;
     const question = 'I am about to change the settlement retry policy. What breaks, why is it three, has anyone tried this before?';
     const askTimes = async (input: Record<string, unknown>, k: number) => {
-      await ask.run({ workspace: ws }, ask.input.parse(input));
+      await ask.invoke({ workspace: ws }, input);
       const out: number[] = [];
-      for (let i = 0; i < k; i++) out.push(await timeAsync(() => ask.run({ workspace: ws }, ask.input.parse(input))));
+      for (let i = 0; i < k; i++) out.push(await timeAsync(() => ask.invoke({ workspace: ws }, input)));
       return out;
     };
     const withSymbol = await askTimes({ question, symbol: 'SettlementService.retry' }, 20);

@@ -9,7 +9,7 @@ import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import { whyIsThis } from '../src/core/knowledge/why.js';
 import { relatedByIntent } from '../src/core/knowledge/intent.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { Workspace } from '../src/core/store/workspace.js';
+import { type Workspace } from '../src/core/store/workspace.js';
 import { openWorkspace } from '../src/core/workspace.js';
 import { FakeOpenAi } from '../test/integration/knowledgeFakeOpenAi.js';
 import { BENCH_DIR } from './corpora.js';

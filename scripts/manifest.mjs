@@ -55,7 +55,7 @@ export function languageModelTools(tools, z) {
       userDescription: tool.summary,
       modelDescription: tool.modelDescription,
       canBeReferencedInPrompt: true,
-      tags: ['tenure', 'memory', ...(tool.readOnly ? ['read-only'] : [])],
+      tags: ['tenure', 'memory', ...(tool.effects.readOnly ? ['read-only'] : [])],
       inputSchema,
     };
   });

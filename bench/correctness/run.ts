@@ -10,7 +10,7 @@ import { EnrichmentPass, type EnrichReport } from '../../src/core/structural/enr
 import { headlessResolvers } from '../../src/core/structural/enrichment/headless';
 import type { EdgeResolver } from '../../src/core/structural/enrichment/types';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { tsTruth } from './tsTruth';
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
-import type { ToolContext, ToolResult, ToolSpec } from '../core/tools/types.js';
+import { tokens } from '../core/tools/budget.js';
+import type { Tool, ToolContext, ToolResult } from '../core/tools/types.js';
 import type { Workspace } from '../core/store/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 
@@ -12,13 +12,9 @@ import { TenureError, errorMessage } from '../shared/errors.js';
  */
 export const LM_TOOL_PREFIX = 'tenure_';
 
-export function lmToolName(spec: Pick<ToolSpec, 'name'>): string {
+export function lmToolName(spec: Pick<Tool, 'name'>): string {
   return LM_TOOL_PREFIX + spec.name;
 }
-
-/** Appended to a tool's answer in an untrusted workspace, so the agent knows what it is missing and why. */
-export const RESTRICTED_NOTE =
-  'Restricted mode: this workspace is not trusted, so Tenure answered from its tree-sitter index and what is already stored — no language server confirmed any edge, no model read the workspace\'s text and no instruction file was written. Edges are at best inferred; ask the user to trust the folder for type-checked answers.';
 
 /** What a tool needs from the extension: the workspace once its first index has settled. */
 export interface ToolHost {
@@ -40,31 +36,17 @@ export function abortSignalFor(token: vscode.CancellationToken | undefined): { s
   return { signal: ac.signal, dispose: () => sub.dispose() };
 }
 
-/** Validates input with the tool's zod schema; the message names each bad field for the model. */
-export function parseInput<S extends z.ZodObject>(spec: ToolSpec<S>, input: unknown): z.infer<S> {
-  const parsed = spec.input.safeParse(input ?? {});
-  if (!parsed.success) {
-    throw new TenureError('invalid-input', `Invalid input for ${spec.name}: ${z.prettifyError(parsed.error)}`, parsed.error.issues);
-  }
-  return parsed.data;
-}
-
-/** Runs a catalog tool against the workspace, validated and cancellable: the one path commands and LM tools share. */
-export async function runTool(host: ToolHost, spec: ToolSpec, input: unknown, token: vscode.CancellationToken): Promise<ToolResult> {
-  const data = parseInput(spec, input);
+/** Runs a catalog tool against the workspace, cancellable: the one path commands and LM tools share (the tool validates its input). */
+export async function runTool(host: ToolHost, tool: Tool, input: unknown, token: vscode.CancellationToken): Promise<ToolResult> {
   const workspace = await host.workspaceForQuery(token);
   const abort = abortSignalFor(token);
   const t0 = Date.now();
   try {
     const context: ToolContext = { ...(host.toolContextExtras?.() ?? {}), workspace, signal: abort.signal };
-    const run = () => spec.run(context, data);
-    const result = host.measure ? await host.measure(`tool ${spec.name}`, run) : await run();
-    if (!spec.readOnly) host.memoryChanged?.(`tool ${spec.name}`);
-    if (context.restricted === true && !/restricted mode/i.test(result.text)) {
-      // Until a tool says it itself: the agent must know the answer is limited, and why.
-      return { data: result.data, text: `${result.text}\n\n${RESTRICTED_NOTE}` };
-    }
-    host.log.info(`${spec.name} ${JSON.stringify(data)} answered in ${Date.now() - t0} ms`);
+    const run = () => tool.invoke(context, input);
+    const result = host.measure ? await host.measure(`tool ${tool.name}`, run) : await run();
+    if (!tool.effects.readOnly) host.memoryChanged?.(`tool ${tool.name}`);
+    host.log.info(`${tool.name} ${JSON.stringify(input)} answered in ${Date.now() - t0} ms`);
     return result;
   } finally {
     abort.dispose();
@@ -72,22 +54,41 @@ export async function runTool(host: ToolHost, spec: ToolSpec, input: unknown, to
 }
 
 /**
- * The JSON half of a result goes in a second text part holding only the JSON,
- * so a caller can parse it. Not a `LanguageModelDataPart`: in VS Code 1.100 the
- * host accepts data parts with image MIME types only and fails the whole
- * invocation ("Invalid MIME type") for application/json.
+ * What Copilot receives: the text answer, and the structured answer as a
+ * second part only when both fit the tool's budget — the model pays for every
+ * token, and the text already carries the items with their ids. (A second
+ * text part, not a `LanguageModelDataPart`: VS Code 1.100 accepts data parts
+ * with image MIME types only.)
  */
-function jsonPart(data: unknown): vscode.LanguageModelTextPart {
-  return new vscode.LanguageModelTextPart(JSON.stringify(data));
+export function toLmResult(tool: Pick<Tool, 'budgetTokens'>, result: ToolResult): vscode.LanguageModelToolResult {
+  const parts = [new vscode.LanguageModelTextPart(result.text)];
+  const json = JSON.stringify(result.data);
+  if (tokens(result.text) + tokens(json) <= tool.budgetTokens) parts.push(new vscode.LanguageModelTextPart(json));
+  return new vscode.LanguageModelToolResult(parts);
 }
 
-export function toLmResult(result: ToolResult): vscode.LanguageModelToolResult {
-  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text), jsonPart(result.data)]);
+/**
+ * A writing tool's confirmation shows what will be written — every field the
+ * agent filled in, quoted — beside what the tool does, so the person approves
+ * the words and not a description of them.
+ */
+export function confirmationMessage(tool: Pick<Tool, 'summary'>, input: Record<string, unknown>): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.appendText(tool.summary);
+  md.appendMarkdown('\n\n');
+  const fields = Object.entries(input).filter(([, v]) => v !== undefined && v !== '');
+  if (!fields.length) md.appendText('(no input given)');
+  for (const [key, value] of fields) {
+    md.appendMarkdown(`**${key}**: `);
+    md.appendText(typeof value === 'string' ? value : JSON.stringify(value));
+    md.appendMarkdown('  \n');
+  }
+  return md;
 }
 
 class CatalogTool implements vscode.LanguageModelTool<Record<string, unknown>> {
   constructor(
-    private readonly spec: ToolSpec,
+    private readonly spec: Tool,
     private readonly host: ToolHost,
   ) {}
 
@@ -96,11 +97,11 @@ class CatalogTool implements vscode.LanguageModelTool<Record<string, unknown>> {
   ): vscode.PreparedToolInvocation {
     const subject = typeof options.input?.['symbol'] === 'string' ? ` for \`${options.input['symbol']}\`` : '';
     // Read-only tools need no confirmation; a writing tool asks first.
-    return this.spec.readOnly
+    return this.spec.effects.readOnly
       ? { invocationMessage: `Tenure: ${this.spec.title}${subject}` }
       : {
           invocationMessage: `Tenure: ${this.spec.title}${subject}`,
-          confirmationMessages: { title: `Tenure: ${this.spec.title}`, message: this.spec.summary },
+          confirmationMessages: { title: `Tenure: ${this.spec.title}`, message: confirmationMessage(this.spec, options.input ?? {}) },
         };
   }
 
@@ -109,7 +110,7 @@ class CatalogTool implements vscode.LanguageModelTool<Record<string, unknown>> {
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
     try {
-      return toLmResult(await runTool(this.host, this.spec, options.input, token));
+      return toLmResult(this.spec, await runTool(this.host, this.spec, options.input, token));
     } catch (e) {
       // The message reaches the model: it says what went wrong and what to do next.
       this.host.log.warn(`${this.spec.name} failed: ${errorMessage(e)}`);
@@ -119,7 +120,7 @@ class CatalogTool implements vscode.LanguageModelTool<Record<string, unknown>> {
   }
 }
 
-export function registerLmTools(tools: readonly ToolSpec[], host: ToolHost): vscode.Disposable[] {
+export function registerLmTools(tools: readonly Tool[], host: ToolHost): vscode.Disposable[] {
   if (typeof vscode.lm?.registerTool !== 'function') {
     host.log.warn('This VS Code has no language-model tool API; Tenure tools are not offered to Copilot.');
     return [];

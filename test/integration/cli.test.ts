@@ -27,16 +27,18 @@ describe('tenure CLI, run as a user runs it', () => {
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^what_breaks SettlementService.retry \(method, src\/settlement\/SettlementService.ts:19\), depth 2/);
     assert.match(r.out, /At least 6 dependents within 2 hops \(4 direct\)/);
-    assert.match(r.out, /inferred \(6\)/);
+    assert.match(r.out, /6 callers \(6 inferred\)/);
+    assert.match(r.out, /direct dependents \(4\):\n {2}inferred \(4\) — matched by name only/);
+    assert.match(r.out, /through those \(2\)/);
     assert.match(r.out, /dynamic \(1\)/);
   });
 
-  it('impact is an alias, and --json prints the full answer', () => {
+  it('impact is an alias, and --json prints the structured answer', () => {
     const r = tenure(['impact', 'PaymentGateway.submit', '--depth', '1', '--json', '--cwd', ex.root]);
     assert.equal(r.code, 0, r.err);
-    const data = JSON.parse(r.out) as { target: { sid: string }; implementers: unknown[]; summary: string; dependents: { tier: string }[] };
+    const data = JSON.parse(r.out) as { target: { sid: string }; implementations: unknown[]; summary: string; dependents: { tier: string }[] };
     assert.equal(data.target.sid, 'ts `src/gateways/PaymentGateway.ts`/PaymentGateway#submit().');
-    assert.equal(data.implementers.length, 6);
+    assert.equal(data.implementations.length, 6);
     assert.ok(data.dependents.every((d) => ['resolved', 'observed', 'inferred', 'ambiguous', 'dynamic'].includes(d.tier)));
     assert.match(data.summary, /^At least 1 dependent/);
   });

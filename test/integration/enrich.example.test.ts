@@ -30,8 +30,8 @@ describe('tenure enrich on examples/settlement (real servers, the CLI as a user 
     assert.match(sandbox, /1 call reaching it by resolved dispatch/);
     assert.match(sandbox, /SettlementService\.retry at src\/settlement\/SettlementService\.ts:21 — lsp:typescript/);
 
-    const py = JSON.parse(tenure('what-breaks', 'reconciliation.client.SettlementClient.retry', '--depth', '1', '--json')) as { dependents: { tier: string; provenance: { source: string } }[] };
-    assert.deepEqual(py.dependents.map((d) => `${d.tier} ${d.provenance.source}`), ['resolved lsp:python']);
+    const py = JSON.parse(tenure('what-breaks', 'reconciliation.client.SettlementClient.retry', '--depth', '1', '--json')) as { dependents: { tier: string; source: string }[] };
+    assert.deepEqual(py.dependents.map((d) => `${d.tier} ${d.source}`), ['resolved lsp:python']);
   });
 
   it('a second run has nothing left to do', () => {

@@ -6,7 +6,7 @@ import { CaptureSession, skipReason } from '../../src/core/episodic/capture';
 import { ManualClock } from '../../src/core/episodic/clock';
 import { DEFAULT_OPTIONS, type MemoryOptions } from '../../src/core/episodic/options';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 

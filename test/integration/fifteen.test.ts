@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
-import { renderWhatBreaks } from '../../src/core/structural/impact/whatBreaks';
+import { presentWhatBreaks, renderWhatBreaks } from '../../src/core/tools/whatBreaks';
 import { jdkAvailable } from '../helpers/java';
 import { answerPairs, ask, javaExample, precisionRecall, truthPairs, type JavaExample } from '../helpers/fifteen';
 
@@ -38,7 +38,7 @@ describe('the fifteen-minute check on examples/settlement (Java service, DI wiri
     assert.match(instant.provenance.reason, /the container wires it \(di:(aot|actuator)(, di:(aot|actuator))?\)/);
     assert.match(r.summary, /^At least 3 dependents: 2 callers \(2 resolved\), 1 reference \(1 resolved\); 6 overriding implementations \(6 proven by a type checker\); DI wiring from actuator beans of \d{4}-\d\d-\d\d \(profile prod\) and Spring AOT output of \d{4}-\d\d-\d\d; not seen: /);
     assert.doesNotMatch(r.summary, /not seen:.*generated code/, 'class files were read');
-    const text = renderWhatBreaks(r);
+    const text = renderWhatBreaks(presentWhatBreaks(r, [], 30));
     assert.match(text, /InstantRail\.submit \(resolved, bytecode\) at java\/src\/main\/java\/com\/acme\/clearing\/InstantRail\.java:\d+ — wired by DI: /);
   });
 

@@ -13,7 +13,7 @@ import { askKnowledge } from '../../src/core/knowledge/globalSearch';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whyIsThis } from '../../src/core/knowledge/why';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { CLI, REPO_ROOT, copyExample, tempDir } from '../helpers/fixtures';
 import { FakeOpenAi, recorded } from './knowledgeFakeOpenAi';

@@ -36,7 +36,7 @@ describe('MCP server over stdio, driven by a real MCP client', () => {
     assert.notEqual(r.isError, true);
     const text = (r.content as { type: string; text: string }[])[0]!.text;
     assert.match(text, /At least 4 dependents: 4 callers \(4 inferred\)/);
-    const data = (r.structuredContent as { result: { dependents: { symbol: { qname: string }; tier: string }[] } }).result;
+    const data = r.structuredContent as { dependents: { symbol: { qname: string }; tier: string }[] };
     assert.deepEqual(data.dependents.map((d) => `${d.symbol.qname} ${d.tier}`).sort(), [
       'AllocationService.redrive inferred',
       'NightlyBatch.run inferred',
@@ -59,13 +59,13 @@ describe('tenure mcp --watch confirms edges with language servers in the backgro
   this.timeout(180_000);
   let ex: { root: string; cleanup: () => void };
   let client: Client;
-  type Answer = { dependents: { symbol: { qname: string }; tier: string; provenance: { source: string } }[] };
+  type Answer = { dependents: { symbol: { qname: string }; tier: string; source: string }[] };
   const ask = async (): Promise<Answer> => {
     const r = await client.callTool({ name: 'what_breaks', arguments: { symbol: 'SettlementService.retry', depth: 1 } });
     assert.notEqual(r.isError, true, JSON.stringify(r.content));
-    return (r.structuredContent as { result: Answer }).result;
+    return r.structuredContent as Answer;
   };
-  const tiers = (a: Answer) => a.dependents.map((d) => `${d.symbol.qname} ${d.tier} ${d.provenance.source}`).sort();
+  const tiers = (a: Answer) => a.dependents.map((d) => `${d.symbol.qname} ${d.tier} ${d.source}`).sort();
   /** Asks until `ok` holds: indexing, the watcher and enrichment run on their own clocks. */
   const until = async (ok: (a: Answer) => boolean, what: string): Promise<Answer> => {
     const deadline = Date.now() + 150_000;
@@ -109,6 +109,6 @@ describe('tenure mcp --watch confirms edges with language servers in the backgro
     assert.ok(fallen.dependents.some((d) => d.symbol.qname === 'postRetry' && d.tier === 'inferred'), JSON.stringify(tiers(fallen)));
 
     const again = await until((a) => a.dependents.length === 4 && a.dependents.every((d) => d.tier === 'resolved'), 'enrichment after the edit');
-    assert.equal(again.dependents.find((d) => d.symbol.qname === 'postRetry')?.provenance.source, 'lsp:typescript');
+    assert.equal(again.dependents.find((d) => d.symbol.qname === 'postRetry')?.source, 'lsp:typescript');
   });
 });

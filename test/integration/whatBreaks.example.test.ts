@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { resolveOneSymbol, resolveSymbols } from '../../src/core/structural/lookup';
 import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';

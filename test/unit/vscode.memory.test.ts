@@ -7,7 +7,7 @@ import { indexKnowledge } from '../../src/core/knowledge/pipeline.js';
 import { refreshRules } from '../../src/core/procedural/refresh.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
-import { Workspace } from '../../src/core/store/workspace.js';
+import { type Workspace } from '../../src/core/store/workspace.js';
 import { openWorkspace } from '../../src/core/workspace.js';
 import { dayLabel, fileMemory, groupByDay, knowledgeOverview, memoryLine, memoryTotals, recentEpisodes, resolvedShare, symbolAt } from '../../src/vscode/memoryQueries.js';
 import { Responsiveness } from '../../src/vscode/responsiveness.js';

@@ -9,7 +9,8 @@ import { renderSurvey, surveyKnowledge } from '../../core/knowledge/sources/surv
 import type { SourceOptions } from '../../core/knowledge/sources/documents.js';
 import { createChatModel, createEmbedder, missingKey, modelSettings, type ModelSettings } from '../../core/llm/config.js';
 import { LINK_TIERS } from '../../core/model/tiers.js';
-import { askKnowledge, renderAsk, type AskMode } from '../../core/knowledge/globalSearch.js';
+import { askKnowledge, type AskMode } from '../../core/knowledge/globalSearch.js';
+import { presentSearch, renderSearch } from '../../core/tools/searchKnowledge.js';
 import { knowledgeStatus, renderKnowledgeStatus } from '../../core/knowledge/status.js';
 import { loadReports } from '../../core/knowledge/search.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
@@ -254,7 +255,7 @@ export const knowledgeCommands: CommandGroup = (program) => {
         ...(opts.maxReports ? { maxReports: opts.maxReports } : {}),
         ...(opts.budget ? { budgetTokens: opts.budget } : {}),
       });
-      process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderAsk(r) + '\n');
+      process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderSearch(presentSearch(r, 8)) + '\n');
     });
   });
 

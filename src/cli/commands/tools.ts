@@ -1,6 +1,6 @@
 import { Option } from 'commander';
-import { TenureError } from '../../shared/errors.js';
 import { TOOLS } from '../../core/tools/catalog.js';
+import { parseToolInput } from '../../core/tools/types.js';
 import { cwdOf, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
 
 /** One command per catalog tool, with the same names and inputs as the LM and MCP tools. */
@@ -22,10 +22,10 @@ export const toolCommands: CommandGroup = (program) => {
       const raw: Record<string, unknown> = {};
       if (tool.cli.positional) raw[tool.cli.positional] = args[0];
       for (const key of Object.keys(shape)) if (key !== tool.cli.positional && opts[key] !== undefined) raw[key] = opts[key];
-      const parsed = tool.input.safeParse(raw);
-      if (!parsed.success) throw new TenureError('invalid-input', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      // Checked before the database is opened: a usage error never touches the workspace.
+      const input = parseToolInput(tool, raw);
       await withWorkspace(cwdOf(program), async (ws) => {
-        const result = await tool.run({ workspace: ws }, parsed.data);
+        const result = await tool.invoke({ workspace: ws }, input);
         process.stdout.write(opts.json ? JSON.stringify(result.data, null, 2) + '\n' : result.text + '\n');
       }, true);
     });

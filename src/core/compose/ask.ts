@@ -1,105 +1,153 @@
-import { z } from 'zod';
-import { TenureError } from '../../shared/errors.js';
-import { clockFromEnv } from '../episodic/clock.js';
-import { CONCLUSION_MEANING, OUTCOME_MEANING } from '../episodic/model.js';
-import { EDGE_TIERS, LINK_TIERS, type EdgeTier, type LinkTier } from '../model/tiers.js';
-import { renderTriggeredRule, triggeredRules, type TriggeredRule } from '../procedural/hints.js';
-import { RULE_STATUS_MEANING, type RuleStatus } from '../procedural/model.js';
-import type { ToolContext, ToolSpec } from '../tools/types.js';
-import { KNOWLEDGE_EMPTY, knowledgeReasons, linkByKnowledge } from './askKnowledge.js';
-import { conceptPhrases, linkByName, type ConceptLink } from './askLink.js';
-import { optionsFor } from '../tools/episodic.js';
-import { resolveSymbols } from '../structural/lookup.js';
+import { TenureError, errorMessage } from '../../shared/errors.js';
+import type { Clock } from '../episodic/clock.js';
+import { whatHappenedBefore, type HistoryResult } from '../episodic/history.js';
+import type { MemoryOptions } from '../episodic/options.js';
+import { whyIsThis, type WhyIsThisResult } from '../knowledge/why.js';
 import type { SymbolRef } from '../model/symbolRef.js';
+import type { LinkTier } from '../model/tiers.js';
+import { triggeredRules, type TriggeredRule } from '../procedural/hints.js';
+import type { Workspace } from '../store/workspace.js';
 import { whatBreaks, type WhatBreaksResult } from '../structural/impact/whatBreaks.js';
-import { conclusionLine, describeLink, whatHappenedBefore, type HistoryEntry, type HistoryResult } from '../episodic/history.js';
+import { resolveSymbols } from '../structural/lookup.js';
+import { isIndexed } from '../structural/symbolSearch.js';
+import { conceptPhrases, identifiers, linkByKnowledge, linkByName, type ConceptLink } from './link.js';
 
 /*
- * ask: the question no single memory answers. The question's concepts are
- * linked to symbols (by the knowledge memory when it can, else by name, with
- * link tiers either way); then structural impact, knowledge reasons,
- * episodic history and the rules a change there triggers — one answer, each
- * part labelled with the memory that produced it and how far to trust it.
+ * ask: the question no single memory answers. The question's identifiers
+ * are resolved first, then its concepts are linked to symbols (by the
+ * knowledge memory when it can, else by name, with link tiers either way);
+ * then each memory answers about the symbols in focus through its own typed
+ * API — structural impact, knowledge reasons, episodic history, the rules a
+ * change there triggers — each part labelled with the memory that produced
+ * it and how far to trust it. Rendering is the tool's (src/core/tools/ask.ts).
  */
-
-export const AskInput = z.object({
-  question: z.string().min(1).max(2000).describe('The question, in words: "I am about to change the settlement retry policy. What breaks, why is it three, has anyone tried this before?"'),
-  symbol: z.string().optional().describe('The symbol the question is about, if known (name, id or path:line). Otherwise Tenure links the question\'s concepts to symbols and says how sure it is.'),
-});
-export type AskInput = z.infer<typeof AskInput>;
 
 export type Memory = 'structural' | 'knowledge' | 'episodic' | 'procedural';
 
-export interface AskPart {
-  readonly memory: Memory;
+/** One memory's answer about one symbol, or why there is none. */
+export interface MemoryPart<T> {
   readonly status: 'answered' | 'empty' | 'unavailable';
-  /**
-   * How far to trust this part, in the memory's own terms: the weakest edge
-   * tier relied on (structural), the weakest link tier (knowledge), `high`
-   * for build-system outcomes (episodic), the best rule's standing (procedural).
-   */
-  readonly tier: string;
-  /** Counts behind the tier: edges by tier, links by tier, outcomes and conclusions, rules by status. */
-  readonly tiers: Record<string, number>;
-  readonly summary: string;
-  readonly text: string;
-  readonly data: unknown;
+  readonly data: T | null;
+  /** For an empty or unavailable part: what it means and how to fill it. */
+  readonly hint?: string;
+}
+
+/** What every memory knows about one symbol. */
+export interface SymbolAnswers {
+  readonly symbol: SymbolRef;
+  readonly structural: MemoryPart<WhatBreaksResult>;
+  readonly knowledge: MemoryPart<WhyIsThisResult>;
+  readonly episodic: MemoryPart<HistoryResult>;
+}
+
+export interface AboutOptions {
+  readonly clock: Clock;
+  readonly options: MemoryOptions;
+  /** Hops of dependents (what_breaks depth). */
+  readonly depth?: number;
+  /** Documents and attempts each memory returns at most. */
+  readonly limit?: number;
+}
+
+export const KNOWLEDGE_EMPTY = 'knowledge memory empty: run tenure knowledge index';
+
+async function part<T>(fn: () => Promise<MemoryPart<T>>): Promise<MemoryPart<T>> {
+  try {
+    return await fn();
+  } catch (e) {
+    return { status: 'unavailable', data: null, hint: errorMessage(e) };
+  }
+}
+
+/** The three retrieved memories' answers about one symbol; a memory that fails says why and the others still answer. */
+export async function answerAbout(ws: Workspace, symbol: SymbolRef, o: AboutOptions): Promise<SymbolAnswers> {
+  const db = ws.db;
+  const structural = await part(async () => {
+    const r = await whatBreaks(db, symbol, o.depth ?? 2);
+    const any = r.dependents.length || r.implementers.length || r.dynamicSites.length || r.dispatches.length;
+    return { status: any ? 'answered' : 'empty', data: r };
+  });
+  const knowledge = await part(async () => {
+    const r = await whyIsThis(db, symbol, o.limit ?? 8);
+    if (!r.indexed) return { status: 'empty', data: r, hint: KNOWLEDGE_EMPTY };
+    return { status: r.items.length || r.constraints.length ? 'answered' : 'empty', data: r };
+  });
+  const episodic = await part(async () => {
+    const r = await whatHappenedBefore(db, symbol, o.limit ?? 8, { clock: o.clock, options: o.options, root: ws.root });
+    return { status: r.entries.length ? 'answered' : 'empty', data: r };
+  });
+  return { symbol, structural, knowledge, episodic };
+}
+
+export interface AskQuestion {
+  readonly question: string;
+  /** The symbol the question is about, when the asker knows it (name, id or path:line). */
+  readonly symbol?: string;
+}
+
+export interface ConceptLinks {
+  /** How the links were made: the symbol argument, identifiers in the question, the knowledge memory, name matching. */
+  readonly linkedBy: readonly string[];
+  /** The concepts read from the question. */
+  readonly phrases: readonly string[];
+  readonly links: readonly ConceptLink[];
+  /** Concepts no symbol denotes: kept, never forced onto a symbol. */
+  readonly unresolved: readonly string[];
+  /** Identifiers the question names that are not in the index. */
+  readonly missing: readonly string[];
+  readonly note: string | null;
 }
 
 export interface AskResult {
   readonly question: string;
-  readonly concept: {
-    /** How the links were made: the symbol argument, the knowledge memory's linking, name matching. */
-    readonly linkedBy: readonly string[];
-    /** The concepts read from the question. */
-    readonly phrases: readonly string[];
-    readonly links: readonly { readonly sid: string; readonly qname: string; readonly kind: string; readonly path: string; readonly line: number; readonly tier: LinkTier; readonly phrase: string; readonly why: string }[];
-    readonly unresolved: readonly string[];
-    readonly note: string | null;
-  };
-  /** The symbols the parts answer about (at most four, strongest links first). */
-  readonly focus: readonly { readonly sid: string; readonly qname: string; readonly tier: LinkTier }[];
-  readonly parts: readonly AskPart[];
-  readonly summary: string;
+  readonly concept: ConceptLinks;
+  /** The symbols the answer is about (at most four, strongest links first). */
+  readonly focus: readonly ConceptLink[];
+  readonly about: readonly SymbolAnswers[];
+  /** Rules a change to the focus symbols triggers (procedural memory). */
+  readonly rules: readonly TriggeredRule[];
 }
 
 const MAX_FOCUS = 4;
-
-function weakestEdge(r: readonly WhatBreaksResult[]): EdgeTier | null {
-  let worst = -1;
-  for (const w of r) for (const d of w.dependents) worst = Math.max(worst, EDGE_TIERS.indexOf(d.tier));
-  return worst < 0 ? null : EDGE_TIERS[worst]!;
-}
-
-async function linkConcepts(ctx: ToolContext, tools: readonly ToolSpec[], input: AskInput): Promise<AskResult['concept'] & { symbols: ConceptLink[] }> {
-  const { db, root } = ctx.workspace;
-  if (input.symbol) {
-    const found = await resolveSymbols(db, input.symbol, { root });
-    const tier: LinkTier = found.length === 1 ? 'exact' : 'weak';
-    const symbols = found.map((s) => ({ symbol: s, tier, phrase: input.symbol!, why: found.length === 1 ? 'named by the symbol argument' : `the symbol argument matches ${found.length} symbols; all are used`, score: 1 }));
-    return { linkedBy: ['symbol argument'], phrases: [input.symbol], links: symbols.map(linkView), unresolved: [], note: null, symbols };
-  }
-  const phrases = conceptPhrases(input.question);
-  const lookup = async (sid: string) => (await db.get<SymbolRef>('SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ? LIMIT 1', [sid])) ?? undefined;
-  const k = await linkByKnowledge(tools, ctx, phrases, lookup);
-  const n = await linkByName(db, input.question, root);
-  // The knowledge memory's links first; name matches add what it did not link, each with its own tier and reason.
-  const seen = new Set((k?.links ?? []).map((l) => l.symbol.sid));
-  const symbols = [...(k?.links ?? []), ...n.links.filter((l) => !seen.has(l.symbol.sid))];
-  const linkedBy = [...(k?.links.length ? ['knowledge linking (related_by_intent)'] : []), ...(n.links.some((l) => !seen.has(l.symbol.sid)) ? ['name match'] : [])];
-  const note = !k ? `${KNOWLEDGE_EMPTY} (this build has no related_by_intent tool); concepts linked to symbols by name only` : !k.knowledgeIndexed ? `${KNOWLEDGE_EMPTY}: links come from symbol names, not from documents` : null;
-  return { linkedBy, phrases, links: symbols.map(linkView), unresolved: [...new Set([...(k?.unresolved ?? []), ...n.unresolved])], note, symbols };
-}
-
 const TIER_RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolved: 3 };
 
+async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks> {
+  const { db, root } = ws;
+  if (q.symbol) {
+    const found = await resolveSymbols(db, q.symbol, { root });
+    const tier: LinkTier = found.length === 1 ? 'exact' : 'weak';
+    const links = found.map((s) => ({ symbol: s, tier, phrase: q.symbol!, why: found.length === 1 ? 'named by the symbol argument' : `the symbol argument matches ${found.length} symbols; all are used`, score: 1 }));
+    return { linkedBy: ['symbol argument'], phrases: [q.symbol], links, unresolved: [], missing: [], note: null };
+  }
+  const phrases = conceptPhrases(q.question);
+  const k = await linkByKnowledge(db, phrases);
+  const n = await linkByName(db, q.question, root);
+  // The knowledge memory's links first; name matches add what it did not link, each with its own tier and reason.
+  const seen = new Set(k.links.map((l) => l.symbol.sid));
+  const links = [...k.links, ...n.links.filter((l) => !seen.has(l.symbol.sid))];
+  const named = new Set(identifiers(q.question));
+  const missing = n.unresolved.filter((u) => named.has(u));
+  const linkedBy = [
+    ...(n.links.some((l) => l.tier === 'exact') ? ['identifiers in the question'] : []),
+    ...(k.links.length ? ['knowledge linking (related_by_intent)'] : []),
+    ...(n.links.some((l) => !seen.has(l.symbol.sid) && l.tier !== 'exact') ? ['name match'] : []),
+  ];
+  const note = !k.knowledgeIndexed ? `${KNOWLEDGE_EMPTY}: links come from symbol names, not from documents` : null;
+  return { linkedBy, phrases, links, unresolved: [...new Set([...k.unresolved, ...n.unresolved.filter((u) => !named.has(u))])], missing, note };
+}
+
 /**
- * The symbols the parts answer about: strongest links first, no file-level
- * module, nothing already covered by a focused container (its members are in
- * the container's impact and history), at most MAX_FOCUS.
+ * The symbols the parts answer about. Identifiers the question names come
+ * first; when it names one that is not in the index, the answer is about
+ * nothing weaker than a strong link (a weak neighbour is not the subject).
+ * No file-level module, nothing already covered by a focused container (its
+ * members are in the container's impact and history), at most MAX_FOCUS.
  */
-function chooseFocus(links: readonly ConceptLink[]): ConceptLink[] {
-  const sorted = [...links].filter((l) => l.tier !== 'unresolved').sort((a, b) => TIER_RANK[a.tier] - TIER_RANK[b.tier] || (a.symbol.kind === 'module' ? 1 : 0) - (b.symbol.kind === 'module' ? 1 : 0) || b.score - a.score);
+function chooseFocus(c: ConceptLinks): ConceptLink[] {
+  const floor = c.missing.length ? TIER_RANK.strong : TIER_RANK.weak;
+  const sorted = [...c.links]
+    .filter((l) => TIER_RANK[l.tier] <= floor)
+    .sort((a, b) => TIER_RANK[a.tier] - TIER_RANK[b.tier] || (a.symbol.kind === 'module' ? 1 : 0) - (b.symbol.kind === 'module' ? 1 : 0) || b.score - a.score);
   const focus: ConceptLink[] = [];
   for (const l of sorted) {
     if (focus.length >= MAX_FOCUS) break;
@@ -110,194 +158,12 @@ function chooseFocus(links: readonly ConceptLink[]): ConceptLink[] {
   return focus;
 }
 
-function linkView(l: ConceptLink) {
-  return { sid: l.symbol.sid, qname: l.symbol.qname, kind: l.symbol.kind, path: l.symbol.path, line: l.symbol.line, tier: l.tier, phrase: l.phrase, why: l.why };
-}
-
-function structuralPart(results: readonly { link: ConceptLink; r: WhatBreaksResult }[]): AskPart {
-  if (!results.length) return { memory: 'structural', status: 'empty', tier: 'none', tiers: {}, summary: 'No symbol to analyse: the question linked to none.', text: '', data: [] };
-  const tiers: Record<string, number> = {};
-  for (const { r } of results) for (const t of EDGE_TIERS) if (r.counts.byTier[t]) tiers[t] = (tiers[t] ?? 0) + r.counts.byTier[t];
-  const dyn = results.reduce((n, x) => n + x.r.dynamicSites.length, 0);
-  if (dyn) tiers['dynamic sites'] = dyn;
-  // The "not seen" clause is the same for every symbol: say it once.
-  const lines = results.map(({ link, r }, i) => `${r.target.qname} [${link.tier} link]: ${i === 0 ? r.summary : r.summary.replace(/; not seen: .*$/, '.')}`);
-  const weakest = weakestEdge(results.map((x) => x.r));
-  return {
-    memory: 'structural',
-    status: 'answered',
-    tier: weakest ?? 'none',
-    tiers,
-    summary: lines[0]!,
-    text: lines.join('\n'),
-    data: results.map(({ link, r }) => ({ link: linkView(link), whatBreaks: r })),
-  };
-}
-
-function episodicPart(results: readonly { link: ConceptLink; r: HistoryResult }[]): AskPart {
-  const byId = new Map<number, { e: HistoryEntry; link: ConceptLink }>();
-  for (const { link, r } of results) for (const e of r.entries) if (!byId.has(e.episode.id) || byId.get(e.episode.id)!.e.weight < e.weight) byId.set(e.episode.id, { e, link });
-  const entries = [...byId.values()].sort((a, b) => b.e.weight - a.e.weight).slice(0, 6);
-  const archived = results.reduce((n, x) => n + x.r.counts.archived, 0);
-  const conclusions = entries.reduce((n, x) => n + x.e.conclusions.length, 0) + results.reduce((n, x) => n + x.r.conclusions.length, 0);
-  const tiers: Record<string, number> = {};
-  if (entries.length) tiers['outcome: high'] = entries.length;
-  if (conclusions) tiers['conclusion: low'] = conclusions;
-  if (archived) tiers['archived'] = archived;
-  if (!entries.length) {
-    return {
-      memory: 'episodic',
-      status: 'empty',
-      tier: 'none',
-      tiers,
-      summary: `No earlier attempt on these symbols or their neighbourhood is recorded${archived ? ` (${archived} archived about code that has changed since)` : ''}. No history is not evidence of safety.`,
-      text: '',
-      data: results.map(({ link, r }) => ({ link: linkView(link), history: r })),
-    };
-  }
-  const failures = entries.filter((x) => x.e.outcome.status === 'failure' || x.e.outcome.status === 'rejected');
-  const lines: string[] = [];
-  for (const { e } of entries) {
-    const o = e.outcome;
-    lines.push(`#${e.episode.id} · ${e.episode.age} · ${o.kind} ${o.status}${e.episode.command ? ` (\`${e.episode.command}\`)` : ''} — ${describeLink(e.link)}${e.episode.intent ? `; intent: ${e.episode.intent}` : ''}`);
-    if (o.evidence) lines.push(`   evidence (${o.source}, high confidence): ${o.evidence.split('\n').slice(0, 2).join(' | ')}`);
-    for (const c of e.conclusions) lines.push(`   ${conclusionLine(c)}`);
-    if (e.drift.stale) lines.push(`   ⚠ the code it touched has changed since (similarity ${e.drift.similarity ?? 'n/a'}): may no longer apply`);
-  }
-  const top = failures[0]?.e ?? entries[0]!.e;
-  const summary =
-    `${entries.length} earlier attempt${entries.length === 1 ? '' : 's'} on these symbols or their neighbourhood; ${failures.length} failed or rejected. ` +
-    `Most relevant: ${top.episode.age}, ${top.outcome.kind} ${top.outcome.status}${top.outcome.evidence ? ` — ${top.outcome.evidence.split('\n')[0]}` : ''}.`;
-  return {
-    memory: 'episodic',
-    status: 'answered',
-    tier: 'high',
-    tiers,
-    summary,
-    text: lines.join('\n'),
-    data: results.map(({ link, r }) => ({ link: linkView(link), history: r })),
-  };
-}
-
-function proceduralPart(rules: readonly TriggeredRule[]): AskPart {
-  if (!rules.length) return { memory: 'procedural', status: 'empty', tier: 'none', tiers: {}, summary: 'No learned rule is triggered by a change to these symbols.', text: '', data: [] };
-  const tiers: Record<string, number> = {};
-  for (const r of rules) tiers[r.status] = (tiers[r.status] ?? 0) + 1;
-  const best = rules[0]!;
-  return {
-    memory: 'procedural',
-    status: 'answered',
-    tier: best.status,
-    tiers,
-    summary: `${rules.length} rule${rules.length === 1 ? '' : 's'} apply: ${best.text} (${best.status}: ${RULE_STATUS_MEANING[best.status as RuleStatus]})`,
-    text: rules.map(renderTriggeredRule).join('\n'),
-    data: rules,
-  };
-}
-
-export async function ask(ctx: ToolContext, tools: readonly ToolSpec[], input: AskInput): Promise<AskResult> {
-  const ws = ctx.workspace;
-  const indexed = await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-  if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
-  const clock = clockFromEnv();
-  const options = optionsFor(ctx);
-  const concept = await linkConcepts(ctx, tools, input);
-  const focusLinks = chooseFocus(concept.symbols);
-
-  const structural: { link: ConceptLink; r: WhatBreaksResult }[] = [];
-  const history: { link: ConceptLink; r: HistoryResult }[] = [];
-  for (const link of focusLinks) {
-    structural.push({ link, r: await whatBreaks(ws.db, link.symbol, 2) });
-    history.push({ link, r: await whatHappenedBefore(ws.db, link.symbol, 5, { clock, options, root: ws.root }) });
-  }
-  const knowledge = focusLinks.length ? await knowledgeReasons(tools, ctx, focusLinks.map((l) => l.symbol)) : { status: 'empty' as const, text: KNOWLEDGE_EMPTY, data: null, tiers: {}, note: null };
-  const knowledgeTiers = knowledge.tiers as Record<string, number>;
-  const weakestLink = [...LINK_TIERS].reverse().find((t) => knowledgeTiers[t]) ?? 'none';
-  const rules = await triggeredRules(ws.db, { paths: [...new Set(focusLinks.map((l) => l.symbol.path))], sids: focusLinks.map((l) => l.symbol.sid) });
-
-  const parts: AskPart[] = [
-    structuralPart(structural),
-    {
-      memory: 'knowledge',
-      status: knowledge.status,
-      tier: knowledge.status === 'answered' ? weakestLink : 'none',
-      tiers: knowledgeTiers,
-      summary: knowledge.status === 'answered' ? knowledge.text.split('\n')[0] ?? '' : knowledge.text,
-      text: knowledge.text,
-      data: knowledge.data,
-    },
-    episodicPart(history),
-    proceduralPart(rules),
-  ];
-  const focus = focusLinks.map((l) => ({ sid: l.symbol.sid, qname: l.symbol.qname, tier: l.tier }));
-  const summary = focus.length
-    ? `"${input.question}" → ${focus.map((f) => `${f.qname} (${f.tier})`).join(', ')}; ${parts.filter((p) => p.status === 'answered').map((p) => p.memory).join(', ') || 'no memory'} answered.`
-    : `"${input.question}" links to no symbol in the index${concept.unresolved.length ? ` (unresolved: ${concept.unresolved.join(', ')})` : ''}. Name the symbol with --symbol, or ask about a name that exists.`;
-  return { question: input.question, concept: { linkedBy: concept.linkedBy, phrases: concept.phrases, links: concept.links, unresolved: concept.unresolved, note: concept.note }, focus, parts, summary };
-}
-
-const MEMORY_LABEL: Record<Memory, string> = {
-  structural: 'structural — what breaks',
-  knowledge: 'knowledge — why it is this way',
-  episodic: 'episodic — what happened before',
-  procedural: 'procedural — how it is done here',
-};
-
-function partTierWords(p: AskPart): string {
-  if (p.status !== 'answered') return p.status;
-  switch (p.memory) {
-    case 'structural':
-      return `edge tiers ${Object.entries(p.tiers).map(([t, n]) => `${t} ${n}`).join(', ')}; weakest relied on: ${p.tier}; a lower bound`;
-    case 'knowledge':
-      return `link tiers ${Object.entries(p.tiers).map(([t, n]) => `${t} ${n}`).join(', ') || 'none reported'}`;
-    case 'episodic':
-      return `outcomes high confidence (build system, never decay); conclusions low, decaying`;
-    case 'procedural':
-      return `rule standing ${Object.entries(p.tiers).map(([t, n]) => `${t} ${n}`).join(', ')}`;
-  }
-}
-
-export function renderAsk(r: AskResult): string {
-  const lines: string[] = [];
-  lines.push(`ask: ${r.question}`);
-  const c = r.concept;
-  lines.push(`concepts ${c.phrases.map((p) => `"${p}"`).join(', ') || '(none)'} → symbols (${c.linkedBy.join(' + ') || 'nothing linked'}; link tiers: exact › strong › weak › unresolved)${c.note ? ` — ${c.note}` : ''}:`);
-  if (!c.links.length) lines.push('  (no symbol linked)');
-  for (const l of c.links.slice(0, 8)) lines.push(`  - ${l.qname} [${l.tier}] ${l.kind} at ${l.path}:${l.line} — ${l.why}`);
-  if (c.links.length > 8) lines.push(`  … ${c.links.length - 8} more (--json)`);
-  if (c.unresolved.length) lines.push(`  unresolved (kept, not forced onto a symbol): ${c.unresolved.join(', ')}`);
-  for (const p of r.parts) {
-    lines.push('');
-    lines.push(`[${MEMORY_LABEL[p.memory]} · ${partTierWords(p)}]`);
-    if (p.status !== 'answered') {
-      lines.push(`  ${p.summary}`);
-      continue;
-    }
-    for (const l of p.text.split('\n').slice(0, 30)) lines.push(`  ${l}`);
-  }
-  lines.push('');
-  lines.push(`Outcomes: ${OUTCOME_MEANING}. Conclusions: ${CONCLUSION_MEANING}. Structural counts are lower bounds.`);
-  return lines.join('\n');
-}
-
-/** The catalog entry; `tools` is the catalog itself, read when called, so ask reaches the knowledge tools by name. */
-export function askToolSpec(tools: () => readonly ToolSpec[]): ToolSpec<typeof AskInput> {
-  return {
-    name: 'ask',
-    title: 'Ask all of Tenure\'s memories',
-    summary: 'One answer from every memory: what breaks (structural), why it is this way (knowledge), what happened before (episodic), which rules apply (procedural) — each part labelled with its memory and tier.',
-    modelDescription:
-      'Call this when you are about to change something and want the whole picture in one call: "I am about to change the settlement retry policy. What breaks, why is it three, has anyone tried this before?" ' +
-      'Tenure links the question\'s concepts to symbols (link tiers: exact, strong, weak = a set to verify, unresolved = kept but matched to nothing), then answers from each memory: ' +
-      'structural (dependents by edge tier, a lower bound), knowledge (decisions, incidents and constraints with their sources), episodic (earlier attempts with outcomes decided by the build system — high confidence — and agents\' conclusions — low, decaying), ' +
-      'procedural (learned rules the change triggers, with their standing: promoted by a person, proposed, or candidate). Each part says which memory produced it and how far to trust it. ' +
-      'Pass `symbol` when you know the exact symbol.',
-    input: AskInput,
-    cli: { command: 'ask', aliases: [], positional: 'question' },
-    readOnly: true,
-    async run(ctx, input) {
-      const result = await ask(ctx, tools().filter((t) => t.name !== 'ask'), input);
-      return { data: result, text: renderAsk(result) };
-    },
-  };
+export async function ask(ws: Workspace, q: AskQuestion, o: AboutOptions): Promise<AskResult> {
+  if (!(await isIndexed(ws.db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
+  const concept = await linkQuestion(ws, q);
+  const focus = chooseFocus(concept);
+  const about: SymbolAnswers[] = [];
+  for (const link of focus) about.push(await answerAbout(ws, link.symbol, { ...o, limit: o.limit ?? 5 }));
+  const rules = focus.length ? await triggeredRules(ws.db, { paths: [...new Set(focus.map((l) => l.symbol.path))], sids: focus.map((l) => l.symbol.sid) }) : [];
+  return { question: q.question, concept, focus, about, rules };
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { EdgeTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { describeAge, type Clock } from './clock.js';
@@ -7,7 +6,7 @@ import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion
 import type { MemoryOptions } from './options.js';
 import { conclusionsFor, loadEpisodes, type StoredEpisode } from './store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from './weighting.js';
-import { renderRulesBlock, rulesForChangeTo, type TriggeredRule } from '../procedural/hints.js';
+import { rulesForChangeTo, type TriggeredRule } from '../procedural/hints.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
@@ -18,12 +17,6 @@ import type { SymbolRef } from '../model/symbolRef.js';
  * conclusions an agent drew are shown apart, with their decayed confidence.
  * Reads SQLite only.
  */
-
-export const WhatHappenedBeforeInput = z.object({
-  symbol: z.string().min(1).describe('The symbol you are about to change: a name (`SettlementService.retry`), a symbol id, or `path/file.ts:42`.'),
-  limit: z.number().int().min(1).max(50).default(8).describe('How many earlier attempts to list, most relevant first. Default 8.'),
-});
-export type WhatHappenedBeforeInput = z.infer<typeof WhatHappenedBeforeInput>;
 
 export interface NeighbourLink {
   readonly relation: Relation;
@@ -360,45 +353,4 @@ export function describeLink(l: NeighbourLink): string {
   if (l.relation === 'self') return 'touched the symbol itself';
   if (l.relation === 'same-file') return `touched ${l.qname ? `${l.qname} in ` : ''}the same file (${l.path})`;
   return `touched ${RELATION_WORDS[l.relation]} ${l.qname ?? l.path}${l.edgeTier ? ` (${l.edgeTier} edge)` : ''}`;
-}
-
-function renderEntry(e: HistoryEntry, i: number, lines: string[]): void {
-  const ep = e.episode;
-  const o = e.outcome;
-  const status = o.status === 'success' ? 'succeeded' : o.status === 'failure' ? 'FAILED' : o.status.toUpperCase();
-  const exit = o.exitCode !== null ? ` (exit ${o.exitCode})` : '';
-  lines.push(`${i}. #${ep.id} · ${ep.age} (${ep.at.slice(0, 10)}) · ${o.kind} ${status}${exit}${ep.command ? ` · \`${ep.command}\`` : ''} — ${describeLink(e.link)}`);
-  const others = e.touched.filter((t) => t.qname && t.qname !== e.link.qname).map((t) => t.qname);
-  if (others.length) lines.push(`   also touched: ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', …' : ''}`);
-  if (ep.intent) lines.push(`   intent: ${ep.intent}`);
-  if (ep.commitMessage) lines.push(`   commit: ${ep.commitMessage}`);
-  if (o.evidence) lines.push(`   evidence (${o.source}, high confidence): ${o.evidence.split('\n').slice(0, 4).join(' | ')}`);
-  for (const c of e.conclusions) lines.push(`   ${conclusionLine(c)}`);
-  if (e.drift.stale) {
-    lines.push(`   ⚠ the code it touched has changed since${e.drift.similarity !== null ? ` (structural similarity ${e.drift.similarity})` : ''}${e.drift.symbolsGone.length ? `; gone: ${e.drift.symbolsGone.join(', ')}` : ''}: the lesson may no longer apply`);
-  }
-  if (e.archived) lines.push(`   archived ${e.archived.at.slice(0, 10)}: ${e.archived.reason}`);
-}
-
-export function conclusionLine(c: ConclusionView): string {
-  const who = c.authorKind === 'agent' ? `${c.author === 'agent' ? "the agent's" : `${c.author}'s (agent)`} own conclusion` : `${c.author}'s note (person)`;
-  return `conclusion — ${who}, NOT an outcome; confidence ${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d): "${c.text}"`;
-}
-
-export function renderWhatHappenedBefore(r: HistoryResult): string {
-  const lines: string[] = [];
-  lines.push(`what_happened_before ${r.target.qname} (${r.target.kind}, ${r.target.path}:${r.target.line})`);
-  lines.push(r.summary);
-  r.entries.forEach((e, i) => renderEntry(e, i + 1, lines));
-  if (r.conclusions.length) {
-    lines.push(`conclusions about it not tied to a listed attempt (${r.conclusions.length}):`);
-    for (const c of r.conclusions.slice(0, 5)) lines.push(`  - ${conclusionLine(c)}`);
-  }
-  lines.push(...renderRulesBlock(r.rules));
-  if (r.archived.length) {
-    lines.push(`archived (${r.counts.archived}) — lessons about code that has changed or gone since; shown for completeness, not as guidance:`);
-    r.archived.forEach((e, i) => renderEntry(e, i + 1, lines));
-  }
-  lines.push(`not seen: ${r.notSeen.join('; ')}.`);
-  return lines.join('\n');
 }

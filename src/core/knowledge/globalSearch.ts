@@ -6,7 +6,7 @@ import { HashingEmbedder } from '../llm/offline.js';
 import { LlmRunner, approxTokens, type Spend } from '../llm/runner.js';
 import type { ChatModel, Embedder } from '../llm/types.js';
 import type { Db } from '../store/db.js';
-import { CHUNK_SELECT, QUOTED_DATA_NOTE, describeExtraction, knowledgeIndexed, quoteFrom, renderQuote, type ChunkRow, type Quotation } from './quotes.js';
+import { CHUNK_SELECT, knowledgeIndexed, quoteFrom, type ChunkRow, type Quotation } from './quotes.js';
 
 /*
  * Questions to the whole corpus. Global search (GraphRAG's): ask every
@@ -206,19 +206,4 @@ async function localSearch(db: Db, runner: LlmRunner, question: string, embedder
     spend: { ...runner.spend },
     empty: false,
   };
-}
-
-export function renderAsk(r: AskResult): string {
-  const lines = [`knowledge ask (${r.mode} search${r.answeredBy === 'offline' ? ', offline' : `, ${r.answeredBy}`}): ${r.question}`, '', r.answer.replace(/\[source (\d+)\]/g, (_, n: string) => `[${Number(n)}]`)];
-  if (r.empty) return lines.join('\n');
-  if (r.reports.length) lines.push('', `Community reports used: ${r.reports.map((x) => `#${x.id} "${x.title}" (level ${x.level}, importance ${x.rating})`).join('; ')}`);
-  if (r.sources.length) {
-    lines.push('', 'Sources:');
-    r.sources.forEach((q, i) => lines.push(`  [${i + 1}] ${renderQuote(q)}`));
-  }
-  const how = describeExtraction(r.extractedBy);
-  if (how) lines.push('', how);
-  lines.push(QUOTED_DATA_NOTE);
-  if (r.spend.calls) lines.push(`Model calls: ${r.spend.calls} (${r.spend.inputTokens + r.spend.outputTokens} tokens).`);
-  return lines.join('\n');
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { searchEntities, queryEmbedder } from './search.js';
 import { linkEntity } from '../linking/link.js';
 import { entityKey, phraseTokens } from '../linking/names.js';
@@ -7,7 +6,7 @@ import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import type { Embedder } from '../llm/types.js';
 import { TenureError } from '../../shared/errors.js';
-import { CHUNK_SELECT, QUOTED_DATA_NOTE, describeExtraction, knowledgeIndexed, needlesFor, quoteFrom, renderQuote, type ChunkRow, type Quotation } from './quotes.js';
+import { CHUNK_SELECT, knowledgeIndexed, needlesFor, quoteFrom, type ChunkRow, type Quotation } from './quotes.js';
 
 /*
  * related_by_intent: a phrase ("settlement retries", "the partner SLA") → the
@@ -18,12 +17,6 @@ import { CHUNK_SELECT, QUOTED_DATA_NOTE, describeExtraction, knowledgeIndexed, n
  * identical) entity is never better than weak. Concepts with no symbol are
  * returned too, as unresolved.
  */
-
-export const RelatedByIntentInput = z.object({
-  phrase: z.string().min(1).max(300).describe('A concept in words: "settlement retries", "the partner SLA", "duplicate instruction handling".'),
-  limit: z.number().int().min(1).max(100).default(15).describe('Most symbols to return (default 15).'),
-});
-export type RelatedByIntentInput = z.infer<typeof RelatedByIntentInput>;
 
 export interface IntentSymbol {
   readonly sid: string;
@@ -146,32 +139,4 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
   if (unresolved.length) summary += `; ${unresolved.length} concept${unresolved.length === 1 ? '' : 's'} in the documents with no symbol (unresolved): ${unresolved.map((u) => u.name).join(', ')}`;
   if (!status.documents) summary += '; the knowledge memory is empty, so only symbol names were compared (run `tenure index`)';
   return { phrase: text, symbols: shown, unresolved, counts, knowledgeIndexed: status.documents > 0, extractedBy: status.extractedBy, summary: `${summary}.` };
-}
-
-const MEANING: Record<LinkTier, string> = {
-  exact: 'the phrase or a document names it verbatim',
-  strong: 'a normalised phrase clearly denotes it',
-  weak: 'a concept spanning several symbols, or reached through a resembling phrase — verify',
-  unresolved: 'no symbol denotes it',
-};
-
-export function renderRelatedByIntent(r: RelatedByIntentResult): string {
-  const lines = [`related_by_intent "${r.phrase}"`, r.summary];
-  for (const tier of LINK_TIERS) {
-    const group = r.symbols.filter((s) => s.tier === tier);
-    if (!group.length) continue;
-    lines.push(`${tier} (${group.length}) — ${MEANING[tier]}:`);
-    for (const s of group) lines.push(`  - ${s.qname} (${s.kind}, ${s.path}:${s.line}) — ${s.reasons[0]}`);
-  }
-  if (r.unresolved.length) {
-    const how = describeExtraction(r.extractedBy);
-    lines.push(`unresolved (${r.unresolved.length}) — in the documents, but no symbol denotes it; kept, never matched to the nearest name:`);
-    for (const u of r.unresolved) {
-      lines.push(`  - ${u.type} "${u.name}"`);
-      for (const q of u.sources) lines.push(`    > ${renderQuote(q)}`);
-    }
-    if (how) lines.push(how);
-    lines.push(QUOTED_DATA_NOTE);
-  }
-  return lines.join('\n');
 }

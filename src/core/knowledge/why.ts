@@ -1,18 +1,14 @@
-import { z } from 'zod';
 import { Yielder } from '../../shared/yielder.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import {
   CATEGORY_ORDER,
   CHUNK_SELECT,
-  QUOTED_DATA_NOTE,
   categoryOf,
-  describeExtraction,
   documentRef,
   knowledgeIndexed,
   needlesFor,
   quoteFrom,
-  renderQuote,
   type Category,
   type ChunkRow,
   type DocumentRef,
@@ -33,12 +29,6 @@ import type { SymbolRef } from '../model/symbolRef.js';
  * constraints, decisions and incidents related to any of them in the
  * knowledge graph — kept even when no symbol denotes them (unresolved).
  */
-
-export const WhyIsThisInput = z.object({
-  symbol: z.string().min(1).describe('The symbol to explain: a name (`RetryPolicy.MAX_ATTEMPTS`, `SettlementService.retry`), a symbol id, or `path/file.ts:42`.'),
-  limit: z.number().int().min(1).max(50).default(8).describe('Most documents to return (default 8).'),
-});
-export type WhyIsThisInput = z.infer<typeof WhyIsThisInput>;
 
 export type ScopeRelation = 'self' | 'member' | 'container' | 'uses';
 
@@ -398,56 +388,4 @@ function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
   if (unresolved.length) s += `; ${plural(unresolved.length, 'constraint')} no symbol denotes (unresolved, kept): ${unresolved.map((c) => c.name).join(', ')}`;
   if (linkedC) s += `; ${plural(linkedC, 'related decision or constraint', 'related decisions or constraints')} linked to code`;
   return `${s}.`;
-}
-
-const TIER_WORDS: Record<LinkTier, string> = {
-  exact: 'names it verbatim',
-  strong: 'names it in other words',
-  weak: 'names a concept spanning it and other symbols — verify',
-  unresolved: 'no symbol denotes it',
-};
-
-/** The answer for an agent: the sentence, then each document with its tier and a quotation, then the constraints. */
-export function renderWhyIsThis(r: WhyIsThisResult): string {
-  const lines = [`why_is_this ${r.target.qname} (${r.target.kind}, ${r.target.path}:${r.target.line})`, r.summary];
-  if (!r.indexed || (!r.items.length && !r.constraints.length)) return lines.join('\n');
-  const how = describeExtraction(r.extractedBy);
-  if (how) lines.push(how);
-  lines.push(QUOTED_DATA_NOTE);
-  for (const i of r.items) {
-    const handle = i.document.ref ? `${i.document.ref} "${i.document.title}"` : `"${i.document.title}"`;
-    const where = i.document.path ?? i.document.url ?? '';
-    const a = i.anchors[0];
-    const how =
-      i.hops === 2
-        ? `refers to ${i.via}, which reaches it (${i.tier})`
-        : a
-          ? `${i.tier}: ${a.entityType === 'citation' ? a.reason : `"${a.entity}" → ${a.symbol.qname}${a.relation === 'self' ? '' : ` (${relationWords(a.relation)})`} — ${TIER_WORDS[a.tier]}`}`
-          : i.tier;
-    lines.push(`${i.category} — ${handle}${where ? ` ${where}` : ''} [${how}]`);
-    for (const q of i.excerpts) lines.push(`  > ${renderQuote(q)}`);
-  }
-  if (r.constraints.length) {
-    lines.push('Constraints, decisions and incidents around it:');
-    for (const c of r.constraints) {
-      const link = c.tier === 'unresolved' ? 'unresolved — no symbol denotes it; kept, never matched to the nearest name' : `${c.tier} → ${c.symbols.join(', ')}`;
-      lines.push(`  - ${c.type} "${c.name}" [${link}] via ${c.via.join(', ') || 'the graph'}`);
-      for (const q of c.sources.slice(0, 2)) lines.push(`    > ${renderQuote(q)}`);
-    }
-  }
-  lines.push(`Not seen: ${r.notSeen.join('; ')}.`);
-  return lines.join('\n');
-}
-
-function relationWords(rel: ScopeRelation): string {
-  switch (rel) {
-    case 'member':
-      return 'a member';
-    case 'container':
-      return 'its type';
-    case 'uses':
-      return 'which it uses';
-    default:
-      return '';
-  }
 }

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { EDGE_TIERS, EDGE_TIER_MEANING, weakerTier, type EdgeTier } from '../../model/tiers.js';
+import { EDGE_TIERS, weakerTier, type EdgeTier } from '../../model/tiers.js';
 import type { EdgeKind } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
@@ -10,12 +9,6 @@ import { artifactExtras, observedWords, withArtifacts, type ArtifactsSummary } f
  * by tier, with a sentence that states the answer as a lower bound and names
  * what the graph could not see. Reads SQLite only.
  */
-
-export const WhatBreaksInput = z.object({
-  symbol: z.string().min(1).describe('The symbol to change: a name (`SettlementService.retry`, `retry`), a symbol id, or `path/file.ts:42`.'),
-  depth: z.number().int().min(1).max(10).default(2).describe('How many hops of dependents to follow (1 = direct dependents only). Default 2.'),
-});
-export type WhatBreaksInput = z.infer<typeof WhatBreaksInput>;
 
 export type DependencyKind = EdgeKind | 'overrides' | 'member';
 
@@ -464,68 +457,4 @@ export function lowerBoundSentence(r: Omit<WhatBreaksResult, 'summary'>): string
   if (extras.length) s += `; ${extras.join('; ')}`;
   s += `; not seen: ${r.notSeen.join(', ')}`;
   return s.charAt(0).toUpperCase() + s.slice(1) + '.';
-}
-
-/** The answer for an agent: the sentence first, then the evidence by tier, within a line budget. */
-export function renderWhatBreaks(r: WhatBreaksResult, maxLines = 40): string {
-  const lines: string[] = [];
-  lines.push(`what_breaks ${r.target.qname} (${r.target.kind}, ${r.target.path}:${r.target.line}), depth ${r.depth}`);
-  lines.push(r.summary);
-  let budget = maxLines;
-  const emit = (line: string) => {
-    if (budget > 0) lines.push(line);
-    budget--;
-  };
-  for (const tier of EDGE_TIERS) {
-    const group = r.dependents.filter((d) => d.tier === tier);
-    if (!group.length) continue;
-    emit(`${tier} (${group.length}) — ${EDGE_TIER_MEANING[tier]}:`);
-    for (const d of group) {
-      const at = d.sites[0]!;
-      const hop = d.distance > 1 ? ` [${d.distance} hops, via ${d.via.name}]` : '';
-      const cands = d.candidates?.length ? `; candidates: ${d.candidates.map((c) => c.qname).join(', ')}` : '';
-      emit(`  - ${d.symbol.qname} ${verb(d.kind)} at ${at.path}:${at.line}${d.sites.length > 1 ? ` (+${d.sites.length - 1} sites)` : ''}${hop} — ${d.provenance.reason}${cands}`);
-    }
-  }
-  if (r.implementers.length) {
-    emit(`implementations (${r.implementers.length}):`);
-    for (const i of r.implementers) emit(`  - ${i.symbol.qname} (${i.tier}${i.tier === 'resolved' ? `, ${i.provenance.source}` : ''}) at ${i.symbol.path}:${i.symbol.line}${/the container wires it|reached through/.test(i.provenance.reason) ? ` — wired by DI: ${i.provenance.reason.split(/the container wires it \([^)]*\): |reached through /).pop()}` : ''}`);
-  }
-  const resolvedDispatch = r.dispatches.filter((d) => d.resolution === 'resolved');
-  if (resolvedDispatch.length) {
-    emit(`reached by resolved dispatch (${resolvedDispatch.length}) — calls resolved to ${[...new Set(resolvedDispatch.map((d) => d.through.qname))].join(', ')}, which a type checker proves this implements; the receiver's runtime type decides:`);
-    for (const d of resolvedDispatch) emit(`  - ${d.caller.qname} at ${d.site.path}:${d.site.line} — ${d.provenance.source}`);
-  }
-  const unresolvedDispatch = r.dispatches.filter((d) => d.resolution === 'unresolved');
-  if (unresolvedDispatch.length) {
-    emit(`unresolved dispatch (${unresolvedDispatch.length}) — calls through ${[...new Set(unresolvedDispatch.map((d) => d.through.qname))].join(', ')}; the receiver's runtime type decides:`);
-    for (const d of unresolvedDispatch) emit(`  - ${d.caller.qname} at ${d.site.path}:${d.site.line}`);
-  }
-  if (r.dynamicSites.length) {
-    emit(`dynamic (${r.dynamicSites.length}) — ${EDGE_TIER_MEANING.dynamic}:`);
-    for (const d of r.dynamicSites) emit(`  - ${d.owner.qname} at ${d.site.path}:${d.site.line} — ${d.reason}`);
-  }
-  if (budget < 0) lines.push(`… ${-budget} more lines omitted; ask for JSON (--json) for the full list.`);
-  return lines.join('\n');
-}
-
-function verb(kind: DependencyKind): string {
-  switch (kind) {
-    case 'call':
-      return 'calls it';
-    case 'instantiate':
-      return 'instantiates it';
-    case 'reference':
-      return 'references it';
-    case 'import':
-      return 'imports it';
-    case 'extends':
-      return 'extends it';
-    case 'implements':
-      return 'implements it';
-    case 'overrides':
-      return 'overrides it';
-    case 'member':
-      return 'uses a member';
-  }
 }

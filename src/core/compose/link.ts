@@ -1,8 +1,10 @@
-import type { LinkTier } from '../model/tiers.js';
-import type { Db } from '../store/db.js';
 import { TenureError } from '../../shared/errors.js';
-import { resolveSymbols } from '../structural/lookup.js';
+import { relatedByIntent } from '../knowledge/intent.js';
 import type { SymbolRef } from '../model/symbolRef.js';
+import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
+import type { Db } from '../store/db.js';
+import { resolveSymbols } from '../structural/lookup.js';
+import { symbolBySid, symbolsNamedWith, type NamedSymbol } from '../structural/symbolSearch.js';
 
 /*
  * Linking a question's concepts to symbols by name, for when the knowledge
@@ -70,15 +72,11 @@ function containsPhrase(hay: readonly string[], needle: readonly string[]): bool
 }
 
 /** Code-like tokens: `SettlementService.retry`, RetryPolicy, retry_policy, src/a.ts:12. */
-function identifiers(question: string): string[] {
+export function identifiers(question: string): string[] {
   const out = new Set<string>();
   for (const m of question.matchAll(/`([^`]+)`/g)) out.add(m[1]!.trim());
   for (const m of question.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
   return [...out];
-}
-
-interface Row extends SymbolRef {
-  container: string | null;
 }
 
 export async function linkByName(db: Db, question: string, root: string): Promise<{ links: ConceptLink[]; unresolved: string[] }> {
@@ -113,15 +111,9 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   const qWords = words(question);
   const content = [...new Set(qWords.filter((w) => w.length >= 3 && !STOP.has(w)))];
   if (content.length) {
-    const like = content.map(() => 'lower(s.name) LIKE ?').join(' OR ');
-    const rows = await db.all<Row>(
-      `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, p.name AS container
-       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
-       WHERE s.kind NOT IN ('module', 'constructor') AND (${like}) LIMIT 5000`,
-      content.map((w) => `%${w}%`),
-    );
-    const phraseHits = new Map<string, Row[]>();
-    const oneWordHits: { row: Row; container: string }[] = [];
+    const rows = await symbolsNamedWith(db, content);
+    const phraseHits = new Map<string, NamedSymbol[]>();
+    const oneWordHits: { row: NamedSymbol; container: string }[] = [];
     for (const r of rows) {
       const nw = words(r.name);
       if (!containsPhrase(qWords, nw)) continue;
@@ -166,4 +158,34 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   const list = [...links.values()].map((l) => ({ ...l, symbol: { id: l.symbol.id, sid: l.symbol.sid, name: l.symbol.name, qname: l.symbol.qname, kind: l.symbol.kind, path: l.symbol.path, line: l.symbol.line } }));
   list.sort((a, b) => rank(a.tier) - rank(b.tier) || b.score - a.score || a.symbol.qname.localeCompare(b.symbol.qname));
   return { links: list, unresolved };
+}
+
+/**
+ * The knowledge memory's links for each concept the question names
+ * (related_by_intent): tiered symbols, and the concepts no symbol denotes.
+ */
+export async function linkByKnowledge(db: Db, phrases: readonly string[]): Promise<{ links: ConceptLink[]; unresolved: string[]; knowledgeIndexed: boolean }> {
+  const links = new Map<string, ConceptLink>();
+  const unresolved: string[] = [];
+  let knowledgeIndexed = false;
+  const rank = (t: LinkTier) => LINK_TIERS.indexOf(t);
+  for (const phrase of phrases) {
+    let r;
+    try {
+      r = await relatedByIntent(db, phrase, 15);
+    } catch (e) {
+      if (TenureError.is(e, 'invalid-input') || TenureError.is(e, 'symbol-not-found')) continue;
+      throw e;
+    }
+    if (r.knowledgeIndexed) knowledgeIndexed = true;
+    for (const u of r.unresolved) unresolved.push(u.name);
+    for (const s of r.symbols) {
+      if (s.tier === 'unresolved') continue;
+      const symbol = await symbolBySid(db, s.sid);
+      if (!symbol) continue;
+      const prev = links.get(s.sid);
+      if (!prev || rank(s.tier) < rank(prev.tier)) links.set(s.sid, { symbol, tier: s.tier, phrase, why: s.reasons[0] ?? `linked by related_by_intent (${s.tier})`, score: 1 });
+    }
+  }
+  return { links: [...links.values()].sort((a, b) => rank(a.tier) - rank(b.tier)), unresolved: [...new Set(unresolved)], knowledgeIndexed };
 }
