@@ -6,7 +6,6 @@ import { Option } from 'commander';
 import { TenureError, errorMessage } from '../../shared/errors.js';
 import { clockFromEnv, describeAge } from '../../core/episodic/clock.js';
 import { backupDatabase } from '../../core/episodic/backup.js';
-import { afterOutcome as coreAfterOutcome } from '../../core/episodic/capture.js';
 import { evictEpisodes } from '../../core/episodic/eviction.js';
 import { repoInfo, userEmail, userName } from '../../core/episodic/git.js';
 import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../../core/episodic/github.js';
@@ -15,7 +14,9 @@ import { loadOptions, type MemoryOptions } from '../../core/episodic/options.js'
 import { EpisodeRecorder, type RecordResult } from '../../core/episodic/recorder.js';
 import { exportEpisodes, importEpisodes } from '../../core/episodic/seed.js';
 import { allEpisodeIds, conclusionsFor, episodeCounts, loadEpisodes, type StoredEpisode } from '../../core/episodic/store.js';
-import { RULE_STATUS_MEANING, type Rule, type RuleStatus } from '../../core/procedural/model.js';
+import { RULE_STATUS_MEANING, type RuleStatus } from '../../core/model/rules.js';
+import { afterOutcome as coreAfterOutcome } from '../../core/procedural/afterOutcome.js';
+import type { Rule } from '../../core/procedural/model.js';
 import { applySectionChange, declineProposal, planSectionChange, type SectionPlan } from '../../core/procedural/promotion.js';
 import { refreshRules, type RefreshReport } from '../../core/procedural/refresh.js';
 import { getRule, listRules, ruleEvents, ruleEvidence } from '../../core/procedural/store.js';

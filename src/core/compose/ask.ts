@@ -3,8 +3,8 @@ import { TenureError } from '../../shared/errors.js';
 import { clockFromEnv } from '../episodic/clock.js';
 import { CONCLUSION_MEANING, OUTCOME_MEANING } from '../episodic/model.js';
 import { EDGE_TIERS, LINK_TIERS, type EdgeTier, type LinkTier } from '../model/tiers.js';
-import { renderTriggeredRule, triggeredRules, type TriggeredRule } from '../procedural/hints.js';
-import { RULE_STATUS_MEANING, type RuleStatus } from '../procedural/model.js';
+import { RULE_STATUS_MEANING, renderTriggeredRule, type RuleStatus, type TriggeredRule } from '../model/rules.js';
+import { rulesForChangeTo, triggeredRules } from '../procedural/hints.js';
 import type { ToolContext, ToolSpec } from '../tools/types.js';
 import { KNOWLEDGE_EMPTY, knowledgeReasons, linkByKnowledge } from './askKnowledge.js';
 import { conceptPhrases, linkByName, type ConceptLink } from './askLink.js';
@@ -208,7 +208,7 @@ export async function ask(ctx: ToolContext, tools: readonly ToolSpec[], input: A
   const history: { link: ConceptLink; r: HistoryResult }[] = [];
   for (const link of focusLinks) {
     structural.push({ link, r: await whatBreaks(ws.db, link.symbol, 2) });
-    history.push({ link, r: await whatHappenedBefore(ws.db, link.symbol, 5, { clock, options, root: ws.root }) });
+    history.push({ link, r: await whatHappenedBefore(ws.db, link.symbol, 5, { clock, options, root: ws.root, rulesFor: (t) => rulesForChangeTo(ws.db, t) }) });
   }
   const knowledge = focusLinks.length ? await knowledgeReasons(tools, ctx, focusLinks.map((l) => l.symbol)) : { status: 'empty' as const, text: KNOWLEDGE_EMPTY, data: null, tiers: {}, note: null };
   const knowledgeTiers = knowledge.tiers as Record<string, number>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { renderRulesBlock, type TriggeredRule } from '../model/rules.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 import type { EdgeTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { describeAge, type Clock } from './clock.js';
@@ -7,8 +9,6 @@ import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion
 import type { MemoryOptions } from './options.js';
 import { conclusionsFor, loadEpisodes, type StoredEpisode } from './store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from './weighting.js';
-import { renderRulesBlock, rulesForChangeTo, type TriggeredRule } from '../procedural/hints.js';
-import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
  * what_happened_before: earlier attempts on a symbol and its neighbourhood
@@ -92,7 +92,7 @@ export interface HistoryResult {
   readonly archived: readonly HistoryEntry[];
   /** Conclusions about the neighbourhood not attached to a listed episode. */
   readonly conclusions: readonly ConclusionView[];
-  /** Procedural rules a change to this symbol triggers (triggered hints), with their standing. */
+  /** Procedural rules a change to this symbol triggers (triggered hints), with their standing: what the caller's `rulesFor` returned. */
   readonly rules: readonly TriggeredRule[];
   readonly counts: { readonly matching: number; readonly bySelf: number; readonly byStatus: Partial<Record<OutcomeStatus, number>>; readonly archived: number };
   readonly summary: string;
@@ -181,6 +181,13 @@ export interface HistoryOptions {
   readonly clock: Clock;
   readonly options: MemoryOptions;
   readonly root: string;
+  /**
+   * The rules a change to the target triggers. Rules are the procedural
+   * memory's, derived from episodes, so the episodic memory cannot ask for
+   * them itself: the caller passes the procedural query (rulesForChangeTo).
+   * Without it the answer lists no rules.
+   */
+  readonly rulesFor?: (target: SymbolRef) => Promise<readonly TriggeredRule[]>;
 }
 
 export async function whatHappenedBefore(db: Db, target: SymbolRef, limit: number, o: HistoryOptions): Promise<HistoryResult> {
@@ -252,7 +259,7 @@ export async function whatHappenedBefore(db: Db, target: SymbolRef, limit: numbe
     'CI and review outcomes not imported (`tenure import junit`, `tenure import github`)',
     'episodes on code that no longer matches a symbol id (renamed or moved symbols start a new history)',
   ];
-  const rules = await rulesForChangeTo(db, target);
+  const rules = o.rulesFor ? await o.rulesFor(target) : [];
   const result: Omit<HistoryResult, 'summary'> = {
     target,
     neighbourhood: hood.counts,

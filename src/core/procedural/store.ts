@@ -1,5 +1,6 @@
+import type { RuleKind, RuleStatus } from '../model/rules.js';
 import type { Db } from '../store/db.js';
-import type { Evidence, Finding, Rule, RuleKind, RuleStatus, Trigger } from './model.js';
+import type { Evidence, Finding, Rule, Trigger } from './model.js';
 
 /** Reads and writes the procedural tables; the only module that knows their SQL shape. */
 

@@ -3,7 +3,8 @@ import { WhatBreaksInput, renderWhatBreaks, whatBreaks } from '../structural/imp
 import { askToolSpec } from '../compose/ask.js';
 import { recordConclusionTool, whatHappenedBeforeTool } from './episodic.js';
 import { relatedByIntentTool, searchKnowledgeTool, whyIsThisTool } from './knowledge.js';
-import { renderRulesBlock, rulesForChangeTo } from '../procedural/hints.js';
+import { renderRulesBlock } from '../model/rules.js';
+import { rulesForChangeTo } from '../procedural/hints.js';
 import type { ToolSpec } from './types.js';
 
 /*

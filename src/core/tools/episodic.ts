@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { clockFromEnv } from '../episodic/clock.js';
 import { loadOptions, type MemoryOptions } from '../episodic/options.js';
 import { EpisodeRecorder } from '../episodic/recorder.js';
+import { rulesForChangeTo } from '../procedural/hints.js';
 import type { ToolContext, ToolSpec } from './types.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
 import { WhatHappenedBeforeInput, renderWhatHappenedBefore, whatHappenedBefore } from '../episodic/history.js';
@@ -35,7 +36,7 @@ export const whatHappenedBeforeTool: ToolSpec<typeof WhatHappenedBeforeInput> = 
   async run(ctx, input) {
     const { db, root } = ctx.workspace;
     const target = await resolveOneSymbol(db, input.symbol, { root });
-    const result = await whatHappenedBefore(db, target, input.limit, { clock: clockFromEnv(), options: optionsFor(ctx), root });
+    const result = await whatHappenedBefore(db, target, input.limit, { clock: clockFromEnv(), options: optionsFor(ctx), root, rulesFor: (t) => rulesForChangeTo(db, t) });
     return { data: result, text: renderWhatHappenedBefore(result) };
   },
 };
