@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { Option, type Command } from 'commander';
 import { TenureError, errorMessage } from '../../shared/errors.js';
+import { reportStates } from '../../core/episodic/junit.js';
 import { COMMAND_KINDS, type Actor, type CommandKind } from '../../core/episodic/model.js';
 import { loadOptions } from '../../core/episodic/options.js';
 import { cwdOf } from '../context.js';
@@ -81,6 +82,8 @@ export function runCommand(program: Command): void {
     .action(async (argv: string[], opts: RunOptions) => {
       if (!argv.length) throw new TenureError('invalid-input', 'Nothing to run. Usage: tenure run -- <command> [args…]');
       const root = recordingRoot(cwdOf(program));
+      // What reports exist before the command runs: afterwards only the new and the rewritten ones are its own.
+      const reportsBefore = opts.reports && !opts.junit?.length ? reportStates(root, loadOptions(root).junitGlobs) : undefined;
       const result = await runChild(argv);
       if (result.spawnError) warn(`could not start ${argv[0]}: ${result.spawnError}`);
       const exitCode = result.code ?? (result.signal ? 128 + (SIGNALS[result.signal] ?? 0) : 1);
@@ -100,6 +103,7 @@ export function runCommand(program: Command): void {
             output: result.output,
             ...(opts.junit?.length ? { junitFiles: opts.junit.map((f) => path.resolve(f)) } : {}),
             searchReports: opts.reports,
+            ...(reportsBefore ? { reportsBefore } : {}),
           });
           if (!opts.quiet) {
             warn(describeRecorded(rec));

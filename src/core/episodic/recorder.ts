@@ -7,7 +7,7 @@ import { classifyCommand, loadProjectCommands, type Classification } from './cla
 import { describeAge, type Clock } from './clock.js';
 import { diffStat } from './diff.js';
 import { commitDiff, commitSubject, repoInfo } from './git.js';
-import { findReports, readReports } from './junit.js';
+import { findReports, readReports, type ReportStates } from './junit.js';
 import type { Actor, AuthorKind, CaptureSource, CommandKind, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, TestSummary, Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
 import { insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
@@ -47,6 +47,12 @@ export interface CommandAttempt {
   /** Reports named explicitly; otherwise the configured globs are searched for reports written during the run. */
   readonly junitFiles?: readonly string[];
   readonly searchReports?: boolean;
+  /**
+   * The reports as they were before the command ran (reportStates): only
+   * those new or changed since are the command's. Without it, those written
+   * since `startedAt` (see findReports).
+   */
+  readonly reportsBefore?: ReportStates;
   /** Files an editor saw change, used when the workspace is not a git repository. */
   readonly editedFiles?: readonly FileChange[];
 }
@@ -159,7 +165,7 @@ export class EpisodeRecorder {
     const reportFiles = a.junitFiles?.length
       ? [...a.junitFiles]
       : a.searchReports !== false && (kind === 'test' || kind === 'build' || kind === 'other')
-        ? findReports(root, this.deps.options.junitGlobs, a.startedAt)
+        ? findReports(root, this.deps.options.junitGlobs, a.startedAt, a.reportsBefore)
         : [];
     if (reportFiles.length) {
       const r = readReports(root, reportFiles);
