@@ -7,7 +7,7 @@ import { describeAge, type Clock } from './clock.js';
 import { fingerprints, similarity, symbolsBySid } from './fingerprint.js';
 import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion, type OutcomeStatus } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { conclusionsFor, loadEpisodes, type StoredEpisode } from './store.js';
+import { conclusionsFor, loadEpisodes, touchesOn, type StoredEpisode } from './store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from './weighting.js';
 
 /*
@@ -194,20 +194,15 @@ export async function whatHappenedBefore(db: Db, target: SymbolRef, limit: numbe
   const now = o.clock.now();
   const hood = await neighbourhood(db, target);
   const sids = [...hood.bySid.keys()];
-  const hits = await db.all<{ episode_id: number; sid: string | null; path: string; qname: string | null; status: OutcomeStatus; started_at: number; archived: number }>(
-    `SELECT t.episode_id, t.sid, t.path, t.qname, e.outcome_status AS status, e.started_at, e.archived_at IS NOT NULL AS archived
-     FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
-     WHERE t.sid IN (SELECT value FROM json_each(?1)) OR t.path = ?2`,
-    [JSON.stringify(sids), hood.file],
-  );
+  const hits = await touchesOn(db, sids, hood.file);
   // The closest link of each episode to the target.
   const best = new Map<number, { link: NeighbourLink; sid: string | null; status: OutcomeStatus; startedAt: number; archived: boolean }>();
   for (const h of hits) {
     const n = h.sid ? hood.bySid.get(h.sid) : undefined;
     const link: NeighbourLink = n ? { relation: n.relation, qname: n.qname, path: n.path, edgeTier: n.tier } : { relation: 'same-file', qname: h.qname, path: h.path, edgeTier: null };
-    const prev = best.get(h.episode_id);
+    const prev = best.get(h.episodeId);
     if (!prev || RELATION_WEIGHT[link.relation] > RELATION_WEIGHT[prev.link.relation]) {
-      best.set(h.episode_id, { link, sid: n ? h.sid : null, status: h.status, startedAt: h.started_at, archived: h.archived === 1 });
+      best.set(h.episodeId, { link, sid: n ? h.sid : null, status: h.status, startedAt: h.startedAt, archived: h.archived });
     }
   }
   // Frequency: how many other matching episodes share the same closest symbol and the same outcome.

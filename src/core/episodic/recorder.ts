@@ -10,7 +10,7 @@ import { commitDiff, commitSubject, repoInfo } from './git.js';
 import { findReports, readReports, type ReportStates } from './junit.js';
 import type { Actor, AuthorKind, CaptureSource, CommandKind, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, TestSummary, Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
+import { hasEpisode, insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import { ANY, changesSince, currentTree, saveSnapshot, type ChangesSinceLastOutcome, type CurrentTree, type FileChange } from './worktree.js';
 
@@ -245,7 +245,7 @@ export class EpisodeRecorder {
    */
   async recordCommit(sha: string, opts: { at?: number; actor?: Actor | null } = {}): Promise<RecordResult | null> {
     const uid = `commit:${sha}`;
-    if (await this.db.get('SELECT 1 FROM episodes WHERE uid = ?', [uid])) return null;
+    if (await hasEpisode(this.db, { uid })) return null;
     const root = this.deps.workspace.root;
     const repo = await repoInfo(root);
     if (!repo) return null;
@@ -313,7 +313,7 @@ export class EpisodeRecorder {
     const notes: string[] = [];
     let episodeId: number | null = null;
     if (c.episodeId !== undefined && c.episodeId !== null) {
-      if (!(await this.db.get('SELECT 1 FROM episodes WHERE id = ?', [c.episodeId]))) throw new TenureError('invalid-input', `There is no episode #${c.episodeId}. Omit the episode to attach to the latest one, or list episodes with \`tenure history <symbol>\`.`);
+      if (!(await hasEpisode(this.db, { id: c.episodeId }))) throw new TenureError('invalid-input', `There is no episode #${c.episodeId}. Omit the episode to attach to the latest one, or list episodes with \`tenure history <symbol>\`.`);
       episodeId = c.episodeId;
     } else {
       const last = await latestEpisode(this.db);

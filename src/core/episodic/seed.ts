@@ -9,7 +9,7 @@ import { evidenceFrom } from './recorder.js';
 import { fingerprints, symbolsBySid } from './fingerprint.js';
 import { COMMAND_KINDS, OUTCOME_STATUSES, type NewEpisode, type Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { allConclusions, allEpisodeIds, insertConclusion, insertEpisode, loadEpisodes } from './store.js';
+import { allConclusions, allEpisodeIds, archiveEpisodes, hasConclusion, hasEpisode, insertConclusion, insertEpisode, loadEpisodes } from './store.js';
 
 /*
  * Episode files: a readable, reproducible JSON form of episodes and
@@ -130,7 +130,7 @@ export async function importEpisodes(ws: Workspace, file: string, clock: Clock, 
   const prepared: { uid: string; ep: NewEpisode; key: string | null; conclusions: z.infer<typeof ConclusionSpec>[]; archived: { at: number; reason: string } | null }[] = [];
   for (const [i, e] of parsed.data.episodes.entries()) {
     const uid = `seed:${e.id}`;
-    if (await ws.db.get('SELECT 1 FROM episodes WHERE uid = ?', [uid])) {
+    if (await hasEpisode(ws.db, { uid })) {
       skipped++;
       continue;
     }
@@ -202,7 +202,7 @@ export async function importEpisodes(ws: Workspace, file: string, clock: Clock, 
       const ep = { ...p.ep, touches: p.ep.touches.map((t) => ({ ...t, fingerprint: t.sid ? (prints.get(t.sid) ?? null) : null })) };
       const { id } = await insertEpisode(db, ep, p.key, now);
       imported++;
-      if (p.archived) await db.run('UPDATE episodes SET archived_at = ?, archive_reason = ? WHERE id = ?', [p.archived.at, p.archived.reason, id]);
+      if (p.archived) await archiveEpisodes(db, [{ id, reason: p.archived.reason }], p.archived.at);
       for (const c of p.conclusions) {
         const person = c.authorKind === 'person';
         await insertConclusion(db, {
@@ -221,7 +221,7 @@ export async function importEpisodes(ws: Workspace, file: string, clock: Clock, 
     }
     for (const c of parsed.data.conclusions) {
       const uid = c.id ? `seed:${c.id}` : undefined;
-      if (uid && (await db.get('SELECT 1 FROM conclusions WHERE uid = ?', [uid]))) continue;
+      if (uid && (await hasConclusion(db, uid))) continue;
       const person = c.authorKind === 'person';
       await insertConclusion(db, {
         ...(uid ? { uid } : {}),

@@ -1,7 +1,7 @@
 import { loadProjectCommands } from '../episodic/classify.js';
 import { DAY_MS, type Clock } from '../episodic/clock.js';
 import type { MemoryOptions } from '../episodic/options.js';
-import { loadEpisodes } from '../episodic/store.js';
+import { loadEpisodes, recentActiveEpisodeIds } from '../episodic/store.js';
 import type { Workspace } from '../store/workspace.js';
 import { mineFindings } from './mine.js';
 import type { Finding, Rule } from './model.js';
@@ -62,8 +62,7 @@ export async function refreshRules(ws: Workspace, options: MemoryOptions, clock:
   const t0 = performance.now();
   const db = ws.db;
   const now = clock.now();
-  const ids = (await db.all<{ id: number }>('SELECT id FROM episodes WHERE archived_at IS NULL ORDER BY started_at DESC, id DESC LIMIT ?', [options.ruleMiningEpisodes])).map((r) => r.id);
-  const episodes = await loadEpisodes(db, ids);
+  const episodes = await loadEpisodes(db, await recentActiveEpisodeIds(db, options.ruleMiningEpisodes));
   const findings = mineFindings(episodes, loadProjectCommands(ws.root), options.commandPatterns);
   const before = new Map((await listRules(db)).map((r) => [r.key, r]));
   const created: number[] = [];
