@@ -158,7 +158,7 @@ export async function neighbourhood(db: Db, target: SymbolRef): Promise<{ bySid:
   };
 }
 
-export function conclusionView(c: Conclusion, now: number): ConclusionView {
+function conclusionView(c: Conclusion, now: number): ConclusionView {
   return {
     id: c.id,
     episodeId: c.episodeId,

@@ -109,7 +109,7 @@ export function parseJUnit(xml: string, file = 'report'): ParsedReport {
   return { total, failed, errors, skipped, failing };
 }
 
-export function mergeReports(reports: readonly { file: string; report: ParsedReport }[]): TestSummary {
+function mergeReports(reports: readonly { file: string; report: ParsedReport }[]): TestSummary {
   return {
     total: reports.reduce((n, r) => n + r.report.total, 0),
     failed: reports.reduce((n, r) => n + r.report.failed, 0),

@@ -93,7 +93,7 @@ export function evidenceFrom(output: string | undefined, tests: TestSummary | nu
  * previous verdict of its kind. Generating and other commands are actions:
  * they answer for what changed just before them.
  */
-export function windowKey(kind: CommandKind): string {
+function windowKey(kind: CommandKind): string {
   return kind === 'test' || kind === 'build' || kind === 'lint' ? kind : ANY;
 }
 

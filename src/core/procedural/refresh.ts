@@ -27,13 +27,13 @@ export interface RefreshReport {
   readonly ms: number;
 }
 
-export interface Proof {
+interface Proof {
   readonly proven: boolean;
   readonly reason: string;
 }
 
 /** Whether a rule's counters prove it, and why (not), in words. */
-export function proofOf(c: { successes: number; failures: number; lastFailureAt: number | null }, o: MemoryOptions, now: number): Proof {
+function proofOf(c: { successes: number; failures: number; lastFailureAt: number | null }, o: MemoryOptions, now: number): Proof {
   const n = c.successes + c.failures;
   const lb = wilsonLowerBound(c.successes, n);
   const counts = `${c.successes} success${c.successes === 1 ? '' : 'es'}, ${c.failures} failure${c.failures === 1 ? '' : 's'}, lower bound ${lb.toFixed(2)}`;
