@@ -71,6 +71,29 @@ async function reviewAndApply(ws: Workspace, plan: SectionPlan, yes: boolean, ve
   return EXIT.ok;
 }
 
+const SECTION_CHANGES = {
+  promote: { proposed: 'proposed', verb: 'promotion', none: 'No rule is proposed for promotion. `tenure rules list` shows candidates and what each still needs.\n' },
+  demote: { proposed: 'demotion-proposed', verb: 'demotion', none: 'No rule is proposed for demotion.\n' },
+} as const;
+
+/** `rules promote` and `rules demote`: the rules named (default: every one proposed for it), their diff shown, written on a yes. */
+function sectionChange(program: Command, change: keyof typeof SECTION_CHANGES) {
+  const c = SECTION_CHANGES[change];
+  return async (idArgs: string[], opts: { yes?: boolean }): Promise<void> => {
+    const root = recordingRoot(cwdOf(program));
+    const code = await withWorkspace(root, async (ws) => {
+      await refreshRules(ws, loadOptions(root, warn), clockFromEnv());
+      const chosen = idArgs.length ? idArgs.map(Number) : (await listRules(ws.db, { statuses: [c.proposed] })).map((r) => r.id);
+      if (!chosen.length) {
+        process.stdout.write(c.none);
+        return EXIT.ok;
+      }
+      return reviewAndApply(ws, await planSectionChange(ws, { [change]: chosen }), !!opts.yes, c.verb);
+    });
+    if (code) await exitWith(code);
+  };
+}
+
 export function ruleCommands(program: Command): void {
   const rules = program.command('rules').description('Procedural memory: rules learned from episodes; promotion into AGENTS.md needs your approval.');
   rules
@@ -99,38 +122,14 @@ export function ruleCommands(program: Command): void {
     .description('Show the exact change to AGENTS.md (and .github/copilot-instructions.md if present) that promoting rules makes, and write it after you confirm.')
     .argument('[ids...]', 'rule ids (default: every proposed rule)')
     .option('-y, --yes', 'approve without asking (for scripts: read the diff first)')
-    .action(async (idArgs: string[], opts: { yes?: boolean }) => {
-      const root = recordingRoot(cwdOf(program));
-      const code = await withWorkspace(root, async (ws) => {
-        await refreshRules(ws, loadOptions(root, warn), clockFromEnv());
-        const chosen = idArgs.length ? idArgs.map(Number) : (await listRules(ws.db, { statuses: ['proposed'] })).map((r) => r.id);
-        if (!chosen.length) {
-          process.stdout.write('No rule is proposed for promotion. `tenure rules list` shows candidates and what each still needs.\n');
-          return EXIT.ok;
-        }
-        return reviewAndApply(ws, await planSectionChange(ws, { promote: chosen }), !!opts.yes, 'promotion');
-      });
-      if (code) await exitWith(code);
-    });
+    .action(sectionChange(program, 'promote'));
 
   rules
     .command('demote')
     .description('Show the change that takes promoted rules out of AGENTS.md, and write it after you confirm.')
     .argument('[ids...]', 'rule ids (default: every rule proposed for demotion)')
     .option('-y, --yes', 'approve without asking')
-    .action(async (idArgs: string[], opts: { yes?: boolean }) => {
-      const root = recordingRoot(cwdOf(program));
-      const code = await withWorkspace(root, async (ws) => {
-        await refreshRules(ws, loadOptions(root, warn), clockFromEnv());
-        const chosen = idArgs.length ? idArgs.map(Number) : (await listRules(ws.db, { statuses: ['demotion-proposed'] })).map((r) => r.id);
-        if (!chosen.length) {
-          process.stdout.write('No rule is proposed for demotion.\n');
-          return EXIT.ok;
-        }
-        return reviewAndApply(ws, await planSectionChange(ws, { demote: chosen }), !!opts.yes, 'demotion');
-      });
-      if (code) await exitWith(code);
-    });
+    .action(sectionChange(program, 'demote'));
 
   rules
     .command('reject')
