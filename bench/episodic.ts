@@ -8,6 +8,7 @@ import { fingerprints } from '../src/core/episodic/fingerprint.js';
 import type { NewEpisode, OutcomeStatus } from '../src/core/episodic/model.js';
 import { DEFAULT_OPTIONS } from '../src/core/episodic/options.js';
 import { insertConclusion, insertEpisode } from '../src/core/episodic/store.js';
+import { rulesForChangeTo } from '../src/core/procedural/hints.js';
 import { refreshRules } from '../src/core/procedural/refresh.js';
 import { findTool } from '../src/core/tools/catalog.js';
 import { resolveOneSymbol } from '../src/core/structural/lookup.js';
@@ -163,13 +164,13 @@ export async function historyAtScaleRows(repoRoot: string, n = 10_000): Promise<
     // Most-touched symbols first: the worst case for a query.
     const hot = await ws.db.all<{ sid: string; n: number }>('SELECT sid, count(*) AS n FROM episode_touches WHERE sid IS NOT NULL GROUP BY sid ORDER BY n DESC LIMIT 40');
     const targets = await Promise.all(hot.map((h) => resolveOneSymbol(ws.db, h.sid, { root })));
-    for (const t of targets.slice(0, 5)) await whatHappenedBefore(ws.db, t, 8, { clock, options, root });
+    for (const t of targets.slice(0, 5)) await whatHappenedBefore(ws.db, t, 8, { clock, options, root, rulesFor: (target) => rulesForChangeTo(ws.db, target) });
     const hb: number[] = [];
     let matching = 0;
     for (const t of targets) {
       hb.push(
         await timeAsync(async () => {
-          const r = await whatHappenedBefore(ws.db, t, 8, { clock, options, root });
+          const r = await whatHappenedBefore(ws.db, t, 8, { clock, options, root, rulesFor: (target) => rulesForChangeTo(ws.db, target) });
           matching = Math.max(matching, r.counts.matching);
         }),
       );

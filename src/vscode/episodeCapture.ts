@@ -1,13 +1,13 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CaptureSession, type OutcomeNews } from '../core/episodic/capture.js';
-import { afterOutcome } from '../core/episodic/capture.js';
+import { CaptureSession } from '../core/episodic/capture.js';
 import { clockFromEnv } from '../core/episodic/clock.js';
 import { repoInfo } from '../core/episodic/git.js';
 import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../core/episodic/github.js';
 import type { CommandKind } from '../core/episodic/model.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import type { RecordResult } from '../core/episodic/recorder.js';
+import { afterOutcome, type OutcomeNews } from '../core/procedural/afterOutcome.js';
 import type { Workspace } from '../core/store/workspace.js';
 
 /*
@@ -73,12 +73,14 @@ interface GitApi {
 export function registerEpisodeCapture(context: vscode.ExtensionContext, core: EpisodeCaptureCore): vscode.Disposable {
   const subs: vscode.Disposable[] = [];
   const root = () => core.workspace()?.root;
-  const session = new CaptureSession({
+  const clock = clockFromEnv();
+  const session = new CaptureSession<OutcomeNews>({
     workspace: () => core.workspace(),
-    clock: clockFromEnv(),
+    clock,
     options: () => core.options(),
     ...(core.refreshIndex ? { refreshIndex: (p: string[]) => core.refreshIndex!(p) } : {}),
     log: (m) => core.log.debug(m),
+    afterOutcome: (ws, episode) => afterOutcome(ws, core.options(), clock, episode),
     onRecorded: (result, news) => {
       const e = result.episode;
       core.log.info(`episode #${e.id}: ${e.command ?? 'report'} → ${e.outcome.kind} ${e.outcome.status}; touched ${e.touches.filter((t) => t.sid).length} symbols`);

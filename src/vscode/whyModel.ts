@@ -3,6 +3,7 @@ import type { MemoryOptions } from '../core/episodic/options.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 import { whatBreaks } from '../core/structural/impact/whatBreaks.js';
 import { whatHappenedBefore } from '../core/episodic/history.js';
+import { rulesForChangeTo } from '../core/procedural/hints.js';
 import { whyIsThis } from '../core/knowledge/why.js';
 import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
@@ -54,7 +55,7 @@ export async function composeWhy(ws: Workspace, target: SymbolRef, opts: WhyOpti
     };
   });
   const episodic = await part(async () => {
-    const r = await whatHappenedBefore(db, target, 8, { clock: clockFromEnv(), options: opts.memoryOptions, root: ws.root });
+    const r = await whatHappenedBefore(db, target, 8, { clock: clockFromEnv(), options: opts.memoryOptions, root: ws.root, rulesFor: (t) => rulesForChangeTo(db, t) });
     if (!totals.episodes) {
       return {
         status: 'empty' as const,

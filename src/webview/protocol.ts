@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TriggeredRule } from '../core/procedural/hints.js';
+import type { TriggeredRule } from '../core/model/rules.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 import type { WhatBreaksResult } from '../core/structural/impact/whatBreaks.js';
 import type { HistoryResult } from '../core/episodic/history.js';

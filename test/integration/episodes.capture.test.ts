@@ -5,15 +5,17 @@ import * as path from 'node:path';
 import { CaptureSession, skipReason } from '../../src/core/episodic/capture';
 import { ManualClock } from '../../src/core/episodic/clock';
 import { DEFAULT_OPTIONS, type MemoryOptions } from '../../src/core/episodic/options';
+import { afterOutcome, type OutcomeNews } from '../../src/core/procedural/afterOutcome';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { type Workspace } from '../../src/core/store/workspace';
+import type { Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 
 /*
  * The live capture behind the VS Code extension (src/vscode/episodeCapture.ts
  * forwards terminal, task, git and report events to it), driven with the
- * events a terminal would send, in a real git repository.
+ * events a terminal would send, in a real git repository, with the step the
+ * extension runs after each outcome (eviction, rule mining).
  */
 
 describe('live capture (what the editor forwards)', function () {
@@ -22,7 +24,7 @@ describe('live capture (what the editor forwards)', function () {
   let ws: Workspace;
   let indexer: StructuralIndexer;
   let options: MemoryOptions;
-  let session: CaptureSession;
+  let session: CaptureSession<OutcomeNews>;
   const logs: string[] = [];
   const clock = new ManualClock(Date.parse('2026-04-01T10:00:00Z'));
   const git = (...args: string[]) => spawnSync('git', args, { cwd: d.root, encoding: 'utf8' });
@@ -39,7 +41,7 @@ describe('live capture (what the editor forwards)', function () {
     indexer = await StructuralIndexer.create(ws);
     await indexer.indexAll();
     options = { ...DEFAULT_OPTIONS };
-    session = new CaptureSession({ workspace: () => ws, clock, options: () => options, refreshIndex: async (p) => void (await indexer.updateFiles(p)), log: (m) => logs.push(m) });
+    session = new CaptureSession({ workspace: () => ws, clock, options: () => options, refreshIndex: async (p) => void (await indexer.updateFiles(p)), log: (m) => logs.push(m), afterOutcome: (w, e) => afterOutcome(w, options, clock, e) });
   });
   after(async () => {
     await session.idle();
@@ -132,7 +134,7 @@ describe('live capture (what the editor forwards)', function () {
       const ix = await StructuralIndexer.create(w);
       await ix.indexAll();
       await ix.dispose();
-      const s = new CaptureSession({ workspace: () => w, clock, options: () => options, log: () => undefined });
+      const s = new CaptureSession({ workspace: () => w, clock, options: () => options, log: () => undefined, afterOutcome: (x, e) => afterOutcome(x, options, clock, e) });
       s.noteEdit('a.ts', [6]);
       const r = await s.commandEnded({ command: 'npm test', cwd: bare.root, startedAt: clock.now(), endedAt: clock.now(), exitCode: 0, source: 'terminal' });
       assert.deepEqual(r?.episode.touches.map((t) => t.qname), ['two']);

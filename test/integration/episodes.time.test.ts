@@ -9,7 +9,7 @@ import { EpisodeRecorder } from '../../src/core/episodic/recorder';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatHappenedBefore } from '../../src/core/episodic/history';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { type Workspace } from '../../src/core/store/workspace';
+import type { Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { tempDir, write } from '../helpers/fixtures';
 

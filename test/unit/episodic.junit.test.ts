@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { excerpt, findReports, parseJUnit } from '../../src/core/episodic/junit';
+import { excerpt, findReports, parseJUnit, reportStates } from '../../src/core/episodic/junit';
 import { TenureError } from '../../src/shared/errors';
 import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
 
@@ -63,6 +63,25 @@ describe('JUnit XML reports', () => {
       fs.utimesSync(old, past, past);
       const found = findReports(d.root, ['**/surefire-reports/*.xml', '**/test-results/**/*.xml', '**/*junit*.xml'], Date.now() - 60_000);
       assert.deepEqual(found, ['build/test-results/test/TEST-b.xml', 'reports/junit.xml', 'target/surefire-reports/TEST-a.xml']);
+    } finally {
+      d.cleanup();
+    }
+  });
+
+  it('takes a report for the run\'s only if the run wrote it: new or changed since the walk before it, however recent its mtime', () => {
+    const d = tempDir();
+    try {
+      const globs = ['reports/**/*.xml'];
+      write(d.root, 'reports/ci.xml', '<testsuite name="earlier"/>');
+      write(d.root, 'reports/kept.xml', '<testsuite name="kept"/>');
+      // The run starts a moment after an earlier tool wrote its reports: within mtime's second of slack.
+      const before = reportStates(d.root, globs);
+      const startedAt = Date.now();
+      assert.deepEqual(findReports(d.root, globs, startedAt, before), [], 'reports that were there before the run are not its own');
+      assert.deepEqual(findReports(d.root, globs, startedAt), ['reports/ci.xml', 'reports/kept.xml'], 'without the walk before, a recent mtime is all there is to go by');
+      write(d.root, 'reports/ci.xml', '<testsuite name="this run"><testcase name="t"/></testsuite>');
+      write(d.root, 'reports/new.xml', '<testsuite name="new"/>');
+      assert.deepEqual(findReports(d.root, globs, startedAt, before), ['reports/ci.xml', 'reports/new.xml']);
     } finally {
       d.cleanup();
     }

@@ -1,46 +1,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Db } from '../store/db.js';
 import type { Workspace } from '../store/workspace.js';
-import { TENURE_DIR } from '../store/workspace.js';
 
 /*
  * Episodes, approved rules and human feedback cannot be rebuilt from the
- * sources. Before anything destructive touches their tables (a migration
- * that drops or rewrites a column, a manual purge), the whole database is
- * copied with VACUUM INTO: a consistent snapshot taken while readers and
- * writers carry on.
+ * sources, so the whole database can be copied before anything destructive
+ * touches their tables (`tenure episodes backup`). VACUUM INTO takes a
+ * consistent snapshot while readers and writers carry on.
  */
 
-export const BACKUP_DIR = 'backups';
+const BACKUP_DIR = 'backups';
 
-/**
- * Copies the database to `backups/` next to it. Takes a Db so the migration
- * runner (which has no Workspace) can call it before a destructive migration.
- */
-export async function backupDb(db: Db, reason: string, now = Date.now()): Promise<string> {
-  const dir = path.join(path.dirname(db.file), BACKUP_DIR);
+/** Copies the database to `backups/` next to it; returns the copy's path. */
+export async function backupDatabase(ws: Workspace, reason: string, now = Date.now()): Promise<string> {
+  const dir = path.join(path.dirname(ws.db.file), BACKUP_DIR);
   fs.mkdirSync(dir, { recursive: true });
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const file = path.join(dir, `memory-${stamp}-${reason.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40)}.db`);
-  await db.run('VACUUM INTO ?', [file]);
+  await ws.db.run('VACUUM INTO ?', [file]);
   return file;
-}
-
-export function backupDatabase(ws: Workspace, reason: string, now = Date.now()): Promise<string> {
-  return backupDb(ws.db, reason, now);
-}
-
-/** Backups on disk, newest first. */
-export function listBackups(root: string): { file: string; bytes: number; at: number }[] {
-  const dir = path.join(root, TENURE_DIR, BACKUP_DIR);
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.db'))
-    .map((f) => {
-      const st = fs.statSync(path.join(dir, f));
-      return { file: path.join(dir, f), bytes: st.size, at: st.mtimeMs };
-    })
-    .sort((a, b) => b.at - a.at);
 }

@@ -1,9 +1,7 @@
-import { refreshRules, type RefreshReport } from '../procedural/refresh.js';
 import type { Workspace } from '../store/workspace.js';
 import { classifyCommand, loadProjectCommands } from './classify.js';
 import type { Clock } from './clock.js';
-import { maybeEvict, type EvictionReport } from './eviction.js';
-import type { CommandKind, Episode } from './model.js';
+import type { CommandKind } from './model.js';
 import type { MemoryOptions } from './options.js';
 import { EpisodeRecorder, type CommandAttempt, type RecordResult } from './recorder.js';
 import type { FileChange } from './worktree.js';
@@ -14,38 +12,25 @@ import type { FileChange } from './worktree.js';
  * It decides what is worth an episode — build, test, lint and generate
  * commands; other commands only when asked; never `cd`, `ls`, `git status`,
  * never a `tenure run` (which records itself) — records one attempt at a
- * time, and after each outcome archives stale episodes and re-mines rules.
+ * time, and after each outcome runs the step its caller gave it (archiving
+ * stale episodes and re-mining rules: src/core/procedural/afterOutcome.ts).
  */
 
-export interface OutcomeNews {
-  readonly evicted: EvictionReport | null;
-  readonly rules: RefreshReport;
-}
-
-const NO_RULE_NEWS: RefreshReport = { episodes: 0, findings: 0, created: [], proposed: [], demotionProposed: [], ms: 0 };
-
-/**
- * After an outcome: archive what has gone stale (at most every few hours)
- * and re-mine the rules — only when the episode can change a rule: a test or
- * build run, a review or a CI result (a generator or lint run completes no
- * observation on its own).
- */
-export async function afterOutcome(ws: Workspace, options: MemoryOptions, clock: Clock, episode?: Pick<Episode, 'commandKind' | 'outcome'>): Promise<OutcomeNews> {
-  const evicted = await maybeEvict(ws, options, clock);
-  const mine = !episode || episode.commandKind === 'test' || episode.commandKind === 'build' || ['test', 'build', 'review', 'ci'].includes(episode.outcome.kind);
-  const rules = mine ? await refreshRules(ws, options, clock) : NO_RULE_NEWS;
-  return { evicted, rules };
-}
-
-export interface CaptureDeps {
+export interface CaptureDeps<News> {
   readonly workspace: () => Workspace | undefined;
   readonly clock: Clock;
   readonly options: () => MemoryOptions;
   /** Brings the index up to date for changed files (the front door's own indexer). */
   readonly refreshIndex?: (absPaths: string[]) => Promise<void>;
   readonly log: (message: string) => void;
-  /** Told after every recorded episode, with what changed in the rules. */
-  readonly onRecorded?: (result: RecordResult, news: OutcomeNews) => void;
+  /**
+   * What follows each recorded outcome (no episode: a report recorded on its
+   * own). The caller's, because what follows — re-mining the rules — belongs
+   * to a memory built on this one.
+   */
+  readonly afterOutcome: (ws: Workspace, episode?: RecordResult['episode']) => Promise<News>;
+  /** Told after every recorded episode, with what `afterOutcome` reported. */
+  readonly onRecorded?: (result: RecordResult, news: News) => void;
 }
 
 export interface EndedCommand {
@@ -72,14 +57,14 @@ export function skipReason(command: string, cwd: string, options: MemoryOptions,
   return null;
 }
 
-export class CaptureSession {
+export class CaptureSession<News> {
   private queue: Promise<unknown> = Promise.resolve();
   /** Lines an editor saw change since the last outcome, per workspace-relative file: used only outside git. */
   private readonly edited = new Map<string, Set<number>>();
   /** Reports already attached to a recorded command, so the report watcher does not record them twice. */
   private readonly seenReports = new Map<string, number>();
 
-  constructor(private readonly deps: CaptureDeps) {}
+  constructor(private readonly deps: CaptureDeps<News>) {}
 
   /** One recording at a time, in order; a failure is logged and never stops the next. */
   private serial<T>(fn: () => Promise<T>): Promise<T | undefined> {
@@ -144,7 +129,7 @@ export class CaptureSession {
       const result = await this.recorder(ws).recordCommand(attempt);
       if (result.episode.outcome.status !== 'cancelled') this.edited.clear();
       for (const r of result.episode.tests?.reports ?? []) this.seenReports.set(r, this.deps.clock.now());
-      const news = await afterOutcome(ws, options, this.deps.clock, result.episode);
+      const news = await this.deps.afterOutcome(ws, result.episode);
       this.deps.onRecorded?.(result, news);
       return result;
     });
@@ -164,7 +149,7 @@ export class CaptureSession {
       if (seen !== undefined && this.deps.clock.now() - seen < 5 * 60_000) return undefined;
       const result = await this.recorder(ws).recordTestReports([absPath], { command: null });
       this.seenReports.set(rel, this.deps.clock.now());
-      const news = await afterOutcome(ws, this.deps.options(), this.deps.clock);
+      const news = await this.deps.afterOutcome(ws);
       this.deps.onRecorded?.(result, news);
       return result;
     });

@@ -3,9 +3,8 @@ import * as path from 'node:path';
 import type { Workspace } from '../store/workspace.js';
 import type { Clock } from './clock.js';
 import { fingerprints, similarity, symbolsBySid } from './fingerprint.js';
-import type { OutcomeStatus } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { archiveEpisodes } from './store.js';
+import { activeEpisodes, activeTouches, archiveConclusionsOf, archiveEpisodes } from './store.js';
 import { OUTCOME_WEIGHT, recencyFactor } from './weighting.js';
 
 /*
@@ -30,10 +29,7 @@ export async function evictEpisodes(ws: Workspace, options: MemoryOptions, clock
   const db = ws.db;
   const now = clock.now();
   const indexed = ((await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n ?? 0) > 0;
-  const touches = await db.all<{ episode_id: number; sid: string | null; qname: string | null; fingerprint: string | null; change: string; path: string }>(
-    `SELECT t.episode_id, t.sid, t.qname, t.fingerprint, t.change, t.path FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
-     WHERE e.archived_at IS NULL AND t.change != 'deleted'`,
-  );
+  const touches = await activeTouches(db);
   const byEpisode = new Map<number, typeof touches>();
   for (const t of touches) {
     let list = byEpisode.get(t.episode_id);
@@ -84,26 +80,20 @@ export async function evictEpisodes(ws: Workspace, options: MemoryOptions, clock
     }
   }
   // Size cap: the lowest-weight active episodes beyond it, oldest successes first.
-  const active = await db.all<{ id: number; started_at: number; status: OutcomeStatus }>('SELECT id, started_at, outcome_status AS status FROM episodes WHERE archived_at IS NULL');
+  const active = await activeEpisodes(db);
   const already = new Set(archived.map((a) => a.id));
   const remaining = active.filter((e) => !already.has(e.id));
   const over = remaining.length - options.maxActiveEpisodes;
   if (over > 0) {
-    const weight = (e: (typeof active)[number]) => OUTCOME_WEIGHT[e.status] * recencyFactor(now - e.started_at, options);
-    const lowest = [...remaining].sort((a, b) => weight(a) - weight(b) || a.started_at - b.started_at).slice(0, over);
+    const weight = (e: (typeof active)[number]) => OUTCOME_WEIGHT[e.status] * recencyFactor(now - e.startedAt, options);
+    const lowest = [...remaining].sort((a, b) => weight(a) - weight(b) || a.startedAt - b.startedAt).slice(0, over);
     for (const e of lowest) archived.push({ id: e.id, reason: `size cap: more than ${options.maxActiveEpisodes} active episodes; lowest weight archived` });
     byReason.sizeCap = lowest.length;
   }
   if (!opts.dryRun) {
     await db.write(async (d) => {
       await archiveEpisodes(d, archived, now);
-      // Conclusions about an archived attempt go with it.
-      if (archived.length) {
-        await d.run(
-          `UPDATE conclusions SET archived_at = ?, archive_reason = 'its episode was archived' WHERE archived_at IS NULL AND episode_id IN (SELECT value FROM json_each(?))`,
-          [now, JSON.stringify(archived.map((a) => a.id))],
-        );
-      }
+      await archiveConclusionsOf(d, archived.map((a) => a.id), now);
       await d.run("INSERT INTO meta (key, value) VALUES ('episodic.lastEvictionAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
     });
   }

@@ -1,13 +1,13 @@
+import type { TriggeredRule } from '../model/rules.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 import type { EdgeTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { describeAge, type Clock } from './clock.js';
 import { fingerprints, similarity, symbolsBySid } from './fingerprint.js';
 import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion, type OutcomeStatus } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { conclusionsFor, loadEpisodes, type StoredEpisode } from './store.js';
+import { conclusionsFor, loadEpisodes, touchesOn, type StoredEpisode } from './store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from './weighting.js';
-import { rulesForChangeTo, type TriggeredRule } from '../procedural/hints.js';
-import type { SymbolRef } from '../model/symbolRef.js';
 
 /*
  * what_happened_before: earlier attempts on a symbol and its neighbourhood
@@ -85,7 +85,7 @@ export interface HistoryResult {
   readonly archived: readonly HistoryEntry[];
   /** Conclusions about the neighbourhood not attached to a listed episode. */
   readonly conclusions: readonly ConclusionView[];
-  /** Procedural rules a change to this symbol triggers (triggered hints), with their standing. */
+  /** Procedural rules a change to this symbol triggers (triggered hints), with their standing: what the caller's `rulesFor` returned. */
   readonly rules: readonly TriggeredRule[];
   readonly counts: { readonly matching: number; readonly bySelf: number; readonly byStatus: Partial<Record<OutcomeStatus, number>>; readonly archived: number };
   readonly summary: string;
@@ -151,7 +151,7 @@ export async function neighbourhood(db: Db, target: SymbolRef): Promise<{ bySid:
   };
 }
 
-export function conclusionView(c: Conclusion, now: number): ConclusionView {
+function conclusionView(c: Conclusion, now: number): ConclusionView {
   return {
     id: c.id,
     episodeId: c.episodeId,
@@ -174,26 +174,28 @@ export interface HistoryOptions {
   readonly clock: Clock;
   readonly options: MemoryOptions;
   readonly root: string;
+  /**
+   * The rules a change to the target triggers. Rules are the procedural
+   * memory's, derived from episodes, so the episodic memory cannot ask for
+   * them itself: the caller passes the procedural query (rulesForChangeTo).
+   * Without it the answer lists no rules.
+   */
+  readonly rulesFor?: (target: SymbolRef) => Promise<readonly TriggeredRule[]>;
 }
 
 export async function whatHappenedBefore(db: Db, target: SymbolRef, limit: number, o: HistoryOptions): Promise<HistoryResult> {
   const now = o.clock.now();
   const hood = await neighbourhood(db, target);
   const sids = [...hood.bySid.keys()];
-  const hits = await db.all<{ episode_id: number; sid: string | null; path: string; qname: string | null; status: OutcomeStatus; started_at: number; archived: number }>(
-    `SELECT t.episode_id, t.sid, t.path, t.qname, e.outcome_status AS status, e.started_at, e.archived_at IS NOT NULL AS archived
-     FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
-     WHERE t.sid IN (SELECT value FROM json_each(?1)) OR t.path = ?2`,
-    [JSON.stringify(sids), hood.file],
-  );
+  const hits = await touchesOn(db, sids, hood.file);
   // The closest link of each episode to the target.
   const best = new Map<number, { link: NeighbourLink; sid: string | null; status: OutcomeStatus; startedAt: number; archived: boolean }>();
   for (const h of hits) {
     const n = h.sid ? hood.bySid.get(h.sid) : undefined;
     const link: NeighbourLink = n ? { relation: n.relation, qname: n.qname, path: n.path, edgeTier: n.tier } : { relation: 'same-file', qname: h.qname, path: h.path, edgeTier: null };
-    const prev = best.get(h.episode_id);
+    const prev = best.get(h.episodeId);
     if (!prev || RELATION_WEIGHT[link.relation] > RELATION_WEIGHT[prev.link.relation]) {
-      best.set(h.episode_id, { link, sid: n ? h.sid : null, status: h.status, startedAt: h.started_at, archived: h.archived === 1 });
+      best.set(h.episodeId, { link, sid: n ? h.sid : null, status: h.status, startedAt: h.startedAt, archived: h.archived });
     }
   }
   // Frequency: how many other matching episodes share the same closest symbol and the same outcome.
@@ -245,7 +247,7 @@ export async function whatHappenedBefore(db: Db, target: SymbolRef, limit: numbe
     'CI and review outcomes not imported (`tenure import junit`, `tenure import github`)',
     'episodes on code that no longer matches a symbol id (renamed or moved symbols start a new history)',
   ];
-  const rules = await rulesForChangeTo(db, target);
+  const rules = o.rulesFor ? await o.rulesFor(target) : [];
   const result: Omit<HistoryResult, 'summary'> = {
     target,
     neighbourhood: hood.counts,

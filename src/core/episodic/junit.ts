@@ -109,7 +109,7 @@ export function parseJUnit(xml: string, file = 'report'): ParsedReport {
   return { total, failed, errors, skipped, failing };
 }
 
-export function mergeReports(reports: readonly { file: string; report: ParsedReport }[]): TestSummary {
+function mergeReports(reports: readonly { file: string; report: ParsedReport }[]): TestSummary {
   return {
     total: reports.reduce((n, r) => n + r.report.total, 0),
     failed: reports.reduce((n, r) => n + r.report.failed, 0),
@@ -120,15 +120,23 @@ export function mergeReports(reports: readonly { file: string; report: ParsedRep
   };
 }
 
+/** The JUnit reports under the workspace at one moment, workspace-relative path → size and mtime. */
+export interface ReportStates {
+  readonly files: ReadonlyMap<string, { readonly size: number; readonly mtimeMs: number }>;
+  /** false when the walk stopped at its budget: a report it did not reach may have existed. */
+  readonly complete: boolean;
+}
+
+const WALK_BUDGET = { maxFiles: 50_000, maxMs: 1500 };
+
 /**
- * JUnit reports under the workspace matching the globs and written at or
- * after `since` (so a stale report from an earlier run is never charged to
- * this one). Build output folders are searched even when .gitignore lists
+ * Every report file under the workspace matching the globs, with its size
+ * and mtime. Build output folders are searched even when .gitignore lists
  * them: that is where reports live.
  */
-export function findReports(root: string, globs: readonly string[], since: number, budget = { maxFiles: 50_000, maxMs: 1500 }): string[] {
+export function reportStates(root: string, globs: readonly string[], budget = WALK_BUDGET): ReportStates {
   const matcher = ignore().add([...globs]);
-  const out: string[] = [];
+  const files = new Map<string, { size: number; mtimeMs: number }>();
   const t0 = Date.now();
   let seen = 0;
   const stack: string[] = [''];
@@ -141,19 +149,39 @@ export function findReports(root: string, globs: readonly string[], since: numbe
       continue;
     }
     for (const e of entries) {
-      if (++seen > budget.maxFiles || Date.now() - t0 > budget.maxMs) return out.sort();
+      if (++seen > budget.maxFiles || Date.now() - t0 > budget.maxMs) return { files, complete: false };
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!ALWAYS_SKIPPED_DIRS.has(e.name) && rel.split('/').length < 10) stack.push(r);
       } else if (e.isFile() && e.name.toLowerCase().endsWith('.xml') && matcher.ignores(r)) {
         try {
-          // mtime has coarse resolution on some file systems: allow a second of slack.
-          if (fs.statSync(path.join(root, r)).mtimeMs >= since - 1000) out.push(r);
+          const st = fs.statSync(path.join(root, r));
+          files.set(r, { size: st.size, mtimeMs: st.mtimeMs });
         } catch {
           // gone meanwhile
         }
       }
     }
+  }
+  return { files, complete: true };
+}
+
+/**
+ * The reports a run that started at `since` wrote, so that a report from an
+ * earlier run is never charged to this one. Given the reports as they were
+ * before the run (`before`): those that are new or changed since. Without it
+ * (a front door that sees a command only once it has ended), or for a report
+ * the walk before did not reach: those written since the start, with a
+ * second of slack because mtime has coarse resolution on some file systems —
+ * which also takes a report written just before the run for the run's own.
+ */
+export function findReports(root: string, globs: readonly string[], since: number, before?: ReportStates, budget = WALK_BUDGET): string[] {
+  const out: string[] = [];
+  for (const [rel, now] of reportStates(root, globs, budget).files) {
+    const was = before?.files.get(rel);
+    if (was) {
+      if (was.size !== now.size || was.mtimeMs !== now.mtimeMs) out.push(rel);
+    } else if (before?.complete || now.mtimeMs >= since - 1000) out.push(rel);
   }
   return out.sort();
 }

@@ -46,7 +46,7 @@ export interface MemoryOptions {
   readonly ruleMiningEpisodes: number;
 }
 
-export const DEFAULT_JUNIT_GLOBS: readonly string[] = [
+const DEFAULT_JUNIT_GLOBS: readonly string[] = [
   '**/TEST-*.xml',
   '**/surefire-reports/*.xml',
   '**/failsafe-reports/*.xml',

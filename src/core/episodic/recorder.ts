@@ -7,10 +7,10 @@ import { classifyCommand, loadProjectCommands, type Classification } from './cla
 import { describeAge, type Clock } from './clock.js';
 import { diffStat } from './diff.js';
 import { commitDiff, commitSubject, repoInfo } from './git.js';
-import { findReports, readReports } from './junit.js';
+import { findReports, readReports, type ReportStates } from './junit.js';
 import type { Actor, AuthorKind, CaptureSource, CommandKind, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, TestSummary, Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
+import { hasEpisode, insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import { ANY, changesSince, currentTree, saveSnapshot, type ChangesSinceLastOutcome, type CurrentTree, type FileChange } from './worktree.js';
 
@@ -47,6 +47,12 @@ export interface CommandAttempt {
   /** Reports named explicitly; otherwise the configured globs are searched for reports written during the run. */
   readonly junitFiles?: readonly string[];
   readonly searchReports?: boolean;
+  /**
+   * The reports as they were before the command ran (reportStates): only
+   * those new or changed since are the command's. Without it, those written
+   * since `startedAt` (see findReports).
+   */
+  readonly reportsBefore?: ReportStates;
   /** Files an editor saw change, used when the workspace is not a git repository. */
   readonly editedFiles?: readonly FileChange[];
 }
@@ -87,7 +93,7 @@ export function evidenceFrom(output: string | undefined, tests: TestSummary | nu
  * previous verdict of its kind. Generating and other commands are actions:
  * they answer for what changed just before them.
  */
-export function windowKey(kind: CommandKind): string {
+function windowKey(kind: CommandKind): string {
   return kind === 'test' || kind === 'build' || kind === 'lint' ? kind : ANY;
 }
 
@@ -159,7 +165,7 @@ export class EpisodeRecorder {
     const reportFiles = a.junitFiles?.length
       ? [...a.junitFiles]
       : a.searchReports !== false && (kind === 'test' || kind === 'build' || kind === 'other')
-        ? findReports(root, this.deps.options.junitGlobs, a.startedAt)
+        ? findReports(root, this.deps.options.junitGlobs, a.startedAt, a.reportsBefore)
         : [];
     if (reportFiles.length) {
       const r = readReports(root, reportFiles);
@@ -239,7 +245,7 @@ export class EpisodeRecorder {
    */
   async recordCommit(sha: string, opts: { at?: number; actor?: Actor | null } = {}): Promise<RecordResult | null> {
     const uid = `commit:${sha}`;
-    if (await this.db.get('SELECT 1 FROM episodes WHERE uid = ?', [uid])) return null;
+    if (await hasEpisode(this.db, { uid })) return null;
     const root = this.deps.workspace.root;
     const repo = await repoInfo(root);
     if (!repo) return null;
@@ -307,7 +313,7 @@ export class EpisodeRecorder {
     const notes: string[] = [];
     let episodeId: number | null = null;
     if (c.episodeId !== undefined && c.episodeId !== null) {
-      if (!(await this.db.get('SELECT 1 FROM episodes WHERE id = ?', [c.episodeId]))) throw new TenureError('invalid-input', `There is no episode #${c.episodeId}. Omit the episode to attach to the latest one, or list episodes with \`tenure history <symbol>\`.`);
+      if (!(await hasEpisode(this.db, { id: c.episodeId }))) throw new TenureError('invalid-input', `There is no episode #${c.episodeId}. Omit the episode to attach to the latest one, or list episodes with \`tenure history <symbol>\`.`);
       episodeId = c.episodeId;
     } else {
       const last = await latestEpisode(this.db);

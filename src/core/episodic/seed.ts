@@ -9,7 +9,7 @@ import { evidenceFrom } from './recorder.js';
 import { fingerprints, symbolsBySid } from './fingerprint.js';
 import { COMMAND_KINDS, OUTCOME_STATUSES, type NewEpisode, type Touch } from './model.js';
 import type { MemoryOptions } from './options.js';
-import { allConclusions, allEpisodeIds, insertConclusion, insertEpisode, loadEpisodes } from './store.js';
+import { allConclusions, allEpisodeIds, archiveEpisodes, hasConclusion, hasEpisode, insertConclusion, insertEpisode, loadEpisodes, type NewConclusion } from './store.js';
 
 /*
  * Episode files: a readable, reproducible JSON form of episodes and
@@ -110,8 +110,7 @@ async function resolveTouch(ws: Workspace, t: z.infer<typeof TouchSpec>, where: 
   throw new TenureError('invalid-input', `${where}: a touch needs "symbol" or "path".`);
 }
 
-/** Imports an episode file. Episodes already present (same id) are skipped, so importing twice changes nothing. */
-export async function importEpisodes(ws: Workspace, file: string, clock: Clock, options: MemoryOptions): Promise<ImportReport> {
+function readEpisodeFile(file: string): EpisodeFile {
   let json: unknown;
   try {
     json = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -120,72 +119,108 @@ export async function importEpisodes(ws: Workspace, file: string, clock: Clock, 
   }
   const parsed = EpisodeFile.safeParse(json);
   if (!parsed.success) throw new TenureError('invalid-input', `${file} is not a Tenure episode file: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+type EpisodeSpec = z.infer<typeof EpisodeSpec>;
+type ConclusionSpec = z.infer<typeof ConclusionSpec>;
+
+interface PreparedEpisode {
+  readonly ep: NewEpisode;
+  readonly key: string | null;
+  readonly conclusions: readonly ConclusionSpec[];
+  readonly archived: { readonly at: number; readonly reason: string } | null;
+}
+
+/** One episode of the file as it will be written, its symbols resolved (fingerprints come later, for all at once). */
+async function prepareEpisode(ws: Workspace, e: EpisodeSpec, where: string, now: number): Promise<PreparedEpisode> {
+  const uid = `seed:${e.id}`;
+  const touches: Omit<Touch, 'fingerprint'>[] = [];
+  for (const t of e.touched) touches.push(...(await resolveTouch(ws, t, where)));
+  const startedAt = parseInstant(e.at, now);
+  const c = e.command ? classifyCommand(e.command) : null;
+  const kind = (e.kind ?? c?.kind ?? null) as NewEpisode['commandKind'];
+  const status = e.outcome.status as NewEpisode['outcome']['status'];
+  const tests: NewEpisode['tests'] = e.tests
+    ? {
+        total: e.tests.total,
+        failed: e.tests.failing.filter((f) => f.status === 'failed').length,
+        errors: e.tests.failing.filter((f) => f.status === 'error').length,
+        skipped: e.tests.skipped,
+        reports: [],
+        failing: e.tests.failing,
+      }
+    : null;
+  return {
+    key: c?.key ?? null,
+    conclusions: e.conclusions,
+    archived: e.archived ? { at: parseInstant(e.archived.at, now), reason: e.archived.reason } : null,
+    ep: {
+      uid,
+      startedAt,
+      endedAt: startedAt + e.durationMs,
+      source: e.source,
+      actor: e.actor,
+      intent: e.intent,
+      command: e.command,
+      commandKind: kind,
+      cwd: '.',
+      branch: e.branch,
+      head: e.commit?.sha ?? null,
+      commitMessage: e.commit?.message ?? null,
+      diff: { files: new Set(touches.map((t) => t.path)).size, added: touches.reduce((n, t) => n + t.lines, 0), removed: 0 },
+      touchBasis: 'imported from an episode file',
+      touches: touches.map((t) => ({ ...t, fingerprint: null })),
+      outcome: {
+        kind: (e.outcome.kind ?? kind ?? 'other') as NewEpisode['outcome']['kind'],
+        status,
+        source: e.outcome.source,
+        confidence: 'high',
+        exitCode: e.exitCode,
+        evidence: e.outcome.evidence ?? (tests ? evidenceFrom(undefined, tests, status) : null),
+      },
+      tests,
+    },
+  };
+}
+
+/**
+ * A conclusion of the file as it will be written: at its own time (an age
+ * counts back from `now`) or else `at`, with the configured confidence and
+ * half-life for its author unless it names its own.
+ */
+function newConclusion(c: ConclusionSpec, episodeId: number | null, when: { readonly now: number; readonly at: number }, symbols: NewConclusion['symbols'], options: MemoryOptions): NewConclusion {
+  const person = c.authorKind === 'person';
+  return {
+    ...(c.id ? { uid: `seed:${c.id}` } : {}),
+    episodeId,
+    at: c.at !== undefined ? parseInstant(c.at, when.now) : when.at,
+    author: c.author,
+    authorKind: c.authorKind,
+    text: c.text,
+    confidence: c.confidence ?? (person ? options.personConclusionConfidence : options.agentConclusionConfidence),
+    halfLifeDays: c.halfLifeDays ?? (person ? options.personConclusionHalfLifeDays : options.conclusionHalfLifeDays),
+    symbols,
+  };
+}
+
+/** Imports an episode file. Episodes already present (same id) are skipped, so importing twice changes nothing. */
+export async function importEpisodes(ws: Workspace, file: string, clock: Clock, options: MemoryOptions): Promise<ImportReport> {
+  const data = readEpisodeFile(file);
   const indexed = (await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n ?? 0;
   if (!indexed) throw new TenureError('not-indexed', 'Index the workspace first (`tenure index`): episodes name symbols, and symbols are resolved against the index.');
   const now = clock.now();
   const notes: string[] = [];
-  let imported = 0;
   let skipped = 0;
-  let conclusions = 0;
-  const prepared: { uid: string; ep: NewEpisode; key: string | null; conclusions: z.infer<typeof ConclusionSpec>[]; archived: { at: number; reason: string } | null }[] = [];
-  for (const [i, e] of parsed.data.episodes.entries()) {
-    const uid = `seed:${e.id}`;
-    if (await ws.db.get('SELECT 1 FROM episodes WHERE uid = ?', [uid])) {
-      skipped++;
-      continue;
-    }
-    const touches: Omit<Touch, 'fingerprint'>[] = [];
-    for (const t of e.touched) touches.push(...(await resolveTouch(ws, t, `episode "${e.id}" (#${i + 1})`)));
-    const startedAt = parseInstant(e.at, now);
-    const c = e.command ? classifyCommand(e.command) : null;
-    const kind = (e.kind ?? c?.kind ?? null) as NewEpisode['commandKind'];
-    const tests: NewEpisode['tests'] = e.tests
-      ? {
-          total: e.tests.total,
-          failed: e.tests.failing.filter((f) => f.status === 'failed').length,
-          errors: e.tests.failing.filter((f) => f.status === 'error').length,
-          skipped: e.tests.skipped,
-          reports: [],
-          failing: e.tests.failing,
-        }
-      : null;
-    prepared.push({
-      uid,
-      key: c?.key ?? null,
-      conclusions: e.conclusions,
-      archived: e.archived ? { at: parseInstant(e.archived.at, now), reason: e.archived.reason } : null,
-      ep: {
-        uid,
-        startedAt,
-        endedAt: startedAt + e.durationMs,
-        source: e.source,
-        actor: e.actor,
-        intent: e.intent,
-        command: e.command,
-        commandKind: kind,
-        cwd: '.',
-        branch: e.branch,
-        head: e.commit?.sha ?? null,
-        commitMessage: e.commit?.message ?? null,
-        diff: { files: new Set(touches.map((t) => t.path)).size, added: touches.reduce((n, t) => n + t.lines, 0), removed: 0 },
-        touchBasis: 'imported from an episode file',
-        touches: touches.map((t) => ({ ...t, fingerprint: null })),
-        outcome: {
-          kind: (e.outcome.kind ?? kind ?? 'other') as NewEpisode['outcome']['kind'],
-          status: e.outcome.status as NewEpisode['outcome']['status'],
-          source: e.outcome.source,
-          confidence: 'high',
-          exitCode: e.exitCode,
-          evidence: e.outcome.evidence ?? (tests ? evidenceFrom(undefined, tests, e.outcome.status as NewEpisode['outcome']['status']) : null),
-        },
-        tests,
-      },
-    });
+  const prepared: PreparedEpisode[] = [];
+  for (const [i, e] of data.episodes.entries()) {
+    if (await hasEpisode(ws.db, { uid: `seed:${e.id}` })) skipped++;
+    else prepared.push(await prepareEpisode(ws, e, `episode "${e.id}" (#${i + 1})`, now));
   }
   // Fingerprints describe the code as it is now: the seed says these attempts were made on it.
   const sids = [...new Set(prepared.flatMap((p) => p.ep.touches.filter((t) => t.sid && t.change !== 'deleted').map((t) => t.sid!)))];
   const prints = await fingerprints(ws.db, ws.root, [...(await symbolsBySid(ws.db, sids)).values()]);
-  const resolveConclusionSymbols = async (list: readonly string[] | undefined) => {
+  const conclusionSymbols = async (list: readonly string[] | undefined) => {
     const out: { sid: string | null; qname: string | null; path: string | null }[] = [];
     for (const s of list ?? []) {
       try {
@@ -197,47 +232,25 @@ export async function importEpisodes(ws: Workspace, file: string, clock: Clock, 
     }
     return out;
   };
+  let conclusions = 0;
   await ws.db.write(async (db) => {
     for (const p of prepared) {
       const ep = { ...p.ep, touches: p.ep.touches.map((t) => ({ ...t, fingerprint: t.sid ? (prints.get(t.sid) ?? null) : null })) };
       const { id } = await insertEpisode(db, ep, p.key, now);
-      imported++;
-      if (p.archived) await db.run('UPDATE episodes SET archived_at = ?, archive_reason = ? WHERE id = ?', [p.archived.at, p.archived.reason, id]);
+      if (p.archived) await archiveEpisodes(db, [{ id, reason: p.archived.reason }], p.archived.at);
       for (const c of p.conclusions) {
-        const person = c.authorKind === 'person';
-        await insertConclusion(db, {
-          ...(c.id ? { uid: `seed:${c.id}` } : {}),
-          episodeId: id,
-          at: c.at !== undefined ? parseInstant(c.at, now) : ep.endedAt,
-          author: c.author,
-          authorKind: c.authorKind,
-          text: c.text,
-          confidence: c.confidence ?? (person ? options.personConclusionConfidence : options.agentConclusionConfidence),
-          halfLifeDays: c.halfLifeDays ?? (person ? options.personConclusionHalfLifeDays : options.conclusionHalfLifeDays),
-          symbols: c.symbols ? await resolveConclusionSymbols(c.symbols) : ep.touches.filter((t) => t.sid).map((t) => ({ sid: t.sid, qname: t.qname, path: t.path })),
-        });
+        const symbols = c.symbols ? await conclusionSymbols(c.symbols) : ep.touches.filter((t) => t.sid).map((t) => ({ sid: t.sid, qname: t.qname, path: t.path }));
+        await insertConclusion(db, newConclusion(c, id, { now, at: ep.endedAt }, symbols, options));
         conclusions++;
       }
     }
-    for (const c of parsed.data.conclusions) {
-      const uid = c.id ? `seed:${c.id}` : undefined;
-      if (uid && (await db.get('SELECT 1 FROM conclusions WHERE uid = ?', [uid]))) continue;
-      const person = c.authorKind === 'person';
-      await insertConclusion(db, {
-        ...(uid ? { uid } : {}),
-        episodeId: null,
-        at: c.at !== undefined ? parseInstant(c.at, now) : now,
-        author: c.author,
-        authorKind: c.authorKind,
-        text: c.text,
-        confidence: c.confidence ?? (person ? options.personConclusionConfidence : options.agentConclusionConfidence),
-        halfLifeDays: c.halfLifeDays ?? (person ? options.personConclusionHalfLifeDays : options.conclusionHalfLifeDays),
-        symbols: await resolveConclusionSymbols(c.symbols),
-      });
+    for (const c of data.conclusions) {
+      if (c.id && (await hasConclusion(db, `seed:${c.id}`))) continue;
+      await insertConclusion(db, newConclusion(c, null, { now, at: now }, await conclusionSymbols(c.symbols), options));
       conclusions++;
     }
   });
-  return { imported, skipped, conclusions, notes };
+  return { imported: prepared.length, skipped, conclusions, notes };
 }
 
 /** Every episode and conclusion, archived ones included, as an episode file (symbols by id, times as ISO dates). */

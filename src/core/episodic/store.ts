@@ -3,7 +3,7 @@ import { insertRows } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
 import type { Actor, AuthorKind, CaptureSource, CommandKind, Conclusion, Episode, FailingTest, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, Touch } from './model.js';
 
-/** Reads and writes the episodic tables; the only module that knows their SQL shape. */
+/** Reads and writes the episodes, their touches and failing tests, and the conclusions: the only module that knows those tables' SQL shape (the working-tree snapshots are worktree.ts's). */
 
 interface EpisodeRow {
   id: number;
@@ -46,6 +46,11 @@ const EPISODE_COLUMNS =
 
 export async function tableExists(db: Db, name: string): Promise<boolean> {
   return !!(await db.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]));
+}
+
+/** Whether an episode with this id (or uid: `commit:<sha>`, `seed:<id>`) is recorded. */
+export async function hasEpisode(db: Db, q: { readonly id: number } | { readonly uid: string }): Promise<boolean> {
+  return 'id' in q ? !!(await db.get('SELECT 1 FROM episodes WHERE id = ?', [q.id])) : !!(await db.get('SELECT 1 FROM episodes WHERE uid = ?', [q.uid]));
 }
 
 /**
@@ -156,6 +161,46 @@ export async function loadEpisodes(db: Db, ids: readonly number[]): Promise<Stor
     );
 }
 
+/** The newest active episodes, newest first: what rule mining reads. */
+export async function recentActiveEpisodeIds(db: Db, limit: number): Promise<number[]> {
+  return (await db.all<{ id: number }>('SELECT id FROM episodes WHERE archived_at IS NULL ORDER BY started_at DESC, id DESC LIMIT ?', [limit])).map((r) => r.id);
+}
+
+/** A touch of an episode on one of the symbols asked about or in the file, with its episode's outcome. */
+export interface TouchOn {
+  readonly episodeId: number;
+  readonly sid: string | null;
+  readonly path: string;
+  readonly qname: string | null;
+  readonly status: OutcomeStatus;
+  readonly startedAt: number;
+  readonly archived: boolean;
+}
+
+/** Every touch, archived episodes included, on one of these symbols or anywhere in this file. */
+export async function touchesOn(db: Db, sids: readonly string[], path: string): Promise<TouchOn[]> {
+  const rows = await db.all<{ episode_id: number; sid: string | null; path: string; qname: string | null; status: OutcomeStatus; started_at: number; archived: number }>(
+    `SELECT t.episode_id, t.sid, t.path, t.qname, e.outcome_status AS status, e.started_at, e.archived_at IS NOT NULL AS archived
+     FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
+     WHERE t.sid IN (SELECT value FROM json_each(?1)) OR t.path = ?2`,
+    [JSON.stringify(sids), path],
+  );
+  return rows.map((r) => ({ episodeId: r.episode_id, sid: r.sid, path: r.path, qname: r.qname, status: r.status, startedAt: r.started_at, archived: r.archived === 1 }));
+}
+
+/** What eviction compares with the code as it is now: the touches of active episodes, deletions left out. */
+export async function activeTouches(db: Db): Promise<{ episode_id: number; sid: string | null; qname: string | null; fingerprint: string | null; change: string; path: string }[]> {
+  return db.all(
+    `SELECT t.episode_id, t.sid, t.qname, t.fingerprint, t.change, t.path FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
+     WHERE e.archived_at IS NULL AND t.change != 'deleted'`,
+  );
+}
+
+/** Active episodes with their start and outcome, for the size cap. */
+export async function activeEpisodes(db: Db): Promise<{ id: number; startedAt: number; status: OutcomeStatus }[]> {
+  return db.all('SELECT id, started_at AS startedAt, outcome_status AS status FROM episodes WHERE archived_at IS NULL');
+}
+
 export async function latestEpisode(db: Db): Promise<{ id: number; ended_at: number; command: string | null; outcome_status: OutcomeStatus } | undefined> {
   return db.get('SELECT id, ended_at, command, outcome_status FROM episodes ORDER BY ended_at DESC, id DESC LIMIT 1');
 }
@@ -169,16 +214,17 @@ export async function archiveEpisodes(db: Db, rows: readonly { id: number; reaso
   );
 }
 
-export interface NewConclusion {
-  readonly uid?: string;
-  readonly episodeId: number | null;
-  readonly at: number;
-  readonly author: string;
-  readonly authorKind: AuthorKind;
-  readonly text: string;
-  readonly confidence: number;
-  readonly halfLifeDays: number;
-  readonly symbols: readonly { sid: string | null; qname: string | null; path: string | null }[];
+/** Conclusions about an archived attempt go with it. */
+export async function archiveConclusionsOf(db: Db, episodeIds: readonly number[], at: number): Promise<void> {
+  if (!episodeIds.length) return;
+  await db.run(`UPDATE conclusions SET archived_at = ?, archive_reason = 'its episode was archived' WHERE archived_at IS NULL AND episode_id IN (SELECT value FROM json_each(?))`, [at, JSON.stringify(episodeIds)]);
+}
+
+/** A conclusion as it is written: its uid is made unless given (a seed keeps its own). */
+export type NewConclusion = Omit<Conclusion, 'id' | 'uid' | 'archivedAt'> & { readonly uid?: string };
+
+export async function hasConclusion(db: Db, uid: string): Promise<boolean> {
+  return !!(await db.get('SELECT 1 FROM conclusions WHERE uid = ?', [uid]));
 }
 
 export async function insertConclusion(db: Db, c: NewConclusion): Promise<{ id: number; uid: string }> {
@@ -271,4 +317,93 @@ export async function episodeCounts(db: Db): Promise<EpisodeCounts> {
     first: rows.length ? Math.min(...rows.map((r) => r.first)) : null,
     last: rows.length ? Math.max(...rows.map((r) => r.last)) : null,
   };
+}
+
+/* The cheap reads behind the editor's timeline, CodeLens, hover and status view: a query or two each. */
+
+export interface TimelineEpisode {
+  readonly id: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly command: string | null;
+  readonly kind: string | null;
+  readonly intent: string | null;
+  readonly source: string;
+  readonly actor: string | null;
+  readonly status: string;
+  readonly outcomeKind: string;
+  readonly exitCode: number | null;
+  readonly testsTotal: number | null;
+  readonly testsFailed: number | null;
+  /** The first few symbols (or files) it touched. */
+  readonly touched: readonly string[];
+  readonly archived: boolean;
+}
+
+/** The latest episodes, newest first, with the symbols each touched (a handful). */
+export async function recentEpisodes(db: Db, limit = 200, includeArchived = false): Promise<TimelineEpisode[]> {
+  if (!(await tableExists(db, 'episodes'))) return [];
+  const rows = await db.all<{
+    id: number; started_at: number; ended_at: number; command: string | null; command_kind: string | null; intent: string | null; source: string; actor: string | null;
+    outcome_status: string; outcome_kind: string; exit_code: number | null; tests_total: number | null; tests_failed: number | null; archived_at: number | null; touched: string | null;
+  }>(
+    `SELECT e.id, e.started_at, e.ended_at, e.command, e.command_kind, e.intent, e.source, e.actor, e.outcome_status, e.outcome_kind, e.exit_code, e.tests_total, e.tests_failed, e.archived_at,
+            (SELECT group_concat(coalesce(t.qname, t.path), '\u001f') FROM (SELECT qname, path FROM episode_touches WHERE episode_id = e.id LIMIT 6) t) AS touched
+     FROM episodes e ${includeArchived ? '' : 'WHERE e.archived_at IS NULL'} ORDER BY e.started_at DESC, e.id DESC LIMIT ?`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    command: r.command,
+    kind: r.command_kind,
+    intent: r.intent,
+    source: r.source,
+    actor: r.actor,
+    status: r.outcome_status,
+    outcomeKind: r.outcome_kind,
+    exitCode: r.exit_code,
+    testsTotal: r.tests_total,
+    testsFailed: r.tests_failed,
+    touched: r.touched ? [...new Set(r.touched.split('\u001f'))] : [],
+    archived: r.archived_at !== null,
+  }));
+}
+
+/** The active episodes that touched one symbol, and those of them whose outcome was a failure or a rejection. */
+export interface Attempts {
+  readonly all: ReadonlySet<number>;
+  readonly failed: ReadonlySet<number>;
+}
+
+/**
+ * Attempts per symbol id, for the symbols asked about that any active
+ * episode touched. Episode ids, not counts: a caller that adds up a type and
+ * its members counts an episode that touched both once.
+ */
+export async function attemptsTouching(db: Db, sids: readonly string[]): Promise<Map<string, Attempts>> {
+  const out = new Map<string, { all: Set<number>; failed: Set<number> }>();
+  if (!sids.length || !(await tableExists(db, 'episode_touches'))) return out;
+  const rows = await db.all<{ sid: string; id: number; status: OutcomeStatus }>(
+    `SELECT DISTINCT t.sid, e.id, e.outcome_status AS status FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
+     WHERE t.sid IN (SELECT value FROM json_each(?)) AND e.archived_at IS NULL`,
+    [JSON.stringify([...new Set(sids)])],
+  );
+  for (const r of rows) {
+    let acc = out.get(r.sid);
+    if (!acc) out.set(r.sid, (acc = { all: new Set(), failed: new Set() }));
+    acc.all.add(r.id);
+    if (r.status === 'failure' || r.status === 'rejected') acc.failed.add(r.id);
+  }
+  return out;
+}
+
+/** Active episodes, and those of them that failed or were rejected: the episodic line of the status view. */
+export async function episodeTotals(db: Db): Promise<{ readonly episodes: number; readonly failedEpisodes: number }> {
+  if (!(await tableExists(db, 'episodes'))) return { episodes: 0, failedEpisodes: 0 };
+  const r = await db.get<{ episodes: number; failed: number | null }>(
+    "SELECT count(*) AS episodes, sum(outcome_status IN ('failure','rejected')) AS failed FROM episodes WHERE archived_at IS NULL",
+  );
+  return { episodes: r?.episodes ?? 0, failedEpisodes: r?.failed ?? 0 };
 }

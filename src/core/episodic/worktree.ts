@@ -63,7 +63,7 @@ function readCurrent(root: string, rel: string): { text: string | null; binary: 
 export type SnapshotKey = string;
 export const ANY = 'any';
 
-export async function loadSnapshot(db: Db, key: SnapshotKey): Promise<WorktreeSnapshot | null> {
+async function loadSnapshot(db: Db, key: SnapshotKey): Promise<WorktreeSnapshot | null> {
   const meta = await db.all<{ key: string; value: string }>('SELECT key, value FROM meta WHERE key IN (?, ?, ?)', [`episodic.worktree.${key}.head`, `episodic.worktree.${key}.branch`, `episodic.worktree.${key}.at`]);
   const m = new Map(meta.map((r) => [r.key.slice(`episodic.worktree.${key}.`.length), r.value]));
   if (!m.has('at')) return null;

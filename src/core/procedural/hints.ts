@@ -1,7 +1,7 @@
-import type { Db } from '../store/db.js';
 import { tableExists } from '../episodic/store.js';
+import { RULE_STATUS_MEANING, type RuleStatus, type TriggeredRule } from '../model/rules.js';
+import type { Db } from '../store/db.js';
 import { matchesTrigger } from './mine.js';
-import { RULE_STATUS_MEANING, type Rule, type RuleStatus } from './model.js';
 import { listRules } from './store.js';
 
 /*
@@ -10,23 +10,6 @@ import { listRules } from './store.js';
  * call this with the files and symbols a change touches; promoted rules
  * that always apply live in AGENTS.md and are returned flagged `always`.
  */
-
-export interface TriggeredRule {
-  readonly id: number;
-  readonly text: string;
-  readonly kind: Rule['kind'];
-  /** The rule's standing, which is its tier: promoted (a person approved it) › proposed (proven) › candidate (seen). */
-  readonly status: RuleStatus;
-  readonly meaning: string;
-  readonly successes: number;
-  readonly failures: number;
-  readonly lowerBound: number;
-  /** What in the change matched: a file glob or a symbol. */
-  readonly matched: string;
-  /** The rule has no trigger: it applies to every change (and belongs in AGENTS.md once promoted). */
-  readonly always: boolean;
-  readonly audit: string;
-}
 
 const SHOWN: readonly RuleStatus[] = ['promoted', 'demotion-proposed', 'proposed', 'candidate'];
 const RANK: Record<RuleStatus, number> = { promoted: 0, 'demotion-proposed': 1, proposed: 2, candidate: 3, demoted: 4, rejected: 5 };
@@ -68,17 +51,7 @@ export async function triggeredRules(db: Db, change: { paths?: readonly string[]
   return out.sort((a, b) => RANK[a.status] - RANK[b.status] || b.lowerBound - a.lowerBound);
 }
 
-export function renderTriggeredRule(r: TriggeredRule): string {
-  return `[rule ${r.id} · ${r.status}] ${r.text} (${r.successes}/${r.successes + r.failures} attempts held; triggered by ${r.matched}; \`${r.audit}\`)`;
-}
-
 /** Rules a change to this symbol triggers: through its file or the symbol itself (rules that apply to every change live in AGENTS.md). */
 export function rulesForChangeTo(db: Db, target: { readonly path: string; readonly sid: string }): Promise<TriggeredRule[]> {
   return triggeredRules(db, { paths: [target.path], sids: [target.sid] }, { includeAlways: false });
-}
-
-/** The closing block of an answer about a symbol (what_breaks, what_happened_before): nothing when no rule applies. */
-export function renderRulesBlock(rules: readonly TriggeredRule[], max = 5): string[] {
-  if (!rules.length) return [];
-  return [`rules a change here triggers (${rules.length}) — procedural memory; the status is the rule's standing:`, ...rules.slice(0, max).map((rule) => `  - ${renderTriggeredRule(rule)}`)];
 }

@@ -1,29 +1,11 @@
+import type { RuleKind, RuleStatus } from '../model/rules.js';
+
 /*
  * Procedural memory: how work is done here. A rule is mined from episodes,
  * counts its successes and failures, keeps its evidence, and reaches the
  * always-loaded instructions (AGENTS.md) only when a person approves the
  * exact change.
  */
-
-export type RuleKind = 'order' | 'co-change';
-
-/**
- * candidate: seen, not proven. proposed: proven (enough successes, Wilson
- * lower bound above the threshold, no recent failure), awaiting a person.
- * promoted: a person approved it into AGENTS.md. demotion-proposed: promoted
- * but failing since. demoted / rejected: a person took it out / said no.
- */
-export type RuleStatus = 'candidate' | 'proposed' | 'promoted' | 'demotion-proposed' | 'demoted' | 'rejected';
-export const RULE_STATUSES: readonly RuleStatus[] = ['candidate', 'proposed', 'promoted', 'demotion-proposed', 'demoted', 'rejected'];
-
-export const RULE_STATUS_MEANING: Record<RuleStatus, string> = {
-  candidate: 'mined from episodes, not yet proven — a hint, verify before relying on it',
-  proposed: 'proven by its episodes, awaiting a person\'s approval',
-  promoted: 'approved by a person and written into the always-loaded instructions',
-  'demotion-proposed': 'promoted, but failing since — a person should review it',
-  demoted: 'taken out of the instructions by a person',
-  rejected: 'a person decided it is not a rule',
-};
 
 /** When a rule applies: files matching one of the globs, or one of the symbols; empty = always. */
 export interface Trigger {

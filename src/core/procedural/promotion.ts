@@ -21,11 +21,11 @@ export const BEGIN = '<!-- BEGIN TENURE RULES: managed by Tenure; change with `t
 export const END = '<!-- END TENURE RULES -->';
 const BEGIN_RE = /<!-- BEGIN TENURE RULES[^\n]*-->/;
 
-export const AGENTS_FILE = 'AGENTS.md';
-export const COPILOT_FILE = '.github/copilot-instructions.md';
+const AGENTS_FILE = 'AGENTS.md';
+const COPILOT_FILE = '.github/copilot-instructions.md';
 
 /** The instruction files Tenure writes: AGENTS.md always, Copilot's file only where the repository uses it. */
-export function instructionFiles(root: string): string[] {
+function instructionFiles(root: string): string[] {
   return [AGENTS_FILE, ...(fs.existsSync(path.join(root, COPILOT_FILE)) ? [COPILOT_FILE] : [])];
 }
 

@@ -1,7 +1,7 @@
 import { loadProjectCommands } from '../episodic/classify.js';
 import { DAY_MS, type Clock } from '../episodic/clock.js';
 import type { MemoryOptions } from '../episodic/options.js';
-import { loadEpisodes } from '../episodic/store.js';
+import { loadEpisodes, recentActiveEpisodeIds } from '../episodic/store.js';
 import type { Workspace } from '../store/workspace.js';
 import { mineFindings } from './mine.js';
 import type { Finding, Rule } from './model.js';
@@ -27,13 +27,13 @@ export interface RefreshReport {
   readonly ms: number;
 }
 
-export interface Proof {
+interface Proof {
   readonly proven: boolean;
   readonly reason: string;
 }
 
 /** Whether a rule's counters prove it, and why (not), in words. */
-export function proofOf(c: { successes: number; failures: number; lastFailureAt: number | null }, o: MemoryOptions, now: number): Proof {
+function proofOf(c: { successes: number; failures: number; lastFailureAt: number | null }, o: MemoryOptions, now: number): Proof {
   const n = c.successes + c.failures;
   const lb = wilsonLowerBound(c.successes, n);
   const counts = `${c.successes} success${c.successes === 1 ? '' : 'es'}, ${c.failures} failure${c.failures === 1 ? '' : 's'}, lower bound ${lb.toFixed(2)}`;
@@ -62,8 +62,7 @@ export async function refreshRules(ws: Workspace, options: MemoryOptions, clock:
   const t0 = performance.now();
   const db = ws.db;
   const now = clock.now();
-  const ids = (await db.all<{ id: number }>('SELECT id FROM episodes WHERE archived_at IS NULL ORDER BY started_at DESC, id DESC LIMIT ?', [options.ruleMiningEpisodes])).map((r) => r.id);
-  const episodes = await loadEpisodes(db, ids);
+  const episodes = await loadEpisodes(db, await recentActiveEpisodeIds(db, options.ruleMiningEpisodes));
   const findings = mineFindings(episodes, loadProjectCommands(ws.root), options.commandPatterns);
   const before = new Map((await listRules(db)).map((r) => [r.key, r]));
   const created: number[] = [];

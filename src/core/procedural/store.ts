@@ -1,5 +1,7 @@
+import { tableExists } from '../episodic/store.js';
+import type { RuleKind, RuleStatus } from '../model/rules.js';
 import type { Db } from '../store/db.js';
-import type { Evidence, Finding, Rule, RuleKind, RuleStatus, Trigger } from './model.js';
+import type { Evidence, Finding, Rule, Trigger } from './model.js';
 
 /** Reads and writes the procedural tables; the only module that knows their SQL shape. */
 
@@ -133,6 +135,9 @@ export async function setStatus(db: Db, id: number, status: RuleStatus, reason: 
   await db.run(`UPDATE rules SET ${sets.join(', ')} WHERE id = ?`, params);
 }
 
-export async function setReason(db: Db, id: number, reason: string | null): Promise<void> {
-  await db.run('UPDATE rules SET reason = ? WHERE id = ?', [reason, id]);
+/** How many rules stand at each status (only the statuses some rule has): the procedural line of the status view. */
+export async function ruleCountsByStatus(db: Db): Promise<Partial<Record<RuleStatus, number>>> {
+  if (!(await tableExists(db, 'rules'))) return {};
+  const rows = await db.all<{ status: RuleStatus; n: number }>('SELECT status, count(*) AS n FROM rules GROUP BY status');
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }

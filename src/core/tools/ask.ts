@@ -6,7 +6,7 @@ import type { HistoryEntry } from '../episodic/history.js';
 import { CONCLUSION_MEANING, OUTCOME_MEANING } from '../episodic/model.js';
 import { QUOTED_DATA_NOTE } from '../knowledge/quotes.js';
 import { EDGE_TIERS, LINK_TIERS, type EdgeTier as EdgeTierT } from '../model/tiers.js';
-import { RULE_STATUS_MEANING, type RuleStatus } from '../procedural/model.js';
+import { RULE_STATUS_MEANING, type RuleStatus } from '../model/rules.js';
 import { clip, fitToBudget, plural } from './budget.js';
 import { LinkTier, QuoteView, RuleView, SymbolView, quoteLine, ruleLine, ruleView, symbolView } from './present.js';
 import { defineTool } from './types.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EDGE_TIER_MEANING, EdgeTier, LinkTier, type EdgeTier as EdgeTierT } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
-import type { TriggeredRule } from '../procedural/hints.js';
+import type { TriggeredRule } from '../model/rules.js';
 
 /*
  * The pieces every answer is made of, in both forms: the zod shape of the
