@@ -14,12 +14,31 @@ import { listRules } from '../core/procedural/store.js';
 import { resolveSymbols } from '../core/structural/lookup.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 import { TENURE_DIR, Workspace } from '../core/store/workspace.js';
+import type { MemoryOptions } from '../core/episodic/options.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
-import type { Ctx } from './ctx.js';
+import type { Config } from './config.js';
+import type { Panels } from './panels.js';
 import { fetchGitHubThreadsWithVsCodeAuth, pickKnowledgeChatModel } from './knowledgeModel.js';
 import type { KnowledgeJob, KnowledgeWorkerMessage } from './knowledgeWorker.js';
 import { symbolAt } from './memoryQueries.js';
 import { ruleIdOf } from './views.js';
+
+/** What the commands need from the extension's context (ctx.ts implements it). */
+export interface CommandHost {
+  readonly extension: vscode.ExtensionContext;
+  readonly config: Config;
+  readonly log: vscode.LogOutputChannel;
+  readonly panels: Panels;
+  readonly restricted: boolean;
+  readonly root: string | undefined;
+  measure<T>(what: string, fn: () => Promise<T>): Promise<T>;
+  memoryChanged(what: string): void;
+  memoryOptions(): MemoryOptions;
+  workspaceIfReady(): Workspace | undefined;
+  workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace>;
+  reindex(): Promise<void>;
+  clearAndReindex(): Promise<void>;
+}
 
 /** The secret under which the OpenAI-compatible API key is kept (SecretStorage, never settings). */
 export const API_KEY_SECRET = 'tenure.model.apiKey';
@@ -28,7 +47,7 @@ export const API_KEY_SECRET = 'tenure.model.apiKey';
  * The symbol at the cursor, as the index knows it: the symbol a use site there
  * refers to, else the one declared there, else the innermost one around it.
  */
-export async function symbolAtCursor(ctx: Ctx): Promise<SymbolRef | undefined> {
+export async function symbolAtCursor(ctx: CommandHost): Promise<SymbolRef | undefined> {
   const editor = vscode.window.activeTextEditor;
   const ws = ctx.workspaceIfReady();
   if (!editor || !ws || editor.document.uri.scheme !== 'file') return undefined;
@@ -41,7 +60,7 @@ export async function symbolAtCursor(ctx: Ctx): Promise<SymbolRef | undefined> {
 }
 
 /** A symbol from a command argument, the cursor, or a prompt; several matches become a quick pick, never a silent choice. */
-async function pickSymbol(ctx: Ctx, arg: unknown, title: string): Promise<string | undefined> {
+async function pickSymbol(ctx: CommandHost, arg: unknown, title: string): Promise<string | undefined> {
   if (typeof arg === 'string' && arg) return arg;
   if (arg instanceof vscode.Uri) return undefined;
   const atCursor = await symbolAtCursor(ctx).catch(() => undefined);
@@ -70,7 +89,7 @@ async function pickSymbol(ctx: Ctx, arg: unknown, title: string): Promise<string
   }
 }
 
-async function withWs<T>(ctx: Ctx, fn: (ws: Workspace) => Promise<T>): Promise<T | undefined> {
+async function withWs<T>(ctx: CommandHost, fn: (ws: Workspace) => Promise<T>): Promise<T | undefined> {
   const cts = new vscode.CancellationTokenSource();
   try {
     return await fn(await ctx.workspaceForQuery(cts.token));
@@ -117,7 +136,7 @@ function runKnowledgeWorker(
   });
 }
 
-async function indexKnowledgeCommand(ctx: Ctx): Promise<void> {
+async function indexKnowledgeCommand(ctx: CommandHost): Promise<void> {
   await withWs(ctx, async (ws) => {
     const provider = ctx.config.knowledgeProvider;
     let chat: ChatModel | undefined;
@@ -192,7 +211,7 @@ async function indexKnowledgeCommand(ctx: Ctx): Promise<void> {
   });
 }
 
-async function fetchGitHub(ctx: Ctx): Promise<void> {
+async function fetchGitHub(ctx: CommandHost): Promise<void> {
   const root = ctx.root;
   if (!root) return;
   if (ctx.restricted) return void vscode.window.showWarningMessage('Tenure: this folder is not trusted; fetching its pull requests with your GitHub sign-in is off until you trust it.');
@@ -210,7 +229,7 @@ async function fetchGitHub(ctx: Ctx): Promise<void> {
   if (pick) await vscode.commands.executeCommand('tenure.indexKnowledge');
 }
 
-async function setApiKey(ctx: Ctx): Promise<void> {
+async function setApiKey(ctx: CommandHost): Promise<void> {
   const key = await vscode.window.showInputBox({ title: 'Tenure: API key for the OpenAI-compatible endpoint', password: true, ignoreFocusOut: true, prompt: 'Stored in VS Code’s SecretStorage (the OS keychain), never in settings.' });
   if (key === undefined) return;
   if (key) await ctx.extension.secrets.store(API_KEY_SECRET, key.trim());
@@ -220,7 +239,7 @@ async function setApiKey(ctx: Ctx): Promise<void> {
 
 /* ---------------------------------------------------------------- episodes */
 
-async function importEpisodesCommand(ctx: Ctx, arg?: unknown): Promise<void> {
+async function importEpisodesCommand(ctx: CommandHost, arg?: unknown): Promise<void> {
   let file = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
   if (!file) {
     const root = ctx.root;
@@ -260,7 +279,7 @@ export class PlanDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-async function changeRules(ctx: Ctx, plans: PlanDocuments, arg: unknown, verb: 'promote' | 'demote'): Promise<void> {
+async function changeRules(ctx: CommandHost, plans: PlanDocuments, arg: unknown, verb: 'promote' | 'demote'): Promise<void> {
   if (ctx.restricted) {
     void vscode.window.showWarningMessage('Tenure: this folder is not trusted, so Tenure writes no instruction file (AGENTS.md). Trust the folder to promote or demote rules.');
     return;
@@ -291,7 +310,7 @@ async function changeRules(ctx: Ctx, plans: PlanDocuments, arg: unknown, verb: '
   });
 }
 
-async function rejectRule(ctx: Ctx, arg: unknown): Promise<void> {
+async function rejectRule(ctx: CommandHost, arg: unknown): Promise<void> {
   const id = ruleIdOf(arg);
   if (id === undefined) return;
   const note = await vscode.window.showInputBox({ title: `Tenure: decline rule ${id}`, prompt: 'Why (optional)', ignoreFocusOut: true });
@@ -305,7 +324,7 @@ async function rejectRule(ctx: Ctx, arg: unknown): Promise<void> {
 
 /* ---------------------------------------------------------------- index */
 
-async function clearIndex(ctx: Ctx): Promise<void> {
+async function clearIndex(ctx: CommandHost): Promise<void> {
   const ok = await vscode.window.showWarningMessage(
     'Clear Tenure’s structural index and build it again?',
     { modal: true, detail: 'Only the derived code graph is dropped and rebuilt (seconds). Episodes, rules, notes and the knowledge memory are kept.' },
@@ -315,7 +334,7 @@ async function clearIndex(ctx: Ctx): Promise<void> {
   await ctx.clearAndReindex();
 }
 
-async function openDatabaseFolder(ctx: Ctx): Promise<void> {
+async function openDatabaseFolder(ctx: CommandHost): Promise<void> {
   const root = ctx.root;
   if (!root) return void vscode.window.showInformationMessage('Tenure: no folder is open.');
   const dir = vscode.Uri.file(path.join(root, TENURE_DIR));
@@ -328,7 +347,7 @@ async function openDatabaseFolder(ctx: Ctx): Promise<void> {
   await vscode.commands.executeCommand('revealFileInOS', dir);
 }
 
-export function registerCommands(ctx: Ctx, plans: PlanDocuments): vscode.Disposable[] {
+export function registerCommands(ctx: CommandHost, plans: PlanDocuments): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return [
     reg('tenure.reindex', () => ctx.reindex()),

@@ -1,10 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ALWAYS_SKIPPED_DIRS } from '../core/repo/walk.js';
 import { IndexerThread, type StructuralIndex } from '../core/structural/index/indexerThread.js';
-import { LANGUAGES, languageForPath } from '../core/structural/inventory/languages.js';
-import { getStatus } from '../core/structural/status.js';
+import { Session } from '../core/session/session.js';
 import { TOOLS } from '../core/tools/catalog.js';
 import { Workspace } from '../core/store/workspace.js';
 import { openWorkspace } from '../core/workspace.js';
@@ -12,7 +10,6 @@ import { TenureError, errorMessage } from '../shared/errors.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import { BackgroundEnricher } from '../core/structural/enrichment/background.js';
 import { describeResolverReport } from '../core/structural/enrichment/enrich.js';
-import { ChangeQueue } from '../core/session/changeQueue.js';
 import { UserIdleGate, editorResolvers } from './codeIntelBridge.js';
 import { importGitHubOutcomes, registerEpisodeCapture, type EpisodeCaptureCore } from './episodeCapture.js';
 import { PlanDocuments, registerCommands } from './commands.js';
@@ -22,7 +19,9 @@ import { registerLmTools, type ToolHost } from './lmTools.js';
 import { registerMcpProvider } from './mcp.js';
 import { Responsiveness, type ResponsivenessReport } from './responsiveness.js';
 import { Panels, type PanelReport } from './panels.js';
-import { StatusBar, describeCounts, type IndexCounts, type IndexState } from './statusBar.js';
+import { ProgressNotification } from './progress.js';
+import { watchSourceFiles } from './fileEvents.js';
+import { StatusBar, describeCounts, type IndexState } from './statusBar.js';
 import { KnowledgeView, RulesView, StatusView, TimelineView, VIEW_IDS, episodeMarkdown } from './views.js';
 
 /** How often Tenure checks whether another process (the CLI in a terminal, the MCP server) changed the database. */
@@ -57,19 +56,14 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   private readonly status: StatusBar;
   private readonly subscriptions: vscode.Disposable[] = [];
-  private readonly queue: ChangeQueue;
 
-  private workspace: Workspace | undefined;
-  private indexer: StructuralIndex | undefined;
+  /** The headless engine (src/core/session): workspace, indexer, change queue, enrichment. Created once a folder is open. */
+  private session: Session | undefined;
   private state: IndexState = { kind: 'starting' };
-  private lastCounts: IndexCounts | undefined;
   private started: Promise<void> | undefined;
-  /** Settles when the first full index ends, however it ends. */
-  private firstIndex: Promise<void>;
-  private resolveFirstIndex!: () => void;
-  /** Index runs and updates take turns: one writer, in order. */
-  private chain: Promise<unknown> = Promise.resolve();
-  private fullIndex: { promise: Promise<void>; abort: AbortController } | undefined;
+  /** Settles once start() has made its session (or found no folder): what workspaceForQuery waits on before the session's own readiness. */
+  private sessionMade: Promise<void>;
+  private resolveSessionMade!: () => void;
   private disposed = false;
   private _restricted: boolean;
   private readonly memoryEmitter = new vscode.EventEmitter<void>();
@@ -78,27 +72,17 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeState = this.stateEmitter.event;
   private memoryGeneration = 0;
-  private firstIndexDone = false;
   readonly responsiveness = new Responsiveness();
   readonly panels: Panels;
   private readonly plans = new PlanDocuments();
   private views: { status: StatusView; timeline: TimelineView; knowledge: KnowledgeView; rules: RulesView } | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private dataVersion: number | undefined;
-  private enricher: BackgroundEnricher | undefined;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel('Tenure', { log: true });
     this._restricted = !vscode.workspace.isTrusted;
     this.status = new StatusBar(() => this._restricted);
     this.panels = new Panels(this);
-    this.firstIndex = new Promise((r) => (this.resolveFirstIndex = r));
-    this.queue = new ChangeQueue(
-      (paths) => this.update(paths),
-      this.config.updateDebounceMs,
-      1000,
-      (e) => this.log.error(`Re-index of changed files failed: ${errorMessage(e)}`),
-    );
+    this.sessionMade = new Promise((r) => (this.resolveSessionMade = r));
     this.subscriptions.push(this.config, this.log, this.status, this.panels, this.memoryEmitter, this.stateEmitter);
     void vscode.commands.executeCommand('setContext', 'tenure.restricted', this._restricted);
   }
@@ -120,7 +104,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
 
   /** The workspace once its first index has settled; providers that must not wait get undefined before. */
   workspaceIfReady(): Workspace | undefined {
-    return this.firstIndexDone ? this.workspace : undefined;
+    return this.session?.readyNow();
   }
 
   /** Something a view, panel or lens shows may have changed. */
@@ -166,7 +150,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     this.started ??= this.doStart().catch((e: unknown) => {
       this.setState({ kind: 'failed', message: errorMessage(e) });
       this.log.error(`Tenure could not start: ${errorMessage(e)}`);
-      this.resolveFirstIndex();
+      this.resolveSessionMade();
     });
     return this.started;
   }
@@ -187,10 +171,10 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
         void vscode.commands.executeCommand('setContext', 'tenure.restricted', false);
         this.setState(this.state);
         this.memoryChanged('trust');
-        this.scheduleEnrichment(500);
+        this.session?.scheduleEnrichment(500);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (this.config.affects(e, 'index.updateDebounceMs')) this.queue.setQuietMs(this.config.updateDebounceMs);
+        if (this.config.affects(e, 'index.updateDebounceMs')) this.session?.setDebounceMs(this.config.updateDebounceMs);
       }),
     );
 
@@ -199,34 +183,53 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     if (!root) {
       this.setState({ kind: 'no-folder' });
       this.log.info('No folder is open.');
-      this.resolveFirstIndex();
+      this.resolveSessionMade();
       return;
     }
     this.setState({ kind: 'starting' });
     const t0 = Date.now();
     // dispose() waits for start(), so whatever is assigned here is closed by it.
-    this.workspace = await openWorkspace(root);
-    if (this.disposed) return;
-    this.indexer = this.createIndexer(this.workspace);
-    if (this.disposed) return;
+    const workspace = await openWorkspace(root);
+    if (this.disposed) return void (await workspace.close());
+    this.session = new Session({
+      workspace,
+      indexer: this.createIndexer(workspace),
+      enricher: () => this.backgroundEnricher(workspace),
+      debounceMs: this.config.updateDebounceMs,
+      unsavedText: (paths) => this.unsavedText(paths),
+      pollExternalMs: EXTERNAL_POLL_MS,
+      log: (level, m) => (level === 'error' ? this.log.error(m) : level === 'info' ? this.log.info(m) : this.log.debug(m)),
+      onState: (state) => this.setState(state),
+      onMemoryChanged: (what) => this.memoryChanged(what),
+      measure: (what, fn) => this.measure(what, fn),
+    });
+    this.resolveSessionMade();
     this.log.info(`Opened ${Workspace.dbPath(root)} in ${Date.now() - t0} ms`);
-    this.watch(root);
-    this.pollExternalChanges();
+    this.subscriptions.push(...watchSourceFiles(root, { changed: (paths) => this.session?.changed(paths), indexUnsaved: () => this.config.indexUnsaved, log: this.log }));
     this.optional('episode capture', () => this.registerCapture());
-    if (this.config.indexOnStartup) {
-      await this.reindex({ notifyAfterMs: 1000 });
-    } else {
-      this.setState({ kind: 'ready', counts: await this.counts() });
-      this.resolveFirstIndex();
+    if (this.config.indexOnStartup) await this.reindex({ notifyAfterMs: 1000 });
+    else await this.session.skipFirstIndex();
+  }
+
+  /** Open files with unsaved edits are indexed as the editor holds them (a file deleted on disk is gone, whatever an editor holds). */
+  private unsavedText(paths: readonly string[]): Map<string, string> {
+    const texts = new Map<string, string>();
+    if (!this.config.indexUnsaved) return texts;
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.isDirty && doc.uri.scheme === 'file' && paths.includes(doc.uri.fsPath) && fs.existsSync(doc.uri.fsPath)) texts.set(doc.uri.fsPath, doc.getText());
     }
+    return texts;
   }
 
   /** Episodes from the integrated terminal, tasks, commits and test reports (episodeCapture.ts). */
   private registerCapture(): void {
     const core: EpisodeCaptureCore = {
-      workspace: () => this.workspace,
+      workspace: () => this.session?.workspace,
       options: () => this.memoryOptions(),
-      refreshIndex: (absPaths) => this.update(absPaths),
+      refreshIndex: (absPaths) => {
+        this.session?.changed(absPaths);
+        return this.session?.whenIdle().then(() => undefined) ?? Promise.resolve();
+      },
       log: this.log,
       onRecorded: () => this.memoryChanged('episode'),
       onChanged: () => this.memoryChanged('episodes'),
@@ -279,38 +282,6 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     );
   }
 
-  /** SQLite's count of commits by other connections to this file; undefined when the database is closed. */
-  private async dataVersionNow(): Promise<number | undefined> {
-    try {
-      return (await this.workspace?.db.get<{ data_version: number }>('PRAGMA data_version'))?.data_version;
-    } catch {
-      return undefined; // closed meanwhile
-    }
-  }
-
-  /** The indexer thread writes through its own connection: its commits are ours, not another process's. */
-  private async absorbOwnWrites(): Promise<void> {
-    this.dataVersion = (await this.dataVersionNow()) ?? this.dataVersion;
-  }
-
-  /**
-   * Another process may write the database: the CLI's \`tenure run\` in the
-   * integrated terminal, the MCP server, a second window. SQLite's
-   * data_version changes when another connection commits; checking it is one
-   * tiny query, so the timeline and lenses follow those writes within seconds.
-   */
-  private pollExternalChanges(): void {
-    const tick = async () => {
-      if (this.workspaceIfReady() && !this.disposed) {
-        const v = await this.dataVersionNow();
-        if (v !== undefined && this.dataVersion !== undefined && v !== this.dataVersion) this.memoryChanged('external');
-        this.dataVersion = v;
-      }
-      if (!this.disposed) this.pollTimer = setTimeout(() => void tick(), EXTERNAL_POLL_MS);
-    };
-    this.pollTimer = setTimeout(() => void tick(), EXTERNAL_POLL_MS);
-  }
-
   /**
    * Type-checked enrichment in the background (src/core/structural/resolvers):
    * the language servers VS Code already runs confirm, refute or add edges, so
@@ -319,19 +290,14 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * server for an untrusted folder). The first pass shows a cancellable
    * notification once it has run for a few seconds.
    */
-  scheduleEnrichment(delayMs: number): void {
-    this.backgroundEnricher()?.schedule(delayMs);
-  }
-
   /** Symbols just queried and files in view are confirmed first: they join the running pass, else start the next. */
   prioritizeEnrichment(p: { symbols?: readonly string[]; files?: readonly string[] }): void {
-    this.backgroundEnricher()?.prioritize(p);
+    this.session?.prioritize(p);
   }
 
-  private backgroundEnricher(): BackgroundEnricher | undefined {
-    const ws = this.workspace;
-    if (this._restricted || !this.config.enrichmentEnabled || this.disposed || !ws) return undefined;
-    if (this.enricher) return this.enricher;
+  /** The session asks for this on first use; undefined while the folder is untrusted or enrichment is off. */
+  private backgroundEnricher(ws: Workspace): BackgroundEnricher | undefined {
+    if (this._restricted || !this.config.enrichmentEnabled || this.disposed) return undefined;
     const gate = new UserIdleGate();
     this.subscriptions.push(gate);
     const enricher = new BackgroundEnricher(ws.db, editorResolvers(ws.root), {
@@ -353,24 +319,19 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
               this.log.info(`Enrichment ${describeResolverReport(r)}`);
             }
             if (!report || this.disposed) return;
-            void this.counts().then((counts) => {
-              this.lastCounts = counts;
-              if (this.state.kind === 'ready') this.setState({ kind: 'ready', counts });
-              this.memoryChanged('enrichment');
-            }, (e: unknown) => this.log.warn(`Reading the index counts: ${errorMessage(e)}`));
+            void this.session?.enrichmentEnded().catch((e: unknown) => this.log.warn(`Reading the index counts: ${errorMessage(e)}`));
           },
         };
       },
     });
-    this.enricher = enricher;
     enricher.prioritize({ files: this.visibleFiles() });
-    this.subscriptions.push(vscode.window.onDidChangeVisibleTextEditors(() => this.enricher?.prioritize({ files: this.visibleFiles() })));
+    this.subscriptions.push(vscode.window.onDidChangeVisibleTextEditors(() => this.session?.prioritize({ files: this.visibleFiles() })));
     return enricher;
   }
 
   /** Workspace-relative paths of the files in visible editors. */
   private visibleFiles(): string[] {
-    const root = this.workspace?.root;
+    const root = this.session?.workspace.root;
     if (!root) return [];
     return vscode.window.visibleTextEditors
       .map((e) => e.document.uri)
@@ -392,14 +353,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
 
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
   async clearAndReindex(): Promise<void> {
-    await this.exclusive(async () => {
-      const ws = this.workspace;
-      if (!ws) return;
-      await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
-      await this.indexer?.dispose();
-      this.indexer = this.createIndexer(ws);
-    });
-    await this.reindex();
+    const session = this.session;
+    if (!session) return;
+    await session.clearAndReindex(() => this.createIndexer(session.workspace));
   }
 
   private optional(what: string, fn: () => unknown): void {
@@ -429,73 +385,6 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     );
   }
 
-  /**
-   * Source files the core reads, changed on disk (any tool) or saved in the
-   * editor. A folder that appears or disappears (a checkout, an unzip, `rm -r`)
-   * is reported as the folder alone: files written into a new folder before the
-   * OS watch on it exists produce no event of their own, so the folder is
-   * queued and the indexer expands it (its files, or the indexed files that
-   * were under it).
-   */
-  private watch(root: string): void {
-    const exts = [...new Set(LANGUAGES.flatMap((l) => l.extensions.map((e) => e.slice(1))))].sort();
-    const sources = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), `**/*.{${exts.join(',')}}`));
-    const onSource = (uri: vscode.Uri): void => {
-      this.log.trace(`changed: ${uri.toString()}`);
-      if (uri.scheme !== 'file' || !this.isSource(root, uri.fsPath)) return;
-      this.queue.add([uri.fsPath]);
-    };
-    // Everything else, created or deleted, to catch folders.
-    const all = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**/*'), false, true, false);
-    const isSourceName = (p: string): boolean => languageForPath(p) !== undefined;
-    const onCreateAny = (uri: vscode.Uri): void => {
-      if (uri.scheme !== 'file' || isSourceName(uri.fsPath) || !this.isSource(root, uri.fsPath)) return;
-      void fs.promises.stat(uri.fsPath).then(
-        (st) => {
-          if (st.isDirectory()) {
-            this.log.trace(`folder created: ${uri.fsPath}`);
-            this.queue.add([uri.fsPath]);
-          }
-        },
-        () => undefined,
-      );
-    };
-    const onDeleteAny = (uri: vscode.Uri): void => {
-      // Gone, so no stat: a name without an extension is most likely a folder.
-      if (uri.scheme !== 'file' || isSourceName(uri.fsPath) || !this.isSource(root, uri.fsPath) || path.extname(uri.fsPath)) return;
-      this.log.trace(`folder deleted: ${uri.fsPath}`);
-      this.queue.add([uri.fsPath]);
-    };
-    this.subscriptions.push(
-      sources,
-      sources.onDidCreate(onSource),
-      sources.onDidChange(onSource),
-      sources.onDidDelete(onSource),
-      all,
-      all.onDidCreate(onCreateAny),
-      all.onDidDelete(onDeleteAny),
-      vscode.workspace.onDidSaveTextDocument((doc) => onSource(doc.uri)),
-      // Unsaved edits: re-index from the editor's text (debounced by the queue), so lenses follow typing.
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (!this.config.indexUnsaved || !e.contentChanges.length || e.document.uri.scheme !== 'file') return;
-        if (languageForPath(e.document.uri.fsPath) === undefined || !this.isSource(root, e.document.uri.fsPath)) return;
-        this.queue.add([e.document.uri.fsPath]);
-      }),
-    );
-  }
-
-  private isSource(root: string, file: string): boolean {
-    const rel = path.relative(root, file);
-    if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;
-    return !rel.split(path.sep).some((part) => ALWAYS_SKIPPED_DIRS.has(part));
-  }
-
-  /** Runs work after whatever index work is queued, one at a time. */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(fn, fn);
-    this.chain = run.catch(() => undefined);
-    return run;
-  }
 
   /**
    * A full index with a cancellable progress notification. A second request
@@ -503,104 +392,21 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * notification appears only when the index takes longer than a second (a
    * re-open with few changed files stays silent); asked for by the user, at once.
    */
-  reindex(options: { notifyAfterMs?: number } = {}): Promise<void> {
-    if (this.fullIndex) return this.fullIndex.promise;
-    const abort = new AbortController();
-    const promise = this.exclusive(() => this.runFullIndex(abort, options.notifyAfterMs ?? 0)).finally(() => {
-      this.fullIndex = undefined;
-      this.firstIndexDone = true;
-      this.resolveFirstIndex();
-      this.memoryChanged('index');
-      this.scheduleEnrichment(1500);
-    });
-    this.fullIndex = { promise, abort };
-    return promise;
-  }
-
-  private async runFullIndex(abort: AbortController, notifyAfterMs: number): Promise<void> {
-    const indexer = this.indexer;
-    if (!indexer || this.disposed) return;
-    this.setState({ kind: 'indexing', done: 0, total: 0 });
-    const notification = new ProgressNotification('Tenure: indexing', () => abort.abort(), notifyAfterMs);
-    let lastPaint = 0;
+  async reindex(options: { notifyAfterMs?: number } = {}): Promise<void> {
+    const session = this.session;
+    if (!session || this.disposed) return;
+    const notification = new ProgressNotification('Tenure: indexing', () => session.cancelReindex(), options.notifyAfterMs ?? 0);
     try {
-      const summary = await this.measure('index full', () => indexer.indexAll({
-        signal: abort.signal,
-        onProgress: (done, total) => {
-          notification.report(done, total);
-          // The status bar repaints at most ten times a second.
-          const now = Date.now();
-          if (now - lastPaint > 100 || done === total) {
-            lastPaint = now;
-            this.setState({ kind: 'indexing', done, total });
-          }
-        },
-      }));
-      await this.absorbOwnWrites();
-      const counts = await this.counts();
-      this.lastCounts = counts;
-      this.setState({ kind: 'ready', counts });
-      this.log.info(
-        `Indexed ${summary.files} files (${summary.parsed} parsed, ${summary.unchanged} unchanged, ${summary.removed} removed, ` +
-          `${summary.skipped.length} skipped): ${summary.symbols} symbols, ${summary.edges} edges in ${Math.round(summary.ms)} ms`,
-      );
-      for (const s of summary.skipped.slice(0, 20)) this.log.debug(`skipped ${s.path}: ${s.reason}`);
+      await session.reindex({ onProgress: (done, total) => notification.report(done, total) });
     } catch (e) {
-      if (abort.signal.aborted || TenureError.is(e, 'cancelled')) {
-        this.setState({ kind: 'cancelled', counts: this.lastCounts });
-        this.log.info('Indexing cancelled.');
-      } else {
-        this.setState({ kind: 'failed', message: errorMessage(e) });
-        this.log.error(`Indexing failed: ${errorMessage(e)}`);
-        if (e instanceof Error && e.stack) this.log.debug(e.stack);
-        void vscode.window.showErrorMessage(`Tenure: indexing failed: ${errorMessage(e)}`, 'Show Log').then((pick) => {
-          if (pick) this.log.show();
-        });
-      }
+      this.log.error(`Indexing failed: ${errorMessage(e)}`);
+      if (e instanceof Error && e.stack) this.log.debug(e.stack);
+      void vscode.window.showErrorMessage(`Tenure: indexing failed: ${errorMessage(e)}`, 'Show Log').then((pick) => {
+        if (pick) this.log.show();
+      });
     } finally {
       notification.done();
     }
-  }
-
-  private update(batch: string[]): Promise<void> {
-    return this.exclusive(async () => {
-      const indexer = this.indexer;
-      if (!indexer || this.disposed) return;
-      const before = this.state;
-      this.setState({ kind: 'updating', files: batch.length, counts: this.lastCounts });
-      const t0 = Date.now();
-      try {
-        // Open files with unsaved edits are indexed as the editor holds them.
-        const texts = new Map<string, string>();
-        if (this.config.indexUnsaved) {
-          for (const doc of vscode.workspace.textDocuments) {
-            // A file deleted on disk is gone for Tenure even while an editor still holds its text.
-            if (doc.isDirty && doc.uri.scheme === 'file' && batch.includes(doc.uri.fsPath) && fs.existsSync(doc.uri.fsPath)) texts.set(doc.uri.fsPath, doc.getText());
-          }
-        }
-        const result = await this.measure('index update', () => indexer.updateFiles(batch, texts));
-        await this.absorbOwnWrites();
-        this.log.info(
-          `Re-indexed ${batch.length} changed paths in ${Date.now() - t0} ms (${result.parsed} parsed, ${result.removed} removed${texts.size ? `, ${texts.size} from unsaved editors` : ''}): ` +
-            batch.map((p) => path.basename(p)).join(', '),
-        );
-        const counts = await this.counts();
-        this.lastCounts = counts;
-        this.setState({ kind: 'ready', counts });
-        this.memoryChanged('index-update');
-        this.scheduleEnrichment(3000);
-      } catch (e) {
-        this.setState(before);
-        throw e;
-      }
-    });
-  }
-
-  /** What the status bar shows, read from the store as the `tenure status` command reads it. */
-  private async counts(): Promise<IndexCounts> {
-    if (!this.workspace) return { files: 0, symbols: 0, edges: 0 };
-    const s = await getStatus(this.workspace);
-    return { files: s.files, symbols: s.symbols, edges: s.edges, edgesByTier: s.edgesByTier };
   }
 
   /** What runTool passes to a catalog tool beside the workspace: trust and the episodic options from settings. */
@@ -621,25 +427,20 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
 
   async workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace> {
     void this.start();
-    await raceCancellation(this.firstIndex, token);
+    await raceCancellation(this.sessionMade, token);
+    const ready = this.session ? await raceCancellation(this.session.ready(), token) : undefined;
     if (token.isCancellationRequested) throw new TenureError('cancelled', 'Cancelled.');
-    if (!this.workspace) {
+    if (!ready) {
       const why = this.state.kind === 'failed' ? `it failed to start: ${this.state.message}` : 'no folder is open';
       throw new TenureError('store-unavailable', `Tenure has no workspace memory because ${why}. Open a folder, or run "Tenure: Re-index Workspace".`);
     }
-    return this.workspace;
+    return ready;
   }
 
   async whenIdle(): Promise<IndexState> {
     await this.start();
-    await this.firstIndex;
-    // An update can queue another; loop until a pass finds nothing to wait for.
-    for (;;) {
-      const chain = this.chain;
-      await this.queue.whenIdle();
-      await chain;
-      if (chain === this.chain && this.queue.size === 0) return this.state;
-    }
+    await this.session?.whenIdle();
+    return this.state;
   }
 
   private setState(state: IndexState): void {
@@ -660,18 +461,11 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    await this.enricher?.dispose().catch((e: unknown) => this.log.warn(`Stopping enrichment: ${errorMessage(e)}`));
-    this.fullIndex?.abort.abort();
-    await this.queue.dispose();
     await this.started;
-    await this.chain;
-    const indexer = this.indexer;
-    const workspace = this.workspace;
-    this.indexer = undefined;
-    this.workspace = undefined;
-    await indexer?.dispose().catch((e: unknown) => this.log.warn(`Stopping the indexer: ${errorMessage(e)}`));
-    await workspace?.close().catch((e: unknown) => this.log.warn(`Closing the database: ${errorMessage(e)}`));
+    const session = this.session;
+    this.session = undefined;
+    await session?.dispose();
+    await session?.workspace.close().catch((e: unknown) => this.log.warn(`Closing the database: ${errorMessage(e)}`));
     // Last, so the log outlives everything that writes to it.
     for (const d of this.subscriptions.splice(0).reverse()) {
       try {
@@ -701,51 +495,4 @@ function raceCancellation<T>(p: Promise<T>, token: vscode.CancellationToken): Pr
       },
     );
   });
-}
-
-/**
- * A cancellable progress notification that opens only after `delayMs`, then
- * follows the work to its end. Cancelling it aborts the work.
- */
-class ProgressNotification {
-  private timer: NodeJS.Timeout | undefined;
-  private sink: vscode.Progress<{ message?: string; increment?: number }> | undefined;
-  private finish!: () => void;
-  private readonly finished = new Promise<void>((r) => (this.finish = r));
-  private reported = 0;
-  private last: { done: number; total: number } | undefined;
-
-  constructor(
-    private readonly title: string,
-    /** What the notification's Cancel button does. */
-    private readonly cancel: () => void,
-    delayMs: number,
-  ) {
-    if (delayMs <= 0) this.open();
-    else this.timer = setTimeout(() => this.open(), delayMs);
-  }
-
-  private open(): void {
-    this.timer = undefined;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: this.title, cancellable: true }, (progress, token) => {
-      const sub = token.onCancellationRequested(() => this.cancel());
-      this.sink = progress;
-      if (this.last) this.report(this.last.done, this.last.total);
-      return this.finished.finally(() => sub.dispose());
-    });
-  }
-
-  report(done: number, total: number): void {
-    this.last = { done, total };
-    if (!this.sink || total <= 0) return;
-    const pct = (done / total) * 100;
-    this.sink.report({ increment: pct - this.reported, message: `${done}/${total} files` });
-    this.reported = pct;
-  }
-
-  done(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.finish();
-  }
 }

@@ -1,5 +1,7 @@
 import type { Db } from '../core/store/db.js';
 import type { SymbolKind } from '../core/model/structural.js';
+import { attemptsTouching, episodeTotals } from '../core/episodic/store.js';
+import { ruleCountsByStatus } from '../core/procedural/store.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 
 /*
@@ -109,25 +111,12 @@ export async function fileMemory(db: Db, relPath: string): Promise<SymbolMemory[
   }
 
   // Episodes: attempts that touched the symbol (for a type: it or its members).
-  const attemptsBySid = new Map<string, { all: Set<number>; failed: Set<number> }>();
-  if (await hasTable(db, 'episode_touches')) {
-    const groupSids = new Map<string, string>();
-    for (const s of shown) for (const id of groupOf(s)) {
-      const m = syms.find((x) => x.id === id);
-      if (m) groupSids.set(m.sid, m.sid);
-    }
-    const rows = await db.all<{ sid: string; id: number; status: string }>(
-      `SELECT DISTINCT t.sid, e.id, e.outcome_status AS status FROM episode_touches t JOIN episodes e ON e.id = t.episode_id
-       WHERE t.sid IN (SELECT value FROM json_each(?)) AND e.archived_at IS NULL`,
-      [inList([...groupSids.keys()])],
-    );
-    for (const r of rows) {
-      const acc = attemptsBySid.get(r.sid) ?? { all: new Set<number>(), failed: new Set<number>() };
-      acc.all.add(r.id);
-      if (r.status === 'failure' || r.status === 'rejected') acc.failed.add(r.id);
-      attemptsBySid.set(r.sid, acc);
-    }
+  const groupSids = new Set<string>();
+  for (const s of shown) for (const id of groupOf(s)) {
+    const m = syms.find((x) => x.id === id);
+    if (m) groupSids.add(m.sid);
   }
+  const attemptsBySid = await attemptsTouching(db, [...groupSids]);
 
   const sidOf = new Map(syms.map((s) => [s.id, s.sid]));
   return shown.map((s) => {
@@ -248,55 +237,6 @@ function strip(r: SymbolRef): SymbolRef {
 
 /* ---------------------------------------------------------------- sidebar */
 
-export interface TimelineEpisode {
-  readonly id: number;
-  readonly startedAt: number;
-  readonly endedAt: number;
-  readonly command: string | null;
-  readonly kind: string | null;
-  readonly intent: string | null;
-  readonly source: string;
-  readonly actor: string | null;
-  readonly status: string;
-  readonly outcomeKind: string;
-  readonly exitCode: number | null;
-  readonly testsTotal: number | null;
-  readonly testsFailed: number | null;
-  readonly touched: readonly string[];
-  readonly archived: boolean;
-}
-
-/** The latest episodes, newest first, with the symbols each touched (a handful). */
-export async function recentEpisodes(db: Db, limit = 200, includeArchived = false): Promise<TimelineEpisode[]> {
-  if (!(await hasTable(db, 'episodes'))) return [];
-  const rows = await db.all<{
-    id: number; started_at: number; ended_at: number; command: string | null; command_kind: string | null; intent: string | null; source: string; actor: string | null;
-    outcome_status: string; outcome_kind: string; exit_code: number | null; tests_total: number | null; tests_failed: number | null; archived_at: number | null; touched: string | null;
-  }>(
-    `SELECT e.id, e.started_at, e.ended_at, e.command, e.command_kind, e.intent, e.source, e.actor, e.outcome_status, e.outcome_kind, e.exit_code, e.tests_total, e.tests_failed, e.archived_at,
-            (SELECT group_concat(coalesce(t.qname, t.path), '\u001f') FROM (SELECT qname, path FROM episode_touches WHERE episode_id = e.id LIMIT 6) t) AS touched
-     FROM episodes e ${includeArchived ? '' : 'WHERE e.archived_at IS NULL'} ORDER BY e.started_at DESC, e.id DESC LIMIT ?`,
-    [limit],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    command: r.command,
-    kind: r.command_kind,
-    intent: r.intent,
-    source: r.source,
-    actor: r.actor,
-    status: r.outcome_status,
-    outcomeKind: r.outcome_kind,
-    exitCode: r.exit_code,
-    testsTotal: r.tests_total,
-    testsFailed: r.tests_failed,
-    touched: r.touched ? [...new Set(r.touched.split('\u001f'))] : [],
-    archived: r.archived_at !== null,
-  }));
-}
-
 /** "Today", "Yesterday", else the ISO date: the timeline's day groups, in local time. */
 export function dayLabel(at: number, now: number): string {
   const day = (t: number) => {
@@ -364,14 +304,14 @@ export interface MemoryTotals {
   readonly communities: number;
   readonly episodes: number;
   readonly failedEpisodes: number;
-  readonly rules: Record<string, number>;
+  readonly rules: Readonly<Partial<Record<string, number>>>;
 }
 
 /** One row per memory for the status view and the status bar tooltip. */
 export async function memoryTotals(db: Db): Promise<MemoryTotals> {
   const n = async (sql: string, table: string): Promise<number> => ((await hasTable(db, table)) ? ((await db.get<{ n: number }>(sql))?.n ?? 0) : 0);
   const tiers = await db.all<{ tier: string; n: number }>('SELECT tier, count(*) AS n FROM edges GROUP BY tier');
-  const rules = (await hasTable(db, 'rules')) ? await db.all<{ status: string; n: number }>('SELECT status, count(*) AS n FROM rules GROUP BY status') : [];
+  const episodes = await episodeTotals(db);
   return {
     files: await n('SELECT count(*) AS n FROM files WHERE skip_reason IS NULL', 'files'),
     symbols: await n("SELECT count(*) AS n FROM symbols WHERE kind != 'module'", 'symbols'),
@@ -379,9 +319,9 @@ export async function memoryTotals(db: Db): Promise<MemoryTotals> {
     edgesByTier: Object.fromEntries(tiers.map((t) => [t.tier, t.n])),
     documents: await n('SELECT count(*) AS n FROM kn_documents', 'kn_documents'),
     communities: await n('SELECT count(*) AS n FROM kn_communities', 'kn_communities'),
-    episodes: await n('SELECT count(*) AS n FROM episodes WHERE archived_at IS NULL', 'episodes'),
-    failedEpisodes: await n("SELECT count(*) AS n FROM episodes WHERE archived_at IS NULL AND outcome_status IN ('failure','rejected')", 'episodes'),
-    rules: Object.fromEntries(rules.map((r) => [r.status, r.n])),
+    episodes: episodes.episodes,
+    failedEpisodes: episodes.failedEpisodes,
+    rules: await ruleCountsByStatus(db),
   };
 }
 

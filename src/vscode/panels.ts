@@ -8,7 +8,8 @@ import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { FromWebview, PanelStateSchema, type ToWebview } from '../webview/protocol.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
-import { composeWhy } from './whyModel.js';
+import { answerAbout } from '../core/compose/ask.js';
+import { clockFromEnv } from '../core/episodic/clock.js';
 
 /*
  * The two webview panels, "Why is this?" and the impact panel. Each is one
@@ -133,7 +134,8 @@ class Panel implements vscode.Disposable {
           const result = await whatBreaks(ws.db, target, this.depth);
           return { type: 'impact', view: { result, restricted: this.host.restricted, generatedAt: Date.now() } };
         }
-        return { type: 'why', view: await composeWhy(ws, target, { memoryOptions: this.host.memoryOptions(), restricted: this.host.restricted, depth: this.depth }) };
+        const a = await answerAbout(ws, target, { clock: clockFromEnv(), options: this.host.memoryOptions(), depth: this.depth, limit: 8 });
+        return { type: 'why', view: { target, restricted: this.host.restricted, structural: a.structural, knowledge: a.knowledge, episodic: a.episodic, procedural: a.procedural, generatedAt: Date.now() } };
       });
       if (seq === this.seq) this.post(message);
     } catch (e) {

@@ -1,21 +1,9 @@
 import * as vscode from 'vscode';
+import type { IndexCounts, SessionState } from '../core/session/session.js';
 import { formatCount, resolvedShare, type MemoryTotals } from './memoryQueries.js';
 
-export type IndexState =
-  | { readonly kind: 'no-folder' }
-  | { readonly kind: 'starting' }
-  | { readonly kind: 'indexing'; readonly done: number; readonly total: number }
-  | { readonly kind: 'updating'; readonly files: number; readonly counts?: IndexCounts }
-  | { readonly kind: 'ready'; readonly counts: IndexCounts }
-  | { readonly kind: 'cancelled'; readonly counts?: IndexCounts }
-  | { readonly kind: 'failed'; readonly message: string };
-
-export interface IndexCounts {
-  readonly files: number;
-  readonly symbols: number;
-  readonly edges: number;
-  readonly edgesByTier?: Readonly<Record<string, number>>;
-}
+/** The session's state, and the one state only the editor has: no folder open. */
+export type IndexState = { readonly kind: 'no-folder' } | SessionState;
 
 const fmt = formatCount;
 

@@ -7,7 +7,8 @@ import type { Rule } from '../core/procedural/model.js';
 import { listRules } from '../core/procedural/store.js';
 import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
-import { formatCount, groupByDay, knowledgeOverview, memoryTotals, recentEpisodes, resolvedShare, type KnowledgeOverview, type MemoryTotals, type TimelineEpisode } from './memoryQueries.js';
+import { recentEpisodes, type TimelineEpisode } from '../core/episodic/store.js';
+import { formatCount, groupByDay, knowledgeOverview, memoryTotals, resolvedShare, type KnowledgeOverview, type MemoryTotals } from './memoryQueries.js';
 import type { IndexState } from './statusBar.js';
 
 /*

@@ -4,6 +4,7 @@ import type { SymbolRef } from '../core/model/symbolRef.js';
 import type { WhatBreaksResult } from '../core/structural/impact/whatBreaks.js';
 import type { HistoryResult } from '../core/episodic/history.js';
 import type { WhyIsThisResult } from '../core/knowledge/why.js';
+import type { MemoryPart } from '../core/compose/ask.js';
 
 /*
  * The messages between Tenure's webview panels and the extension host. The
@@ -31,12 +32,7 @@ export const FromWebview = z.discriminatedUnion('type', [
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
-export interface MemoryPart<T> {
-  /** answered: the memory has something; empty: it has nothing here (hint says how to fill it); unavailable: it failed (hint says why). */
-  readonly status: 'answered' | 'empty' | 'unavailable';
-  readonly data: T | null;
-  readonly hint?: string;
-}
+export type { MemoryPart };
 
 export interface WhyView {
   readonly target: SymbolRef;

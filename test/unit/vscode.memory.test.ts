@@ -9,9 +9,11 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { type Workspace } from '../../src/core/store/workspace.js';
 import { openWorkspace } from '../../src/core/workspace.js';
-import { dayLabel, fileMemory, groupByDay, knowledgeOverview, memoryLine, memoryTotals, recentEpisodes, resolvedShare, symbolAt } from '../../src/vscode/memoryQueries.js';
+import { recentEpisodes } from '../../src/core/episodic/store.js';
+import { dayLabel, fileMemory, groupByDay, knowledgeOverview, memoryLine, memoryTotals, resolvedShare, symbolAt } from '../../src/vscode/memoryQueries.js';
 import { Responsiveness } from '../../src/vscode/responsiveness.js';
-import { composeWhy } from '../../src/vscode/whyModel.js';
+import { answerAbout } from '../../src/core/compose/ask.js';
+import { systemClock } from '../../src/core/episodic/clock.js';
 import { FromWebview } from '../../src/webview/protocol.js';
 import { copyExample, tempDir, write } from '../helpers/fixtures.js';
 
@@ -75,9 +77,9 @@ describe('VS Code memory reads (examples/settlement, four memories)', function (
     assert.ok(k.communities.length > 0);
   });
 
-  it('composes "Why is this?" from all four memories', async () => {
+  it('composes "Why is this?" from all four memories (one composer for the panel and ask)', async () => {
     const target = await resolveOneSymbol(ws.db, 'SettlementService.retry', { root: ws.root });
-    const v = await composeWhy(ws, target, { memoryOptions: DEFAULT_OPTIONS, restricted: false });
+    const v = await answerAbout(ws, target, { clock: systemClock, options: DEFAULT_OPTIONS });
     assert.equal(v.structural.status, 'answered');
     assert.equal(v.knowledge.status, 'answered');
     assert.equal(v.episodic.status, 'answered');
@@ -99,14 +101,13 @@ describe('VS Code memory reads (a repository with empty memories)', function () 
         await indexer.indexAll();
         await indexer.dispose();
         const target = await resolveOneSymbol(ws.db, 'b', { root: ws.root });
-        const v = await composeWhy(ws, target, { memoryOptions: DEFAULT_OPTIONS, restricted: true });
+        const v = await answerAbout(ws, target, { clock: systemClock, options: DEFAULT_OPTIONS });
         assert.equal(v.structural.status, 'answered');
         assert.equal(v.knowledge.status, 'empty');
         assert.match(v.knowledge.hint!, /Index Knowledge/);
         assert.equal(v.episodic.status, 'empty');
         assert.match(v.episodic.hint!, /integrated terminal|tenure run/);
         assert.equal(v.procedural.status, 'empty');
-        assert.equal(v.restricted, true);
         const mems = await fileMemory(ws.db, 'src/a.ts');
         assert.equal(memoryLine(mems.find((m) => m.name === 'b')!), '≥ 1 caller');
         assert.equal(memoryLine(mems.find((m) => m.name === 'a')!), 'no dependents found');

@@ -3,49 +3,12 @@ import { StructuralIndexer } from '../../core/structural/index/indexer.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
 import { renderKnowledgeIndexReport } from './knowledge.js';
-import { watchWorkspace } from '../../core/structural/index/watch.js';
-import type { BackgroundEnricher } from '../../core/structural/enrichment/background.js';
-import { headlessEnricher } from '../../core/structural/enrichment/headless.js';
-import { type Workspace } from '../../core/store/workspace.js';
+import { keepFresh, type KeepFresh } from '../../core/session/headless.js';
+import { Session } from '../../core/session/session.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
-
-interface Fresh {
-  readonly enricher: BackgroundEnricher | undefined;
-  close(): Promise<void>;
-}
-
-/**
- * What `tenure watch` and `tenure mcp --watch` share: changed files are
- * re-indexed as they change and, unless `enrich` is off, language servers
- * confirm the edges in the background after the first index and each batch.
- */
-async function keepFresh(
-  ws: Workspace,
-  indexer: StructuralIndexer,
-  opts: { enrich: boolean; log: (m: string) => void; onReport: (line: string) => void; onBatch?: (r: { parsed: number; removed: number; ms: number }) => void },
-): Promise<Fresh> {
-  const enricher = opts.enrich ? await headlessEnricher(ws.db, { root: ws.root, log: opts.log, onReport: opts.onReport }) : undefined;
-  enricher?.schedule(0);
-  const handle = watchWorkspace(
-    indexer,
-    (r) => {
-      if (!r.parsed && !r.removed) return;
-      opts.onBatch?.(r);
-      enricher?.schedule();
-    },
-    (e) => opts.log(errorMessage(e)),
-  );
-  return {
-    enricher,
-    async close() {
-      handle.close();
-      await enricher?.dispose();
-    },
-  };
-}
 
 /** index, status, watch, mcp: building and serving the memories. */
 export const indexCommands: CommandGroup = (program) => {
@@ -106,21 +69,23 @@ export const indexCommands: CommandGroup = (program) => {
     .action(async (dir: string | undefined, opts: { enrich: boolean }) => {
       const root = findRoot(dir ?? cwdOf(program));
       const ws = await openWorkspace(root);
-      const indexer = await StructuralIndexer.create(ws);
-      const report = await indexer.indexAll();
-      process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
-      const fresh = await keepFresh(ws, indexer, {
-        enrich: opts.enrich,
-        log: (m) => process.stderr.write(`tenure watch: ${m}\n`),
-        onReport: (line) => process.stdout.write(`${line}\n`),
-        onBatch: (r) => process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`),
+      const log = (m: string) => process.stderr.write(`tenure watch: ${m}\n`);
+      const session = new Session({
+        workspace: ws,
+        indexer: await StructuralIndexer.create(ws),
+        debounceMs: 25,
+        log: (level, m) => level === 'error' && log(m),
+        onUpdate: (r) => process.stdout.write(`updated ${r.parsed} file(s), removed ${r.removed} in ${r.ms.toFixed(0)} ms\n`),
       });
+      const report = await session.reindex();
+      if (report) process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
+      const fresh = await keepFresh(session, { enrich: opts.enrich, log, onReport: (line) => process.stdout.write(`${line}\n`) });
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
       await fresh.close();
-      await indexer.dispose();
+      await session.dispose();
       await ws.close();
     });
 
@@ -133,25 +98,25 @@ export const indexCommands: CommandGroup = (program) => {
     .action(async (opts: { watch?: boolean; index: boolean; enrich: boolean }) => {
       const ws = await openWorkspace(findRoot(cwdOf(program)));
       const log = (m: string) => process.stderr.write(`tenure mcp: ${m}\n`);
-      let indexer: StructuralIndexer | undefined;
-      let fresh: Fresh | undefined;
+      let session: Session | undefined;
+      let fresh: KeepFresh | undefined;
       if (opts.index || opts.watch) {
-        indexer = await StructuralIndexer.create(ws, { log });
+        session = new Session({ workspace: ws, indexer: await StructuralIndexer.create(ws, { log }), debounceMs: 25, log: (level, m) => level !== 'debug' && log(m) });
+        const s = session;
         // Index in the background: the server answers from what is stored meanwhile.
-        void indexer
-          .indexAll()
+        void s
+          .reindex()
           .then(async () => {
-            if (opts.watch && indexer) fresh = await keepFresh(ws, indexer, { enrich: opts.enrich, log, onReport: log });
+            if (opts.watch) fresh = await keepFresh(s, { enrich: opts.enrich, log, onReport: log });
           })
           .catch((e: unknown) => log(`indexing failed: ${errorMessage(e)}`));
       }
       try {
-        await serveStdio(ws, VERSION, { queried: (symbols) => fresh?.enricher?.prioritize({ symbols }) });
+        await serveStdio(ws, VERSION, { queried: (symbols) => session?.prioritize({ symbols }) });
       } finally {
         await fresh?.close();
-        await indexer?.dispose();
+        await session?.dispose();
         await ws.close();
       }
     });
-
 };

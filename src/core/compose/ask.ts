@@ -6,7 +6,10 @@ import { whyIsThis, type WhyIsThisResult } from '../knowledge/why.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { LinkTier } from '../model/tiers.js';
 import type { TriggeredRule } from '../model/rules.js';
-import { triggeredRules } from '../procedural/hints.js';
+import { episodeTotals } from '../episodic/store.js';
+import { knowledgeIndexed } from '../knowledge/quotes.js';
+import { rulesForChangeTo, triggeredRules } from '../procedural/hints.js';
+import { ruleCountsByStatus } from '../procedural/store.js';
 import type { Workspace } from '../store/workspace.js';
 import { whatBreaks, type WhatBreaksResult } from '../structural/impact/whatBreaks.js';
 import { resolveSymbols } from '../structural/lookup.js';
@@ -39,6 +42,8 @@ export interface SymbolAnswers {
   readonly structural: MemoryPart<WhatBreaksResult>;
   readonly knowledge: MemoryPart<WhyIsThisResult>;
   readonly episodic: MemoryPart<HistoryResult>;
+  /** Rules a change to it triggers (procedural memory). */
+  readonly procedural: MemoryPart<readonly TriggeredRule[]>;
 }
 
 export interface AboutOptions {
@@ -60,24 +65,51 @@ async function part<T>(fn: () => Promise<MemoryPart<T>>): Promise<MemoryPart<T>>
   }
 }
 
-/** The three retrieved memories' answers about one symbol; a memory that fails says why and the others still answer. */
+/**
+ * Every memory's answer about one symbol — the Why panel's and each of
+ * ask's symbols. A memory that is empty in this repository says so and how
+ * to fill it; one that has nothing about this symbol says what that does
+ * not mean; one that fails says why, and the others still answer.
+ */
 export async function answerAbout(ws: Workspace, symbol: SymbolRef, o: AboutOptions): Promise<SymbolAnswers> {
   const db = ws.db;
-  const structural = await part(async () => {
+  const structural = await part<WhatBreaksResult>(async () => {
     const r = await whatBreaks(db, symbol, o.depth ?? 2);
     const any = r.dependents.length || r.implementers.length || r.dynamicSites.length || r.dispatches.length;
     return { status: any ? 'answered' : 'empty', data: r };
   });
-  const knowledge = await part(async () => {
+  const knowledge = await part<WhyIsThisResult>(async () => {
     const r = await whyIsThis(db, symbol, o.limit ?? 8);
-    if (!r.indexed) return { status: 'empty', data: r, hint: KNOWLEDGE_EMPTY };
-    return { status: r.items.length || r.constraints.length ? 'answered' : 'empty', data: r };
+    if (!r.indexed) return { status: 'empty', data: r, hint: `${KNOWLEDGE_EMPTY}. No decision record, post-mortem, pull-request export or commit message has been indexed in this repository. Index them offline (no model, no cost): \`tenure knowledge index\`, or “Tenure: Index Knowledge” in VS Code.` };
+    if (r.items.length || r.constraints.length) return { status: 'answered', data: r };
+    const { documents } = await knowledgeIndexed(db);
+    return { status: 'empty', data: r, hint: `None of the ${documents} indexed documents names ${symbol.qname} or its type. That is not a reason to think there is none: the reason may live in a document Tenure has not read.` };
   });
-  const episodic = await part(async () => {
+  const episodic = await part<HistoryResult>(async () => {
     const r = await whatHappenedBefore(db, symbol, o.limit ?? 8, { clock: o.clock, options: o.options, root: ws.root });
-    return { status: r.entries.length ? 'answered' : 'empty', data: r };
+    if (r.entries.length) return { status: 'answered', data: r };
+    const { episodes } = await episodeTotals(db);
+    return {
+      status: 'empty',
+      data: r,
+      hint: episodes
+        ? `None of the ${episodes} recorded attempts touched ${symbol.qname} or its neighbourhood. No history is not evidence of safety.`
+        : 'No attempt has been recorded in this repository yet. Tenure records builds and tests run in the editor\'s terminal and with `tenure run -- <command>`; an exported episode file can be imported.',
+    };
   });
-  return { symbol, structural, knowledge, episodic };
+  const procedural = await part<readonly TriggeredRule[]>(async () => {
+    const rules = await rulesForChangeTo(db, symbol);
+    if (rules.length) return { status: 'answered', data: rules };
+    const known = Object.values(await ruleCountsByStatus(db)).reduce((a, b) => a + (b ?? 0), 0);
+    return {
+      status: 'empty',
+      data: rules,
+      hint: known
+        ? `None of the ${known} learned rules is triggered by a change to ${symbol.qname}.`
+        : 'No rule has been learned yet: rules are mined from recorded attempts (an ordering that keeps succeeding, a change that keeps failing) and written into AGENTS.md only after a person approves the diff.',
+    };
+  });
+  return { symbol, structural, knowledge, episodic, procedural };
 }
 
 export interface AskQuestion {

@@ -177,6 +177,11 @@ export class Db {
     }
   }
 
+  /** SQLite's count of commits by other connections to this file: it changes when another process writes. */
+  async dataVersion(): Promise<number> {
+    return (await this.get<{ data_version: number }>('PRAGMA data_version'))?.data_version ?? 0;
+  }
+
   close(): Promise<void> {
     return this.writeQueue.then(
       () => new Promise<void>((resolve, reject) => this.native.close((err) => (err ? reject(err) : resolve()))),
