@@ -1,7 +1,8 @@
-// Rewrites the inventory golden snapshots (test/snapshots/inventory/**) from the
-// fixtures (test/fixtures/inventory/**): compiles, then runs the snapshot test with
-// UPDATE_SNAPSHOTS=1. Review `git diff test/snapshots` line by line before committing:
-// a wrong snapshot is a defect, not a formality.
+// Rewrites the golden snapshots: the tree-sitter inventory of each fixture
+// (test/snapshots/inventory/**) and the text every tool answers on
+// examples/settlement (test/snapshots/answers/**). Compiles, then runs the
+// snapshot tests with UPDATE_SNAPSHOTS=1. Review `git diff test/snapshots` line
+// by line before committing: a wrong snapshot is a defect, not a formality.
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
@@ -14,4 +15,4 @@ const run = (cmd, args, env = {}) => {
 
 // tsc may report errors in files unrelated to the inventory; it still emits, so go on.
 run(bin('tsc'), ['-p', '.']);
-process.exit(run(bin('mocha'), ['--no-config', '--timeout', '60000', 'out/test/unit/inventory.snapshot.test.js'], { UPDATE_SNAPSHOTS: '1' }));
+process.exit(run(bin('mocha'), ['--no-config', '--timeout', '120000', 'out/test/unit/inventory.snapshot.test.js', 'out/test/integration/answers.snapshot.test.js'], { UPDATE_SNAPSHOTS: '1' }));
