@@ -11,12 +11,13 @@ import { artifactRows } from './artifacts.js';
 import { historyAtScaleRows, runOverheadRows } from './episodic.js';
 import { knowledgeBenchRows } from './knowledge.js';
 import { leidenBenchRows } from './leiden.js';
+import { tokenRows } from './tokens.js';
 
 /*
  * `npm run bench`: indexes three corpora, then measures the knowledge, episodic
  * and artifact memories and Leiden, and prints one markdown table (also
  * written to docs/benchmarks.md). Every full index and every re-index runs in
- * its own process. Options: --only=django,ts,settlement,leiden,knowledge,episodic,artifacts   --no-write
+ * its own process. Options: --only=django,ts,settlement,leiden,knowledge,episodic,artifacts,tokens   --no-write
  */
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -267,6 +268,7 @@ async function main(): Promise<void> {
     { id: 'knowledge', label: 'knowledge memory (docs/knowledge-bench.md)', rows: () => knowledgeBenchRows(REPO_ROOT) },
     { id: 'episodic', label: 'episodic memory (docs/episodic.md)', rows: async () => [...runOverheadRows(REPO_ROOT), ...(await historyAtScaleRows(REPO_ROOT))] },
     { id: 'artifacts', label: 'bytecode, DI and traces (docs/artifacts.md)', rows: () => artifactRows() },
+    { id: 'tokens', label: 'tokens per tool answer', rows: () => tokenRows(REPO_ROOT) },
   ];
   for (const section of sections) {
     if (only && !only.includes(section.id)) continue;
@@ -307,6 +309,7 @@ async function main(): Promise<void> {
     '- Save → query: the median-size file of the main language gets a new function appended; the time runs from writing the file, through `updateFiles([file])`, to `resolveOneSymbol()` returning the new function (a watcher would add its debounce, 50 ms by default). Each run also checks that the previous run\'s function is gone. One warm-up run is not counted.',
     '- what_breaks: `whatBreaks(db, symbol, depth)` on up to 200 methods/functions that have at least one call edge from another symbol, picked by an even stride through symbol-id order (deterministic). Five warm-up queries are not counted.',
     '- Longest hold: while `indexAll()` runs, a 5 ms interval timer records how late it fires; the worst lateness plus its period is the longest stretch the thread did not give back (garbage-collection pauses included). Measured in the thread that runs the indexer (the CLI and MCP server work this way) and, with the indexer in its own thread (`IndexerThread`, as the extension runs it), in the thread that waits for it: the extension host\'s view.',
+    '- Tokens per tool answer: every read-only tool, with its default limits, asked about 40 symbols per corpus (the 20 with the most incoming edges, then an even stride through the rest in id order); text and structured content counted with the o200k tokenizer (`gpt-tokenizer`). The budget is for the text, which is what an agent reads; the structured content carries the same items with their ids.',
     '- p95 is nearest-rank: a value that was actually measured. ✓/✗ compares with the target.',
     `- The measuring processes run a copy of the compiled code (\`out/\`, \`grammars/\`) taken when the run starts, under \`${path.join(BENCH_DIR, 'build')}\`.`,
   ];
