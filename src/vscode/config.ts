@@ -41,7 +41,7 @@ export class Config implements vscode.Disposable {
 
   /** Offer Tenure's MCP server to VS Code (1.101 and later). */
   get mcpEnabled(): boolean {
-    return this.cfg.get<boolean>('mcp.enabled', true);
+    return this.cfg.get<boolean>('mcp.enabled', false);
   }
 
   /**

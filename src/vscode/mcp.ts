@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { mcpLaunch } from './mcpLaunch.js';
 
 /** Must match `contributes.mcpServerDefinitionProviders[].id` in package.json. */
 export const MCP_PROVIDER_ID = 'tenure.mcp';
@@ -74,14 +75,13 @@ export function registerMcpProvider(host: McpHost): { disposable: vscode.Disposa
   const provider: McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: changed.event,
     provideMcpServerDefinitions: () => {
-      const root = host.root();
-      if (!host.enabled() || !root) return [];
-      if (!fs.existsSync(cli)) {
-        host.log.warn(`MCP server not offered: ${cli} is missing from this build.`);
+      const launch = mcpLaunch({ enabled: host.enabled(), root: host.root(), cli, cliExists: fs.existsSync(cli), nodePath: host.nodePath() });
+      if (launch.offered === false) {
+        if (launch.why === 'missing-build') host.log.warn(`MCP server not offered: ${cli} is missing from this build.`);
         return [];
       }
-      const def = new api.Stdio('Tenure', host.nodePath(), [cli, 'mcp', '--cwd', root], {}, host.version);
-      def.cwd = vscode.Uri.file(root);
+      const def = new api.Stdio('Tenure', launch.command, [...launch.args], {}, host.version);
+      def.cwd = vscode.Uri.file(launch.cwd);
       return [def];
     },
   };

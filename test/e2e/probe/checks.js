@@ -87,7 +87,9 @@ async function runChecks(spec) {
     const t0 = Date.now();
     try {
       const detail = await fn();
-      if (detail === 'skip') results.push({ name, status: 'skipped', ms: Date.now() - t0 });
+      // A check that cannot run here says why; a bare skip is a check that passed without checking.
+      if (detail === 'skip') results.push({ name, status: 'failed', ms: Date.now() - t0, error: 'skipped without saying why it cannot run here' });
+      else if (detail && typeof detail === 'object' && typeof detail.skip === 'string') results.push({ name, status: 'skipped', ms: Date.now() - t0, reason: detail.skip });
       else results.push({ name, status: 'passed', ms: Date.now() - t0, detail });
     } catch (e) {
       results.push({ name, status: 'failed', ms: Date.now() - t0, error: e && e.stack ? e.stack : String(e) });
@@ -200,7 +202,7 @@ async function runChecks(spec) {
   };
   for (const t of (ext.packageJSON.contributes.languageModelTools ?? []).filter((t) => t.name !== TOOL)) {
     await check(`invokeTool(${t.name}) answers from its memory`, async () => {
-      if (spec.confirmWrites === false && !(t.tags ?? []).includes('read-only')) return 'skip';
+      if (spec.confirmWrites === false && !(t.tags ?? []).includes('read-only')) return { skip: 'this run cannot confirm a writing tool in the workbench (no UI to click the confirmation)' };
       let input = inputs[t.name];
       if (!input) {
         input = {};
@@ -372,10 +374,11 @@ async function runChecks(spec) {
     return state.counts;
   });
 
-  await check('MCP server definition provider (VS Code 1.101+)', async () => {
-    if (typeof vscode.lm.registerMcpServerDefinitionProvider !== 'function') return 'skip';
-    // Offered through the provider; listing it needs the MCP view, which this probe does not drive.
-    return { available: true };
+  await check('MCP server definition provider (VS Code 1.101+): not offered unless tenure.mcp.enabled', async () => {
+    const [major, minor] = vscode.version.split('.').map(Number);
+    if (major < 1 || (major === 1 && minor < 101)) return { skip: `VS Code ${vscode.version} has no stable MCP server provider API (1.101+); what the provider offers is unit-tested (test/unit/vscode.mcp.test.ts)` };
+    assert(vscode.workspace.getConfiguration('tenure').get('mcp.enabled') === false, 'tenure.mcp.enabled is on by default: an agent would see every tool twice');
+    return { offeredByDefault: false };
   });
 
   fs.rmSync(dir, { recursive: true, force: true });
