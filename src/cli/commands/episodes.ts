@@ -9,7 +9,8 @@ import { backupDatabase } from '../../core/episodic/backup.js';
 import { afterOutcome as coreAfterOutcome } from '../../core/episodic/capture.js';
 import { evictEpisodes } from '../../core/episodic/eviction.js';
 import { repoInfo, userEmail, userName } from '../../core/episodic/git.js';
-import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../../core/episodic/github.js';
+import { GitHubImporter, fetchGitHubOutcomes } from '../../core/episodic/github.js';
+import { githubRepoOf } from '../../core/repo/github.js';
 import { COMMAND_KINDS, decayedConfidence, type Actor, type CommandKind } from '../../core/episodic/model.js';
 import { loadOptions, type MemoryOptions } from '../../core/episodic/options.js';
 import { EpisodeRecorder, type RecordResult } from '../../core/episodic/recorder.js';
@@ -254,11 +255,11 @@ export const episodeCommands: CommandGroup = (program) => {
           const token = opts.token ?? process.env['GITHUB_TOKEN'];
           if (!token) throw new TenureError('invalid-input', 'A token is needed to read GitHub: pass --token or set GITHUB_TOKEN.');
           const named = opts.repo ? /^([^/]+)\/([^/]+)$/.exec(opts.repo) : null;
-          const repo = named ? { owner: named[1]!, repo: named[2]! } : await gitHubRepo(root);
+          const repo = named ? { owner: named[1]!, name: named[2]! } : await githubRepoOf(root);
           if (!repo) throw new TenureError('invalid-input', 'The origin remote is not on GitHub: pass --repo owner/name.');
           const info = await repoInfo(root);
-          const bundles = await fetchGitHubOutcomes({ token, ...repo, branch: info?.branch ?? null, sha: info?.head ?? null, apiBase: opts.apiBase });
-          const r = await importer.importJson(bundles, `${repo.owner}/${repo.repo}`);
+          const bundles = await fetchGitHubOutcomes({ token, owner: repo.owner, repo: repo.name, branch: info?.branch ?? null, sha: info?.head ?? null, apiBase: opts.apiBase });
+          const r = await importer.importJson(bundles, `${repo.owner}/${repo.name}`);
           imported += r.imported;
           skipped += r.skipped;
         }
