@@ -9,7 +9,7 @@ import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import { whyIsThis } from '../src/core/knowledge/why.js';
 import { relatedByIntent } from '../src/core/knowledge/intent.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { Workspace } from '../src/core/store/workspace.js';
+import { type Workspace } from '../src/core/store/workspace.js';
 import { openWorkspace } from '../src/core/workspace.js';
 import { FakeOpenAi } from '../test/integration/knowledgeFakeOpenAi.js';
 import { BENCH_DIR } from './corpora.js';
@@ -157,7 +157,7 @@ async function modelRows(label: string, root: string, bytes: number, withStructu
 export async function knowledgeBenchRows(repoRoot: string): Promise<Row[]> {
   const rows: Row[] = [];
   const settlement = prepareSettlement(repoRoot);
-  const sBytes = corpusBytes(settlement);
+  const sBytes = await corpusBytes(settlement);
   rows.push(...(await offlineRows('examples/settlement', settlement, sBytes, true, true)));
   rows.push(...(await modelRows('examples/settlement', settlement, sBytes, true)));
   const npm = prepareNpmDocs(repoRoot);

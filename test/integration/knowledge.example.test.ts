@@ -11,7 +11,7 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { renderWhyIsThis, whyIsThis, type WhyIsThisResult } from '../../src/core/knowledge/why';
 import { whyIsThisTool } from '../../src/core/tools/knowledge';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { CLI, copyExample, write } from '../helpers/fixtures';
 

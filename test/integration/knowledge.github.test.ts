@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { fetchGitHubThreads, githubRepoOf, readExport } from '../../src/core/knowledge/sources/github';
+import { fetchGitHubThreads, readExport } from '../../src/core/knowledge/sources/github';
+import { githubRepoOf } from '../../src/core/repo/github';
 import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
 
 /*
@@ -62,14 +64,16 @@ describe('knowledge: fetching GitHub threads', () => {
     await assert.rejects(fetchGitHubThreads({ owner: 'acme', repo: 'missing', apiBase: base }), /GitHub answered 404 for \/repos\/acme\/missing\/issues/);
   });
 
-  it('finds owner/name from the origin remote', () => {
+  it('finds owner/name from the origin remote', async () => {
     const d = tempDir();
     try {
+      // A repository git recognises; its config is then written as a clone would have it.
+      execFileSync('git', ['init', '-q', d.root]);
       write(d.root, '.git/config', '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/settlement.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n');
       fs.mkdirSync(path.join(d.root, 'sub'));
-      assert.deepEqual(githubRepoOf(path.join(d.root, 'sub')), { owner: 'acme', name: 'settlement' });
+      assert.deepEqual(await githubRepoOf(path.join(d.root, 'sub')), { owner: 'acme', name: 'settlement' });
       write(d.root, '.git/config', '[remote "origin"]\n\turl = https://gitlab.com/acme/settlement.git\n');
-      assert.equal(githubRepoOf(d.root), undefined);
+      assert.equal(await githubRepoOf(d.root), undefined);
     } finally {
       d.cleanup();
     }

@@ -11,8 +11,10 @@ import { createChatModel, createEmbedder, missingKey, modelSettings, type ModelS
 import { LINK_TIERS } from '../../core/model/tiers.js';
 import { askKnowledge, renderAsk, type AskMode } from '../../core/knowledge/globalSearch.js';
 import { knowledgeStatus, renderKnowledgeStatus } from '../../core/knowledge/status.js';
-import { loadReports } from '../../core/knowledge/search.js';
+import { loadReports } from '../../core/knowledge/store/communities.js';
+import { clearKnowledge } from '../../core/knowledge/store/runs.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { hasIndexedFiles } from '../../core/structural/lookup.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { cwdOf, findRoot, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
@@ -162,8 +164,7 @@ export const knowledgeCommands: CommandGroup = (program) => {
       const chat = createChatModel(settings);
       const embedder = createEmbedder(settings);
       await withWorkspace(root, async (ws) => {
-        const files = await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-        if (!files?.n) {
+        if (!(await hasIndexedFiles(ws.db))) {
           // Links need the symbols: build the structural memory first (seconds).
           if (!opts.json) process.stderr.write('No structural index yet; indexing the code first…\n');
           const indexer = await StructuralIndexer.create(ws);
@@ -185,14 +186,7 @@ export const knowledgeCommands: CommandGroup = (program) => {
             }
           }
         }
-        if (opts.rebuild) {
-          await ws.db.write(async (d) => {
-            await d.run('DELETE FROM kn_entities');
-            await d.run('DELETE FROM kn_communities');
-            await d.run('DELETE FROM kn_documents');
-            await d.run("DELETE FROM meta WHERE key IN ('knowledge.partition', 'knowledge.indexedAt')");
-          });
-        }
+        if (opts.rebuild) await clearKnowledge(ws.db);
         let last = 0;
         const ac = new AbortController();
         const onSigint = () => ac.abort();

@@ -6,8 +6,11 @@ import { SymbolIndex } from '../linking/symbolIndex.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import type { Embedder } from '../llm/types.js';
+import { hasIndexedFiles } from '../structural/lookup.js';
 import { TenureError } from '../../shared/errors.js';
-import { CHUNK_SELECT, QUOTED_DATA_NOTE, describeExtraction, knowledgeIndexed, needlesFor, quoteFrom, renderQuote, type ChunkRow, type Quotation } from './quotes.js';
+import { QUOTED_DATA_NOTE, describeExtraction, knowledgeIndexed, needlesFor, quoteFrom, renderQuote, type Quotation } from './quotes.js';
+import { documentEntityIds, entityByKey, mentionsOf } from './store/graph.js';
+import { linksOf } from './store/links.js';
 
 /*
  * related_by_intent: a phrase ("settlement retries", "the partner SLA") → the
@@ -62,8 +65,7 @@ const RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolve
 export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedders: readonly Embedder[] = []): Promise<RelatedByIntentResult> {
   const text = phrase.trim();
   if (!text) throw new TenureError('invalid-input', 'No phrase given.');
-  const indexed = await db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-  if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
+  if (!(await hasIndexedFiles(db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
   const status = await knowledgeIndexed(db);
   const index = await SymbolIndex.cached(db);
   if (!index.size) throw new TenureError('not-indexed', 'The structural index holds no symbols yet. Run `tenure index`, then ask again.');
@@ -91,7 +93,7 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
     const key = entityKey(text);
     const embedder = await queryEmbedder(db, embedders);
     const hits = await searchEntities(db, embedder, text, 8);
-    const exact = await db.get<{ id: number; key: string; name: string; type: string; description: string; degree: number; extracted_by: string }>('SELECT id, key, name, type, description, degree, extracted_by FROM kn_entities WHERE key = ?', [key]);
+    const exact = await entityByKey(db, key);
     // Ranking always returns something; only entities whose name shares most of the phrase's words count as resembling it.
     const phraseWords = new Set(phraseTokens(text));
     const resembles = (name: string) => {
@@ -101,15 +103,15 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
       for (const w of phraseWords) if (words.has(w)) n++;
       return n / phraseWords.size >= 0.5;
     };
-    const docEntities = new Set((await db.all<{ id: number }>('SELECT id FROM kn_entities WHERE doc_id IS NOT NULL')).map((r) => r.id));
+    const docEntities = await documentEntityIds(db);
     const entities = [...(exact ? [exact] : []), ...hits.map((h) => h.item).filter((h) => h.id !== exact?.id && resembles(h.name))].filter((e) => !docEntities.has(e.id));
     for (const e of entities.slice(0, 8)) {
       const same = e.key === key;
-      const links = await db.all<{ tier: LinkTier; symbol_sid: string | null; reason: string }>('SELECT tier, symbol_sid, reason FROM kn_links WHERE entity_id = ?', [e.id]);
+      const links = await linksOf(db, e.id);
       const resolvedLinks = links.filter((l) => l.symbol_sid && l.tier !== 'unresolved');
       if (!resolvedLinks.length) {
         if (same || ['constraint', 'decision', 'incident'].includes(e.type)) {
-          const mentions = await db.all<ChunkRow & { description: string }>(`SELECT m.description, x.* FROM kn_mentions m JOIN (${CHUNK_SELECT}) x ON x.chunk_id = m.chunk_id WHERE m.entity_id = ? ORDER BY x.doc_id LIMIT 6`, [e.id]);
+          const mentions = await mentionsOf(db, [e.id], 6);
           const seen = new Set<number>();
           const sources: Quotation[] = [];
           for (const m of mentions) {

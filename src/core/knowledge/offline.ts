@@ -1,5 +1,6 @@
 import { stem } from '../../shared/stem.js';
-import type { OfflineHandler } from '../llm/offline.js';
+import { OfflineChatModel, type OfflineHandler } from '../llm/offline.js';
+import type { ChatModel } from '../llm/types.js';
 import { FILLER, entityKey, identifierWords, isCodeShaped } from '../linking/names.js';
 import type { ExtractInput, LocalInput, MapInput, ReduceInput, ReportInput, SummarizeInput } from './prompts.js';
 import type { EntityType, Extraction, Finding, MapPoints, Report } from './schemas.js';
@@ -478,3 +479,8 @@ export const OFFLINE_HANDLERS: Readonly<Record<string, OfflineHandler>> = {
   'global-reduce': offlineReduce,
   'local-answer': offlineLocal,
 };
+
+/** The offline model with this memory's handlers: the default when no model is configured. */
+export function offlineChatModel(): ChatModel {
+  return new OfflineChatModel(OFFLINE_HANDLERS);
+}

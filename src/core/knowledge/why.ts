@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { Yielder } from '../../shared/yielder.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
+import { neighboursOf, qnamesOf } from '../structural/lookup.js';
 import {
   CATEGORY_ORDER,
-  CHUNK_SELECT,
   QUOTED_DATA_NOTE,
   categoryOf,
   describeExtraction,
@@ -14,11 +14,13 @@ import {
   quoteFrom,
   renderQuote,
   type Category,
-  type ChunkRow,
   type DocumentRef,
   type Quotation,
 } from './quotes.js';
 import type { SymbolRef } from '../model/symbolRef.js';
+import { firstChunkOf } from './store/documents.js';
+import { conceptsAround, entitiesOfDocuments, mentionsOf, passagesReferringTo } from './store/graph.js';
+import { citationsOf, entitiesLinkedTo, linksOf } from './store/links.js';
 
 /*
  * why_is_this: the decisions, incidents, discussions and constraints that
@@ -113,33 +115,15 @@ async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
     seen.add(s.sid);
     out.push(s);
   };
-  const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);
-  for (const m of members) add({ sid: m.sid, qname: m.qname, relation: 'member' });
-  const parent = await db.get<{ sid: string; qname: string }>("SELECT p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);
-  if (parent) add({ sid: parent.sid, qname: parent.qname, relation: 'container' });
+  const n = await neighboursOf(db, target, 40);
+  for (const m of n.members) add({ sid: m.sid, qname: m.qname, relation: 'member' });
+  if (n.container) add({ sid: n.container.sid, qname: n.container.qname, relation: 'container' });
   // What it uses directly (one edge), and those symbols' types: knowledge about its collaborators bears on it too.
-  const uses = await db.all<{ sid: string; qname: string; tier: string; psid: string | null; pqname: string | null }>(
-    `SELECT DISTINCT d.sid, d.qname, e.tier, p.sid AS psid, p.qname AS pqname FROM edges e JOIN symbols d ON d.id = e.dst_id
-     LEFT JOIN symbols p ON p.id = d.parent_id AND p.kind != 'module'
-     WHERE e.src_id IN (SELECT value FROM json_each(?)) AND e.kind IN ('call', 'instantiate', 'reference') AND e.tier IN ('resolved', 'observed', 'inferred')
-     ORDER BY d.qname LIMIT 40`,
-    [JSON.stringify([target.id, ...members.map((m) => m.id)])],
-  );
-  for (const u of uses) {
+  for (const u of n.uses) {
     add({ sid: u.sid, qname: u.qname, relation: 'uses', edgeTier: u.tier });
-    if (u.psid && u.pqname) add({ sid: u.psid, qname: u.pqname, relation: 'uses', edgeTier: u.tier });
+    if (u.container) add({ sid: u.container.sid, qname: u.container.qname, relation: 'uses', edgeTier: u.tier });
   }
   return out;
-}
-
-interface AnchorRow {
-  entity_id: number;
-  name: string;
-  type: string;
-  extracted_by: string;
-  tier: LinkTier;
-  symbol_sid: string;
-  reason: string;
 }
 
 export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<WhyIsThisResult> {
@@ -159,11 +143,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
     return { ...empty, summary: summarize(empty) };
   }
   const bySid = new Map(scope.map((s) => [s.sid, s]));
-  const anchorRows = await db.all<AnchorRow>(
-    `SELECT l.entity_id, e.name, e.type, e.extracted_by, l.tier, l.symbol_sid, l.reason FROM kn_links l JOIN kn_entities e ON e.id = l.entity_id
-     WHERE l.symbol_sid IN (SELECT value FROM json_each(?)) AND l.tier != 'unresolved'`,
-    [JSON.stringify(scope.map((s) => s.sid))],
-  );
+  const anchorRows = await entitiesLinkedTo(db, scope.map((s) => s.sid));
   const anchors = anchorRows.map((r) => {
     const s = bySid.get(r.symbol_sid)!;
     return { row: r, anchor: { entity: r.name, entityType: r.type, tier: r.tier, symbol: { sid: s.sid, qname: s.qname }, relation: s.relation, reason: r.reason } satisfies Anchor };
@@ -194,12 +174,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
 
   // Documents that mention an anchor.
   const entityIds = [...best.keys()];
-  const mentionRows = entityIds.length
-    ? await db.all<ChunkRow & { entity_id: number; description: string; extracted_by: string | null }>(
-        `SELECT m.entity_id, m.description, m.extracted_by, x.* FROM kn_mentions m JOIN (${CHUNK_SELECT}) x ON x.chunk_id = m.chunk_id WHERE m.entity_id IN (SELECT value FROM json_each(?)) ORDER BY x.doc_id, x.chunk_id`,
-        [JSON.stringify(entityIds)],
-      )
-    : [];
+  const mentionRows = await mentionsOf(db, entityIds);
   // Quoting splits each chunk into sentences: on a query path (the extension host), give the thread back as it goes.
   const yielder = new Yielder(12, 1);
   for (const m of mentionRows) {
@@ -218,18 +193,14 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
   }
 
   // Documents the code cites in a comment next to the symbol.
-  const citations = await db.all<{ doc_id: number; path: string; line: number; symbol_sid: string; text: string; source: string; kind: ChunkRow['kind']; title: string; ref: string | null; dpath: string | null; url: string | null }>(
-    `SELECT c.doc_id, c.path, c.line, c.symbol_sid, c.text, d.source, d.kind, d.title, d.ref, d.path AS dpath, d.url FROM kn_citations c JOIN kn_documents d ON d.id = c.doc_id
-     WHERE c.symbol_sid IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(scope.map((s) => s.sid))],
-  );
+  const citations = await citationsOf(db, scope.map((s) => s.sid));
   for (const c of citations) {
     const s = bySid.get(c.symbol_sid)!;
     const anchor: Anchor = { entity: c.text, entityType: 'citation', tier: 'exact', symbol: { sid: s.sid, qname: s.qname }, relation: s.relation, reason: `the code cites it at ${c.path}:${c.line}` };
     let acc = docs.get(c.doc_id);
     if (!acc) {
       docs.set(c.doc_id, (acc = { document: documentRef({ ...c, path: c.dpath }), tier: 'exact', relation: s.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set(['code comment']) }));
-      const first = await db.get<ChunkRow>(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord LIMIT 1`, [c.doc_id]);
+      const first = await firstChunkOf(db, c.doc_id);
       if (first) addExcerpt(acc, quoteFrom(first, [c.ref ?? c.title]));
     } else if (better(acc, 'exact', s.relation)) {
       acc.tier = 'exact';
@@ -242,17 +213,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
   // One more hop: documents that refer to these documents (a commit naming ADR-0007, a post-mortem naming PR #142).
   const firstHop = [...docs.keys()];
   if (firstHop.length) {
-    const related = await db.all<ChunkRow & { from_doc: number; from_ref: string | null; from_title: string; description: string }>(
-      `SELECT e1.doc_id AS from_doc, e1.name AS from_ref, d1.title AS from_title, s.description, x.*
-       FROM kn_entities e1 JOIN kn_documents d1 ON d1.id = e1.doc_id
-       JOIN kn_relationships r ON r.source_id = e1.id OR r.target_id = e1.id
-       JOIN kn_entities e2 ON e2.id = CASE WHEN r.source_id = e1.id THEN r.target_id ELSE r.source_id END
-       JOIN kn_relationship_sources s ON s.relationship_id = r.id
-       JOIN (${CHUNK_SELECT}) x ON x.chunk_id = s.chunk_id
-       WHERE e1.doc_id IN (SELECT value FROM json_each(?)) AND x.doc_id NOT IN (SELECT value FROM json_each(?)) AND (e2.doc_id = x.doc_id OR e2.doc_id IS NULL)
-       ORDER BY r.weight DESC, x.doc_id`,
-      [JSON.stringify(firstHop), JSON.stringify(firstHop)],
-    );
+    const related = await passagesReferringTo(db, firstHop);
     for (const r of related) {
       // Only documents that name the first document (the chunk's own document refers to it), not ones merely sharing an entity.
       const text = r.text.toLowerCase();
@@ -270,21 +231,14 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
 
   // Constraints, decisions and incidents related to the anchors or to the documents' own entities.
   const hubIds = [...entityIds];
-  const docEntityRows = docs.size ? await db.all<{ id: number; doc_id: number }>('SELECT id, doc_id FROM kn_entities WHERE doc_id IN (SELECT value FROM json_each(?))', [JSON.stringify([...docs.keys()])]) : [];
+  const docEntityRows = await entitiesOfDocuments(db, [...docs.keys()]);
   for (const r of docEntityRows) hubIds.push(r.id);
   const hubName = new Map<number, string>();
   for (const [id, a] of best) hubName.set(id, a.anchor.entity);
   for (const r of docEntityRows) hubName.set(r.id, docs.get(r.doc_id)!.document.ref ?? docs.get(r.doc_id)!.document.title);
   const constraints: WhyConstraint[] = [];
   if (hubIds.length) {
-    const rows = await db.all<{ hub: number; id: number; name: string; type: string; description: string; extracted_by: string; weight: number }>(
-      `SELECT CASE WHEN r.source_id IN (SELECT value FROM json_each(?1)) THEN r.source_id ELSE r.target_id END AS hub,
-              e.id, e.name, e.type, e.description, e.extracted_by, r.weight
-       FROM kn_relationships r JOIN kn_entities e ON e.id = CASE WHEN r.source_id IN (SELECT value FROM json_each(?1)) THEN r.target_id ELSE r.source_id END
-       WHERE (r.source_id IN (SELECT value FROM json_each(?1)) OR r.target_id IN (SELECT value FROM json_each(?1)))
-         AND e.doc_id IS NULL AND e.type IN ('constraint', 'decision', 'incident')`,
-      [JSON.stringify(hubIds)],
-    );
+    const rows = await conceptsAround(db, hubIds);
     const byEntity = new Map<number, { row: (typeof rows)[number]; via: Set<string>; weight: number }>();
     for (const r of rows) {
       if (best.has(r.id)) continue;
@@ -295,15 +249,10 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
     }
     const ranked = [...byEntity.values()].sort((a, b) => b.via.size - a.via.size || b.weight - a.weight || a.row.name.localeCompare(b.row.name)).slice(0, 6);
     for (const c of ranked) {
-      const links = await db.all<{ tier: LinkTier; symbol_sid: string | null; reason: string; qname: string | null }>(
-        'SELECT l.tier, l.symbol_sid, l.reason, (SELECT qname FROM symbols WHERE sid = l.symbol_sid LIMIT 1) AS qname FROM kn_links l WHERE l.entity_id = ?',
-        [c.row.id],
-      );
+      const links = await linksOf(db, c.row.id);
+      const qnames = await qnamesOf(db, links.map((l) => l.symbol_sid).filter((sid): sid is string => !!sid));
       const tier = links[0]?.tier ?? 'unresolved';
-      const mentions = await db.all<ChunkRow & { description: string; extracted_by: string | null }>(
-        `SELECT m.description, m.extracted_by, x.* FROM kn_mentions m JOIN (${CHUNK_SELECT}) x ON x.chunk_id = m.chunk_id WHERE m.entity_id = ? ORDER BY x.doc_id, x.chunk_id`,
-        [c.row.id],
-      );
+      const mentions = await mentionsOf(db, [c.row.id]);
       const sources: Quotation[] = [];
       const seenDoc = new Set<number>();
       for (const m of mentions) {
@@ -315,7 +264,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
         name: c.row.name,
         type: c.row.type,
         tier,
-        symbols: links.map((l) => l.qname ?? l.symbol_sid).filter((x): x is string => !!x),
+        symbols: links.map((l) => (l.symbol_sid ? (qnames.get(l.symbol_sid) ?? l.symbol_sid) : null)).filter((x): x is string => !!x),
         reason: links[0]?.reason ?? 'not linked',
         via: [...c.via].filter(Boolean).sort(),
         sources,

@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { git } from '../../repo/git.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
-import { readExport, type CommitLike } from './github.js';
+import type { CommitLike, DocKind, SourceDocument } from './document.js';
+import { readExport } from './github.js';
 import { wordCount } from '../text.js';
 
 /*
@@ -14,31 +15,6 @@ import { wordCount } from '../text.js';
  * honoured; nothing is read from node_modules, .git or .tenure (except
  * .tenure/exports, where a live GitHub fetch writes).
  */
-
-export type DocKind = 'adr' | 'postmortem' | 'rfc' | 'design' | 'pr' | 'issue' | 'commit' | 'readme' | 'changelog' | 'doc';
-export const DOC_KINDS: readonly DocKind[] = ['adr', 'postmortem', 'rfc', 'design', 'pr', 'issue', 'commit', 'readme', 'changelog', 'doc'];
-
-export interface Section {
-  readonly start: number;
-  readonly end: number;
-  readonly url?: string;
-  readonly author?: string;
-}
-
-export interface SourceDocument {
-  /** Stable key: a workspace path, `path#pull/142`, `git:<sha>`. */
-  readonly source: string;
-  readonly kind: DocKind;
-  readonly title: string;
-  /** The handle people use: ADR-0007, INC-2041, PR #142, commit 1a2b3c4. */
-  readonly ref?: string;
-  readonly path?: string;
-  readonly url?: string;
-  readonly author?: string;
-  readonly createdAt?: string;
-  readonly text: string;
-  readonly sections?: readonly Section[];
-}
 
 export interface SourceOptions {
   /** Document globs (gitignore syntax). Default: markdown, text, reStructuredText and AsciiDoc anywhere. */
@@ -176,7 +152,7 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
   return { title };
 }
 
-export function collectSources(root: string, options: SourceOptions = {}): SourceSet {
+export async function collectSources(root: string, options: SourceOptions = {}): Promise<SourceSet> {
   const include = matcher(options.include ?? DEFAULT_INCLUDE);
   const exclude = matcher([...DEFAULT_EXCLUDE, ...(options.exclude ?? [])]);
   const exportDirs = matcher(options.exports ?? DEFAULT_EXPORTS);
@@ -240,11 +216,11 @@ export function collectSources(root: string, options: SourceOptions = {}): Sourc
 
   let fromGit = false;
   if (options.git !== false) {
-    const git = gitCommits(root, options.gitMaxCommits ?? 5000);
-    if (git) {
+    const history = await gitCommits(root, options.gitMaxCommits ?? 5000);
+    if (history) {
       fromGit = true;
-      commits.push(...git);
-      for (let i = 0; i < git.length; i++) commitOrigins.push('git');
+      commits.push(...history);
+      for (let i = 0; i < history.length; i++) commitOrigins.push('git');
     }
   }
   let informative = 0;
@@ -319,23 +295,15 @@ function ignored(rules: readonly { base: string; ig: Ignore }[], rel: string, is
 }
 
 /** Commit messages from `git log` limited to the workspace folder; undefined when it is not in a git repository. */
-export function gitCommits(root: string, max: number): CommitLike[] | undefined {
-  try {
-    const out = execFileSync('git', ['-C', root, 'log', `-n${max}`, '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%B%x1e', '--', '.'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 256 * 1024 * 1024,
-      timeout: 60_000,
+export async function gitCommits(root: string, max: number): Promise<CommitLike[] | undefined> {
+  const r = await git(root, ['log', `-n${max}`, '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%B%x1e', '--', '.'], { maxBuffer: 256 * 1024 * 1024, timeoutMs: 60_000 });
+  if (r.code !== 0) return undefined;
+  return r.stdout
+    .split('\x1e')
+    .map((c) => c.replace(/^\n+/, ''))
+    .filter((c) => c.includes('\x1f'))
+    .map((c) => {
+      const [sha, author, date, message] = c.split('\x1f');
+      return { sha: sha!.trim(), author: author ?? '', date: date ?? '', message: (message ?? '').trim() };
     });
-    return out
-      .split('\x1e')
-      .map((r) => r.replace(/^\n+/, ''))
-      .filter((r) => r.includes('\x1f'))
-      .map((r) => {
-        const [sha, author, date, message] = r.split('\x1f');
-        return { sha: sha!.trim(), author: author ?? '', date: date ?? '', message: (message ?? '').trim() };
-      });
-  } catch {
-    return undefined;
-  }
 }

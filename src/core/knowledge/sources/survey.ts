@@ -8,7 +8,9 @@ import { buildGraph, type ChunkExtraction } from '../graph.js';
 import { csrFromEdges, hierarchicalLeiden } from '../leiden.js';
 import { Vocabulary, offlineExtract } from '../offline.js';
 import { PROMPT_VERSIONS, extractMessages, reportMessages, summarizeMessages } from '../prompts.js';
-import { DOC_KINDS, collectSources, type DocKind, type Skipped, type SourceOptions } from './documents.js';
+import { DOC_KINDS, type DocKind } from './document.js';
+import { collectSources, type Skipped, type SourceOptions } from './documents.js';
+import { SqliteCallStore } from '../store/calls.js';
 import { wordCount } from '../text.js';
 
 /*
@@ -59,12 +61,12 @@ export interface Survey {
 
 export async function surveyKnowledge(root: string, db: Db | undefined, options: SurveyOptions = {}): Promise<Survey> {
   const t0 = performance.now();
-  const set = collectSources(root, options.sources ?? {});
+  const set = await collectSources(root, options.sources ?? {});
   const byKind = Object.fromEntries(DOC_KINDS.map((k) => [k, 0])) as Record<DocKind, number>;
   let words = 0;
   let bytes = 0;
   let tokens = 0;
-  const symbols = db && (await db.get<{ n: number }>('SELECT count(*) AS n FROM symbols').catch(() => ({ n: 0 })))?.n ? await SymbolIndex.load(db) : new SymbolIndex([]);
+  const symbols = db ? await SymbolIndex.load(db).catch(() => new SymbolIndex([])) : new SymbolIndex([]);
   const vocabulary = new Vocabulary(symbols.phraseNames());
   const items: ChunkExtraction[] = [];
   const chunkList: { text: string; tokens: number; kind: string; title: string; ref?: string; heading?: string }[] = [];
@@ -107,7 +109,7 @@ export async function surveyKnowledge(root: string, db: Db | undefined, options:
   let estimate: CostEstimate | undefined;
   if (options.chat && options.chat.provider !== 'offline') {
     const chat = options.chat;
-    const runner = new LlmRunner(chat, new HashingEmbedder(), db ? { db } : {});
+    const runner = new LlmRunner(chat, new HashingEmbedder(), db ? { calls: new SqliteCallStore(db) } : {});
     let input = 0;
     let output = 0;
     let extract = 0;
