@@ -69,7 +69,8 @@ export async function knowledgeOverview(db: Db): Promise<KnowledgeOverview> {
     indexedAt: at ?? null,
     documents: await documentListing(db),
     communities: await communityOverview(db),
-    links: Object.fromEntries(Object.entries(tiers).filter(([, n]) => n > 0)),
+    // Tiers by name, as the sidebar has always listed them.
+    links: Object.fromEntries(Object.entries(tiers).filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1))),
   };
 }
 
