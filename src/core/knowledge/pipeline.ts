@@ -128,6 +128,42 @@ function ending(name: WorkflowName, e: unknown): { status: 'stopped' | 'failed';
   return { status: 'failed', message: `${name} failed: ${e instanceof Error ? e.message : String(e)}` };
 }
 
+/** Runs the steps in order, each recorded as it starts and ends; after one stops or fails, the rest are skipped. */
+async function runWorkflows(
+  ctx: RunContext,
+  state: RunState,
+  steps: readonly Step[],
+  log: ((message: string) => void) | undefined,
+): Promise<{ workflows: WorkflowReport[]; status: KnowledgeIndexReport['status']; message?: string }> {
+  const { db, runId } = ctx;
+  const workflows: WorkflowReport[] = [];
+  let status: KnowledgeIndexReport['status'] = 'done';
+  let message: string | undefined;
+  for (const step of steps) {
+    if (status !== 'done') {
+      workflows.push({ name: step.name, status: 'skipped', ms: 0, stats: {} });
+      continue;
+    }
+    const w0 = performance.now();
+    await startWorkflow(db, runId, step.name);
+    let wStatus: WorkflowReport['status'] = 'done';
+    let stats: WorkflowStats = {};
+    try {
+      stats = await step.run(ctx, state);
+    } catch (e) {
+      const end = ending(step.name, e);
+      wStatus = status = end.status;
+      message = end.message;
+      stats = { error: message };
+    }
+    const ms = performance.now() - w0;
+    workflows.push({ name: step.name, status: wStatus, ms, stats });
+    await finishWorkflow(db, runId, step.name, wStatus, { ...stats, ms: Math.round(ms) });
+    log?.(`knowledge ${step.name}: ${wStatus} in ${Math.round(ms)} ms ${JSON.stringify(stats)}`);
+  }
+  return { workflows, status, ...(message ? { message } : {}) };
+}
+
 /**
  * Builds or updates the knowledge memory. With no model given it runs the
  * offline pass (no network, no key); with one, model calls go through the
@@ -163,31 +199,7 @@ export async function indexKnowledge(ws: Workspace, options: KnowledgeIndexOptio
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
   const state: RunState = { graphUnchanged: false, reports: { generated: 0, reused: 0, dropped: 0 } };
-  const workflows: WorkflowReport[] = [];
-  let status: KnowledgeIndexReport['status'] = 'done';
-  let message: string | undefined;
-  for (const step of pipeline(options, symbolsOnce(ctx))) {
-    if (status !== 'done') {
-      workflows.push({ name: step.name, status: 'skipped', ms: 0, stats: {} });
-      continue;
-    }
-    const w0 = performance.now();
-    await startWorkflow(db, runId, step.name);
-    let wStatus: WorkflowReport['status'] = 'done';
-    let stats: WorkflowStats = {};
-    try {
-      stats = await step.run(ctx, state);
-    } catch (e) {
-      const end = ending(step.name, e);
-      wStatus = status = end.status;
-      message = end.message;
-      stats = { error: message };
-    }
-    const ms = performance.now() - w0;
-    workflows.push({ name: step.name, status: wStatus, ms, stats });
-    await finishWorkflow(db, runId, step.name, wStatus, { ...stats, ms: Math.round(ms) });
-    options.log?.(`knowledge ${step.name}: ${wStatus} in ${Math.round(ms)} ms ${JSON.stringify(stats)}`);
-  }
+  const { workflows, status, message } = await runWorkflows(ctx, state, pipeline(options, symbolsOnce(ctx)), options.log);
 
   const docs = await documentTotals(db);
   const graph = await graphTotals(db);

@@ -152,6 +152,41 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
   return { title };
 }
 
+/** A file's text (BOM dropped, line ends normalised), or why it is left out. */
+function readText(abs: string, size: number, maxBytes: number): { text: string } | { skip: string } {
+  if (size > maxBytes) return { skip: `larger than ${Math.round(maxBytes / 1024)} KiB` };
+  try {
+    const buf = fs.readFileSync(abs);
+    if (buf.includes(0)) return { skip: 'binary' };
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(buf).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n') };
+  } catch {
+    return { skip: 'not UTF-8' };
+  }
+}
+
+/** A commit and where it was read: `git`, or the export file. */
+interface SourcedCommit {
+  readonly commit: CommitLike;
+  readonly origin: string;
+}
+
+/** Informative commits as documents, each sha once; the others counted as content-free. */
+function commitDocuments(commits: readonly SourcedCommit[]): { documents: SourceDocument[]; seen: number; informative: number; contentFree: number } {
+  const documents: SourceDocument[] = [];
+  let informative = 0;
+  let contentFree = 0;
+  const seenSha = new Set<string>();
+  for (const { commit: c, origin } of commits) {
+    if (seenSha.has(c.sha)) continue;
+    seenSha.add(c.sha);
+    if (judgeCommit(c.message).informative) {
+      informative++;
+      documents.push(commitDocument(c, origin === 'git' ? 'git' : `${origin}#commit`));
+    } else contentFree++;
+  }
+  return { documents, seen: seenSha.size, informative, contentFree };
+}
+
 export async function collectSources(root: string, options: SourceOptions = {}): Promise<SourceSet> {
   const include = matcher(options.include ?? DEFAULT_INCLUDE);
   const exclude = matcher([...DEFAULT_EXCLUDE, ...(options.exclude ?? [])]);
@@ -159,8 +194,21 @@ export async function collectSources(root: string, options: SourceOptions = {}):
   const maxBytes = options.maxFileBytes ?? 1024 * 1024;
   const documents: SourceDocument[] = [];
   const skipped: Skipped[] = [];
-  const commits: CommitLike[] = [];
-  const commitOrigins: string[] = [];
+  const commits: SourcedCommit[] = [];
+
+  const readJsonExport = (rel: string, text: string) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      skipped.push({ path: rel, reason: 'export is not valid JSON' });
+      return;
+    }
+    const contents = readExport(json, rel);
+    if (contents.kind === 'threads') documents.push(...contents.documents);
+    else if (contents.kind === 'commits') commits.push(...contents.commits.map((commit) => ({ commit, origin: rel })));
+    else skipped.push({ path: rel, reason: 'JSON in an export folder, but not a GitHub pull request, issue, thread or commit list' });
+  };
 
   const visit = (abs: string, rel: string) => {
     let stat: fs.Stats;
@@ -172,70 +220,28 @@ export async function collectSources(root: string, options: SourceOptions = {}):
     const isJsonExport = rel.endsWith('.json') && (exportDirs.ignores(rel) || rel.startsWith('.tenure/exports/'));
     if (!isJsonExport && !include.ignores(rel)) return;
     if (exclude.ignores(rel)) return;
-    if (stat.size > maxBytes) {
-      skipped.push({ path: rel, reason: `larger than ${Math.round(maxBytes / 1024)} KiB` });
+    const read = readText(abs, stat.size, maxBytes);
+    if ('skip' in read) {
+      skipped.push({ path: rel, reason: read.skip });
       return;
     }
-    let text: string;
-    try {
-      const buf = fs.readFileSync(abs);
-      if (buf.includes(0)) {
-        skipped.push({ path: rel, reason: 'binary' });
-        return;
-      }
-      text = new TextDecoder('utf-8', { fatal: true }).decode(buf).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-    } catch {
-      skipped.push({ path: rel, reason: 'not UTF-8' });
-      return;
-    }
-    if (isJsonExport) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        skipped.push({ path: rel, reason: 'export is not valid JSON' });
-        return;
-      }
-      const contents = readExport(json, rel);
-      if (contents.kind === 'threads') documents.push(...contents.documents);
-      else if (contents.kind === 'commits') {
-        commits.push(...contents.commits);
-        for (let i = 0; i < contents.commits.length; i++) commitOrigins.push(rel);
-      } else skipped.push({ path: rel, reason: 'JSON in an export folder, but not a GitHub pull request, issue, thread or commit list' });
-      return;
-    }
-    if (!text.trim()) return;
-    const kind = classify(rel, text);
-    const { title, ref } = titleOf(rel, text, kind);
-    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text });
+    if (isJsonExport) return readJsonExport(rel, read.text);
+    if (!read.text.trim()) return;
+    const kind = classify(rel, read.text);
+    const { title, ref } = titleOf(rel, read.text, kind);
+    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text: read.text });
   };
 
   walk(root, visit);
   const exportsDir = path.join(root, '.tenure', 'exports');
   if (fs.existsSync(exportsDir)) walk(exportsDir, (abs, rel) => visit(abs, `.tenure/exports/${rel}`));
 
-  let fromGit = false;
-  if (options.git !== false) {
-    const history = await gitCommits(root, options.gitMaxCommits ?? 5000);
-    if (history) {
-      fromGit = true;
-      commits.push(...history);
-      for (let i = 0; i < history.length; i++) commitOrigins.push('git');
-    }
-  }
-  let informative = 0;
-  let contentFree = 0;
-  const seenSha = new Set<string>();
-  commits.forEach((c, i) => {
-    if (seenSha.has(c.sha)) return;
-    seenSha.add(c.sha);
-    if (judgeCommit(c.message).informative) {
-      informative++;
-      documents.push(commitDocument(c, commitOrigins[i] === 'git' ? 'git' : `${commitOrigins[i]}#commit`));
-    } else contentFree++;
-  });
+  const history = options.git !== false ? await gitCommits(root, options.gitMaxCommits ?? 5000) : undefined;
+  if (history) commits.push(...history.map((commit) => ({ commit, origin: 'git' })));
+  const fromCommits = commitDocuments(commits);
+  documents.push(...fromCommits.documents);
   documents.sort((a, b) => a.source.localeCompare(b.source));
-  return { documents, skipped, commits: { seen: seenSha.size, informative, contentFree, fromGit } };
+  return { documents, skipped, commits: { seen: fromCommits.seen, informative: fromCommits.informative, contentFree: fromCommits.contentFree, fromGit: !!history } };
 }
 
 function walk(root: string, visit: (abs: string, rel: string) => void): void {
