@@ -71,15 +71,19 @@ describe('knowledge reads for the editor (examples/settlement)', function () {
 describe('knowledge reads for the editor (empty memories)', function () {
   this.timeout(60_000);
 
+  async function assertEmpty(ws: Workspace): Promise<void> {
+    assert.deepEqual(await knowledgeOverview(ws.db), { indexedAt: null, documents: [], communities: [], links: {} });
+    assert.deepEqual(await knowledgeTotals(ws.db), { documents: 0, communities: 0 });
+    assert.deepEqual(await documentsNaming(ws.db, ['ts a/a().']), new Map());
+  }
+
   it('answers empty before the knowledge memory is built', async () => {
     const t = tempDir();
     try {
       write(t.root, 'src/a.ts', 'export function a(): number {\n  return 1;\n}\n');
       const ws = await openWorkspace(t.root);
       try {
-        assert.deepEqual(await knowledgeOverview(ws.db), { indexedAt: null, documents: [], communities: [], links: {} });
-        assert.deepEqual(await knowledgeTotals(ws.db), { documents: 0, communities: 0 });
-        assert.deepEqual(await documentsNaming(ws.db, ['ts a/a().']), new Map());
+        await assertEmpty(ws);
       } finally {
         await ws.close();
       }
@@ -93,9 +97,7 @@ describe('knowledge reads for the editor (empty memories)', function () {
     try {
       const ws = await Workspace.open(t.root, { schema: [...CORE_MIGRATIONS, ...STRUCTURAL_MIGRATIONS] });
       try {
-        assert.deepEqual(await knowledgeOverview(ws.db), { indexedAt: null, documents: [], communities: [], links: {} });
-        assert.deepEqual(await knowledgeTotals(ws.db), { documents: 0, communities: 0 });
-        assert.deepEqual(await documentsNaming(ws.db, ['ts a/a().']), new Map());
+        await assertEmpty(ws);
       } finally {
         await ws.close();
       }
