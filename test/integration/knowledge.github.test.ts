@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { fetchGitHubThreads, readExport } from '../../src/core/knowledge/sources/github';
 import { githubRepoOf } from '../../src/core/repo/github';
+import { TenureError } from '../../src/shared/errors';
 import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
 
 /*
@@ -42,6 +43,7 @@ describe('knowledge: fetching GitHub threads', () => {
       if (p === '/repos/acme/settlement/pulls/142') return send(200, bundle.pull);
       if (p === '/repos/acme/settlement/pulls/142/reviews') return send(200, bundle.reviews);
       if (p === '/repos/acme/settlement/pulls/142/comments') return send(200, bundle.review_comments);
+      if (p === '/repos/acme/private/issues') return send(401, { message: 'Bad credentials' });
       return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,6 +64,17 @@ describe('knowledge: fetching GitHub threads', () => {
 
   it('says what GitHub answered when a request fails', async () => {
     await assert.rejects(fetchGitHubThreads({ owner: 'acme', repo: 'missing', apiBase: base }), /GitHub answered 404 for \/repos\/acme\/missing\/issues/);
+  });
+
+  it('fails with a typed error carrying the status, and never the token', async () => {
+    const failure = await fetchGitHubThreads({ owner: 'acme', repo: 'private', token: 'gho_secret_token', apiBase: base }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(TenureError.is(failure, 'io'), String(failure));
+    assert.deepEqual(failure.details, { status: 401, path: '/repos/acme/private/issues?state=all&sort=updated&direction=desc&per_page=50' });
+    assert.ok(!failure.message.includes('gho_secret_token') && !JSON.stringify(failure.details).includes('gho_secret_token'), failure.message);
+    assert.match(failure.message, /refused the request \(401\)/);
   });
 
   it('finds owner/name from the origin remote', async () => {
