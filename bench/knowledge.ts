@@ -157,7 +157,7 @@ async function modelRows(label: string, root: string, bytes: number, withStructu
 export async function knowledgeBenchRows(repoRoot: string): Promise<Row[]> {
   const rows: Row[] = [];
   const settlement = prepareSettlement(repoRoot);
-  const sBytes = corpusBytes(settlement);
+  const sBytes = await corpusBytes(settlement);
   rows.push(...(await offlineRows('examples/settlement', settlement, sBytes, true, true)));
   rows.push(...(await modelRows('examples/settlement', settlement, sBytes, true)));
   const npm = prepareNpmDocs(repoRoot);

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { CaptureSession } from '../core/episodic/capture.js';
 import { clockFromEnv } from '../core/episodic/clock.js';
 import { repoInfo } from '../core/episodic/git.js';
-import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../core/episodic/github.js';
+import { GitHubImporter, fetchGitHubOutcomes } from '../core/episodic/github.js';
+import { githubRepoOf } from '../core/repo/github.js';
 import type { CommandKind } from '../core/episodic/model.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import type { RecordResult } from '../core/episodic/recorder.js';
@@ -258,7 +259,7 @@ export async function importGitHubOutcomes(core: EpisodeCaptureCore): Promise<vo
     void vscode.window.showWarningMessage('Tenure: open a folder first.');
     return;
   }
-  const repo = await gitHubRepo(ws.root);
+  const repo = await githubRepoOf(ws.root);
   if (!repo) {
     void vscode.window.showWarningMessage('Tenure: the origin remote of this folder is not on GitHub.');
     return;
@@ -266,9 +267,9 @@ export async function importGitHubOutcomes(core: EpisodeCaptureCore): Promise<vo
   const session = await vscode.authentication.getSession('github', ['repo'], { createIfNone: true });
   const info = await repoInfo(ws.root);
   const clock = clockFromEnv();
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Tenure: reading CI and reviews from ${repo.owner}/${repo.repo}` }, async () => {
-    const bundles = await fetchGitHubOutcomes({ token: session.accessToken, ...repo, branch: info?.branch ?? null, sha: info?.head ?? null });
-    const r = await new GitHubImporter(ws, clock).importJson(bundles, `${repo.owner}/${repo.repo}`);
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Tenure: reading CI and reviews from ${repo.owner}/${repo.name}` }, async () => {
+    const bundles = await fetchGitHubOutcomes({ token: session.accessToken, owner: repo.owner, repo: repo.name, branch: info?.branch ?? null, sha: info?.head ?? null });
+    const r = await new GitHubImporter(ws, clock).importJson(bundles, `${repo.owner}/${repo.name}`);
     const news = await afterOutcome(ws, core.options(), clock);
     core.log.info(`GitHub: ${r.imported} outcomes recorded, ${r.skipped} already recorded or undecided`);
     const proposed = news.rules.proposed.length ? ` ${news.rules.proposed.length} rule(s) are now proposed for AGENTS.md.` : '';

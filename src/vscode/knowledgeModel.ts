@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { fetchGitHubThreads, githubRepoOf } from '../core/knowledge/sources/github.js';
+import { fetchGitHubThreads } from '../core/knowledge/sources/github.js';
+import { githubRepoOf } from '../core/repo/github.js';
 import { LlmError } from '../core/llm/errors.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../core/llm/types.js';
 
@@ -121,7 +122,7 @@ export function canSendWithoutPrompt(context: vscode.ExtensionContext, model: vs
  * the knowledge sources read them. Returns the number of threads written.
  */
 export async function fetchGitHubThreadsWithVsCodeAuth(root: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<{ repo: string; written: number } | undefined> {
-  const repo = githubRepoOf(root);
+  const repo = await githubRepoOf(root);
   if (!repo) {
     void vscode.window.showWarningMessage('Tenure: this folder has no GitHub remote (origin), so there is no repository to read pull requests from.');
     return undefined;

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { indexKnowledge, type KnowledgeIndexReport, type WorkflowName } from '../core/knowledge/pipeline.js';
+import { indexKnowledge, type KnowledgeIndexReport } from '../core/knowledge/pipeline.js';
+import type { WorkflowName } from '../core/knowledge/workflows/types.js';
 import { createChatModel, createEmbedder, modelSettings, type ModelSettings } from '../core/llm/config.js';
 import { type Workspace } from '../core/store/workspace.js';
 import { openWorkspace } from '../core/workspace.js';

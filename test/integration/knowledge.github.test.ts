@@ -1,9 +1,12 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { fetchGitHubThreads, githubRepoOf, readExport } from '../../src/core/knowledge/sources/github';
+import { fetchGitHubThreads, readExport } from '../../src/core/knowledge/sources/github';
+import { githubRepoOf } from '../../src/core/repo/github';
+import { TenureError } from '../../src/shared/errors';
 import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
 
 /*
@@ -40,6 +43,7 @@ describe('knowledge: fetching GitHub threads', () => {
       if (p === '/repos/acme/settlement/pulls/142') return send(200, bundle.pull);
       if (p === '/repos/acme/settlement/pulls/142/reviews') return send(200, bundle.reviews);
       if (p === '/repos/acme/settlement/pulls/142/comments') return send(200, bundle.review_comments);
+      if (p === '/repos/acme/private/issues') return send(401, { message: 'Bad credentials' });
       return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,14 +66,27 @@ describe('knowledge: fetching GitHub threads', () => {
     await assert.rejects(fetchGitHubThreads({ owner: 'acme', repo: 'missing', apiBase: base }), /GitHub answered 404 for \/repos\/acme\/missing\/issues/);
   });
 
-  it('finds owner/name from the origin remote', () => {
+  it('fails with a typed error carrying the status, and never the token', async () => {
+    const failure = await fetchGitHubThreads({ owner: 'acme', repo: 'private', token: 'gho_secret_token', apiBase: base }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(TenureError.is(failure, 'io'), String(failure));
+    assert.deepEqual(failure.details, { status: 401, path: '/repos/acme/private/issues?state=all&sort=updated&direction=desc&per_page=50' });
+    assert.ok(!failure.message.includes('gho_secret_token') && !JSON.stringify(failure.details).includes('gho_secret_token'), failure.message);
+    assert.match(failure.message, /refused the request \(401\)/);
+  });
+
+  it('finds owner/name from the origin remote', async () => {
     const d = tempDir();
     try {
+      // A repository git recognises; its config is then written as a clone would have it.
+      execFileSync('git', ['init', '-q', d.root]);
       write(d.root, '.git/config', '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/settlement.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n');
       fs.mkdirSync(path.join(d.root, 'sub'));
-      assert.deepEqual(githubRepoOf(path.join(d.root, 'sub')), { owner: 'acme', name: 'settlement' });
+      assert.deepEqual(await githubRepoOf(path.join(d.root, 'sub')), { owner: 'acme', name: 'settlement' });
       write(d.root, '.git/config', '[remote "origin"]\n\turl = https://gitlab.com/acme/settlement.git\n');
-      assert.equal(githubRepoOf(d.root), undefined);
+      assert.equal(await githubRepoOf(d.root), undefined);
     } finally {
       d.cleanup();
     }

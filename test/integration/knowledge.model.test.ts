@@ -9,6 +9,7 @@ import { LlmError } from '../../src/core/llm/errors';
 import { HashingEmbedder } from '../../src/core/llm/offline';
 import { OpenAiChatModel, OpenAiEmbedder } from '../../src/core/llm/openai';
 import { LlmRunner, type TaskCall } from '../../src/core/llm/runner';
+import { SqliteCallStore } from '../../src/core/knowledge/store/calls';
 import { askKnowledge } from '../../src/core/knowledge/globalSearch';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whyIsThis } from '../../src/core/knowledge/why';
@@ -53,7 +54,7 @@ describe('knowledge: the model path through the openai client', function () {
   function runner(options: { timeoutMs?: number; concurrency?: number; maxAttempts?: number; budgetTokens?: number; model?: string } = {}) {
     const chat = new OpenAiChatModel({ model: options.model ?? 'gpt-4o-mini', apiKey: 'sk-test', baseURL: fake.url, timeoutMs: options.timeoutMs ?? 10_000 });
     return new LlmRunner(chat, new HashingEmbedder(), {
-      db: ws.db,
+      calls: new SqliteCallStore(ws.db),
       baseDelayMs: 20,
       timeoutMs: options.timeoutMs ?? 10_000,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),

@@ -147,7 +147,7 @@ describe('knowledge: sources', () => {
     assert.equal(readExport({ name: 'tenure', version: '1' }, 'exports/package.json').kind, 'unknown');
   });
 
-  it('collects the example: ADRs, the post-mortem, the PR thread, informative commits only; skips unknown exports with the reason', () => {
+  it('collects the example: ADRs, the post-mortem, the PR thread, informative commits only; skips unknown exports with the reason', async () => {
     const d = tempDir();
     try {
       fs.cpSync(EXAMPLE, d.root, { recursive: true, filter: (src) => !src.includes(`${path.sep}.tenure`) });
@@ -155,7 +155,7 @@ describe('knowledge: sources', () => {
       write(d.root, 'notes/ignored/secret.md', '# Not for the index');
       write(d.root, '.gitignore', 'notes/ignored/\n');
       write(d.root, 'LICENSE.md', '# MIT');
-      const set = collectSources(d.root, { git: false });
+      const set = await collectSources(d.root, { git: false });
       const kinds = set.documents.map((x) => `${x.kind} ${x.ref ?? x.title}`);
       for (const k of ['adr ADR-0007', 'adr ADR-0003', 'adr ADR-0005', 'postmortem INC-2041', 'pr PR #142', 'commit commit 9f1c2e4', 'commit commit c0ffee1'])
         assert.ok(kinds.includes(k), `${k} missing from ${kinds.join(', ')}`);
@@ -168,7 +168,7 @@ describe('knowledge: sources', () => {
     }
   });
 
-  it('reads commit messages from git log, limited to the workspace folder', function () {
+  it('reads commit messages from git log, limited to the workspace folder', async function () {
     const d = tempDir();
     try {
       const git = (...args: string[]) => execFileSync('git', ['-C', d.root, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' });
@@ -185,7 +185,7 @@ describe('knowledge: sources', () => {
       write(d.root, 'other/b.txt', '1');
       git('add', '.');
       git('commit', '-q', '-m', 'Unrelated folder change that explains something at length here');
-      const set = collectSources(path.join(d.root, 'app'));
+      const set = await collectSources(path.join(d.root, 'app'));
       assert.equal(set.commits.fromGit, true);
       assert.equal(set.commits.seen, 2, 'only commits touching app/');
       assert.deepEqual(set.documents.filter((x) => x.kind === 'commit').map((x) => x.title), ['Route SEPA instructions through the new gateway because the old one drops batches over 10k']);

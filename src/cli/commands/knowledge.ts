@@ -12,9 +12,12 @@ import { LINK_TIERS } from '../../core/model/tiers.js';
 import { askKnowledge, type AskMode } from '../../core/knowledge/globalSearch.js';
 import { presentSearch, renderSearch } from '../../core/tools/searchKnowledge.js';
 import { knowledgeStatus, renderKnowledgeStatus } from '../../core/knowledge/status.js';
-import { loadReports } from '../../core/knowledge/search.js';
+import { loadReports } from '../../core/knowledge/store/communities.js';
+import { clearKnowledge } from '../../core/knowledge/store/runs.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { hasIndexedFiles } from '../../core/structural/lookup.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
+import type { ChatModel } from '../../core/llm/types.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { cwdOf, findRoot, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
 
@@ -108,9 +111,77 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
-export const knowledgeCommands: CommandGroup = (program) => {
-  const knowledge = program.command('knowledge').description('The knowledge memory: what the documents hold, indexing them (offline or with a model), and asking them.');
+type IndexFlags = ModelFlags & SourceFlags & { budget?: number; concurrency?: number; maxClusterSize?: number; retryDropped?: boolean; rebuild?: boolean; yes?: boolean; json?: boolean };
 
+/** Links need the symbols: without a structural index, build it first (seconds). */
+async function ensureStructuralIndex(ws: Workspace, quiet: boolean): Promise<void> {
+  if (await hasIndexedFiles(ws.db)) return;
+  if (!quiet) process.stderr.write('No structural index yet; indexing the code first…\n');
+  const indexer = await StructuralIndexer.create(ws);
+  try {
+    await indexer.indexAll();
+  } finally {
+    await indexer.dispose();
+  }
+}
+
+/** A model pass spends tokens: show the survey's estimate and go on only after a yes (or --yes). */
+async function approveModelPass(root: string, ws: Workspace, chat: ChatModel, settings: ModelSettings, opts: IndexFlags): Promise<boolean> {
+  const survey = await surveyKnowledge(root, ws.db, { chat, embedderIsModel: !!settings.embeddingModel, sources: sourcesFrom(opts) });
+  process.stderr.write(renderSurvey(survey) + '\n');
+  if (opts.budget) process.stderr.write(`Token budget for this run: ${opts.budget.toLocaleString('en-US')}.\n`);
+  if (opts.yes) return true;
+  if (!process.stdin.isTTY) throw new TenureError('invalid-input', 'A model pass spends tokens: read the estimate above, then run again with --yes (or --budget to cap it).');
+  if (await confirm('Run the model pass? [y/N] ')) return true;
+  process.stderr.write('Nothing spent.\n');
+  return false;
+}
+
+async function runIndex(root: string, opts: IndexFlags): Promise<void> {
+  const settings = settingsFrom(opts);
+  if (missingKey(settings)) {
+    throw new TenureError('invalid-input', `--model ${settings.model} needs an API key for ${settings.baseURL ?? 'OpenAI'}: set TENURE_OPENAI_API_KEY (or OPENAI_API_KEY), or point --base-url at a local server.`);
+  }
+  const chat = createChatModel(settings);
+  const embedder = createEmbedder(settings);
+  await withWorkspace(root, async (ws) => {
+    await ensureStructuralIndex(ws, !!opts.json);
+    if (chat && !(await approveModelPass(root, ws, chat, settings, opts))) return;
+    if (opts.rebuild) await clearKnowledge(ws.db);
+    let last = 0;
+    const ac = new AbortController();
+    const onSigint = () => ac.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      const report = await indexKnowledge(ws, {
+        sources: sourcesFrom(opts),
+        ...(chat ? { chat } : {}),
+        embedder,
+        ...(opts.budget ? { budgetTokens: opts.budget } : {}),
+        ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+        ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+        ...(opts.maxClusterSize ? { clustering: { maxClusterSize: opts.maxClusterSize } } : {}),
+        ...(opts.retryDropped ? { retryDropped: true } : {}),
+        signal: ac.signal,
+        log: chat && !opts.json ? (m) => process.stderr.write(`${m}\n`) : () => undefined,
+        onProgress: ({ workflow, done, total }) => {
+          if (!opts.json && process.stderr.isTTY && Date.now() - last > 100) {
+            last = Date.now();
+            process.stderr.write(`\r\x1b[K${workflow} ${done}/${total}`);
+          }
+        },
+      });
+      if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+      process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : renderKnowledgeIndexReport(report) + '\n');
+      if (report.status === 'failed') process.exitCode = 1;
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+    }
+  });
+}
+
+/** `tenure knowledge survey` */
+function surveyCommand(program: Command, knowledge: Command): void {
   addSourceOptions(addModelOptions(
     knowledge
       .command('survey')
@@ -137,7 +208,10 @@ export const knowledgeCommands: CommandGroup = (program) => {
       await ws?.close();
     }
   });
+}
 
+/** `tenure knowledge index` */
+function indexCommand(program: Command, knowledge: Command): void {
   addSourceOptions(addModelOptions(
     knowledge
       .command('index')
@@ -150,83 +224,11 @@ export const knowledgeCommands: CommandGroup = (program) => {
       .option('--rebuild', 'rebuild the knowledge graph from the documents (model answers stay cached)')
       .option('-y, --yes', 'run a model pass without asking')
       .option('--json', 'print the report as JSON'),
-  )).action(
-    async (
-      dir: string | undefined,
-      opts: ModelFlags & SourceFlags & { budget?: number; concurrency?: number; maxClusterSize?: number; retryDropped?: boolean; rebuild?: boolean; yes?: boolean; json?: boolean },
-    ) => {
-      const root = findRoot(dir ?? cwdOf(program));
-      const settings = settingsFrom(opts);
-      if (missingKey(settings)) {
-        throw new TenureError('invalid-input', `--model ${settings.model} needs an API key for ${settings.baseURL ?? 'OpenAI'}: set TENURE_OPENAI_API_KEY (or OPENAI_API_KEY), or point --base-url at a local server.`);
-      }
-      const chat = createChatModel(settings);
-      const embedder = createEmbedder(settings);
-      await withWorkspace(root, async (ws) => {
-        const files = await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-        if (!files?.n) {
-          // Links need the symbols: build the structural memory first (seconds).
-          if (!opts.json) process.stderr.write('No structural index yet; indexing the code first…\n');
-          const indexer = await StructuralIndexer.create(ws);
-          try {
-            await indexer.indexAll();
-          } finally {
-            await indexer.dispose();
-          }
-        }
-        if (chat) {
-          const survey = await surveyKnowledge(root, ws.db, { chat, embedderIsModel: !!settings.embeddingModel, sources: sourcesFrom(opts) });
-          process.stderr.write(renderSurvey(survey) + '\n');
-          if (opts.budget) process.stderr.write(`Token budget for this run: ${opts.budget.toLocaleString('en-US')}.\n`);
-          if (!opts.yes) {
-            if (!process.stdin.isTTY) throw new TenureError('invalid-input', 'A model pass spends tokens: read the estimate above, then run again with --yes (or --budget to cap it).');
-            if (!(await confirm('Run the model pass? [y/N] '))) {
-              process.stderr.write('Nothing spent.\n');
-              return;
-            }
-          }
-        }
-        if (opts.rebuild) {
-          await ws.db.write(async (d) => {
-            await d.run('DELETE FROM kn_entities');
-            await d.run('DELETE FROM kn_communities');
-            await d.run('DELETE FROM kn_documents');
-            await d.run("DELETE FROM meta WHERE key IN ('knowledge.partition', 'knowledge.indexedAt')");
-          });
-        }
-        let last = 0;
-        const ac = new AbortController();
-        const onSigint = () => ac.abort();
-        process.once('SIGINT', onSigint);
-        try {
-          const report = await indexKnowledge(ws, {
-            sources: sourcesFrom(opts),
-            ...(chat ? { chat } : {}),
-            embedder,
-            ...(opts.budget ? { budgetTokens: opts.budget } : {}),
-            ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
-            ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
-            ...(opts.maxClusterSize ? { clustering: { maxClusterSize: opts.maxClusterSize } } : {}),
-            ...(opts.retryDropped ? { retryDropped: true } : {}),
-            signal: ac.signal,
-            log: chat && !opts.json ? (m) => process.stderr.write(`${m}\n`) : () => undefined,
-            onProgress: ({ workflow, done, total }) => {
-              if (!opts.json && process.stderr.isTTY && Date.now() - last > 100) {
-                last = Date.now();
-                process.stderr.write(`\r\x1b[K${workflow} ${done}/${total}`);
-              }
-            },
-          });
-          if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-          process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : renderKnowledgeIndexReport(report) + '\n');
-          if (report.status === 'failed') process.exitCode = 1;
-        } finally {
-          process.removeListener('SIGINT', onSigint);
-        }
-      });
-    },
-  );
+  )).action((dir: string | undefined, opts: IndexFlags) => runIndex(findRoot(dir ?? cwdOf(program)), opts));
+}
 
+/** `tenure knowledge ask` */
+function askCommand(program: Command, knowledge: Command): void {
   addModelOptions(
     knowledge
       .command('ask')
@@ -258,7 +260,10 @@ export const knowledgeCommands: CommandGroup = (program) => {
       process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderSearch(presentSearch(r, 8)) + '\n');
     });
   });
+}
 
+/** `tenure knowledge status` */
+function statusCommand(program: Command, knowledge: Command): void {
   knowledge
     .command('status')
     .description('What the knowledge memory holds, what it cost (model calls and tokens by task), and the last runs.')
@@ -269,7 +274,10 @@ export const knowledgeCommands: CommandGroup = (program) => {
         process.stdout.write(opts.json ? JSON.stringify(s, null, 2) + '\n' : renderKnowledgeStatus(s) + '\n');
       });
     });
+}
 
+/** `tenure knowledge communities` */
+function communitiesCommand(program: Command, knowledge: Command): void {
   knowledge
     .command('communities')
     .description('The communities Leiden found, with their reports: title, size, importance.')
@@ -291,7 +299,10 @@ export const knowledgeCommands: CommandGroup = (program) => {
         }
       });
     });
+}
 
+/** `tenure knowledge fetch-github` */
+function fetchGitHubCommand(program: Command, knowledge: Command): void {
   knowledge
     .command('fetch-github')
     .description('Fetch recent pull requests and issues with their comments and reviews into .tenure/exports/github (token from GITHUB_TOKEN or GH_TOKEN).')
@@ -312,4 +323,9 @@ export const knowledgeCommands: CommandGroup = (program) => {
       }
       process.stdout.write(`Wrote ${files.length} threads to ${path.relative(process.cwd(), dir) || dir}. Run \`tenure knowledge index\` to read them.\n`);
     });
+}
+
+export const knowledgeCommands: CommandGroup = (program) => {
+  const knowledge = program.command('knowledge').description('The knowledge memory: what the documents hold, indexing them (offline or with a model), and asking them.');
+  for (const add of [surveyCommand, indexCommand, askCommand, statusCommand, communitiesCommand, fetchGitHubCommand]) add(program, knowledge);
 };

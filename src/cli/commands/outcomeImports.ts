@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { TenureError, errorMessage } from '../../shared/errors.js';
 import { clockFromEnv } from '../../core/episodic/clock.js';
 import { repoInfo } from '../../core/episodic/git.js';
-import { GitHubImporter, fetchGitHubOutcomes, gitHubRepo } from '../../core/episodic/github.js';
+import { GitHubImporter, fetchGitHubOutcomes } from '../../core/episodic/github.js';
+import { githubRepoOf } from '../../core/repo/github.js';
 import { loadOptions } from '../../core/episodic/options.js';
 import { cwdOf, withWorkspace } from '../context.js';
 import { afterRecording, describeRecorded, importCommand, recordingRoot, warn, withRecorder } from './recording.js';
@@ -65,11 +66,11 @@ export function outcomeImportCommands(program: Command): void {
           const token = opts.token ?? process.env['GITHUB_TOKEN'];
           if (!token) throw new TenureError('invalid-input', 'A token is needed to read GitHub: pass --token or set GITHUB_TOKEN.');
           const named = opts.repo ? /^([^/]+)\/([^/]+)$/.exec(opts.repo) : null;
-          const repo = named ? { owner: named[1]!, repo: named[2]! } : await gitHubRepo(root);
+          const repo = named ? { owner: named[1]!, name: named[2]! } : await githubRepoOf(root);
           if (!repo) throw new TenureError('invalid-input', 'The origin remote is not on GitHub: pass --repo owner/name.');
           const info = await repoInfo(root);
-          const bundles = await fetchGitHubOutcomes({ token, ...repo, branch: info?.branch ?? null, sha: info?.head ?? null, apiBase: opts.apiBase });
-          const r = await importer.importJson(bundles, `${repo.owner}/${repo.repo}`);
+          const bundles = await fetchGitHubOutcomes({ token, owner: repo.owner, repo: repo.name, branch: info?.branch ?? null, sha: info?.head ?? null, apiBase: opts.apiBase });
+          const r = await importer.importJson(bundles, `${repo.owner}/${repo.name}`);
           imported += r.imported;
           skipped += r.skipped;
         }

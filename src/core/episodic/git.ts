@@ -1,40 +1,11 @@
-import { execFile } from 'node:child_process';
+import { git } from '../repo/git.js';
 
 /*
  * The few git facts the episodic memory needs, read with the git command
- * line (no library: the user's git, with the user's config, is the truth).
- * Paths are workspace-relative even when the workspace is a folder inside a
- * larger repository.
+ * line (no library: the user's git is the truth) through the one runner that
+ * lets the repository run nothing. Paths are workspace-relative even when the
+ * workspace is a folder inside a larger repository.
  */
-
-export interface GitResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Repository config can name programs git runs (an fsmonitor hook, external
- * diff drivers, textconv filters). Tenure reads repositories it may not
- * trust (VS Code's restricted mode), so its git never runs them: fsmonitor
- * is switched off here, and every command that diffs passes --no-ext-diff
- * and --no-textconv.
- */
-const SAFE = ['-c', 'core.fsmonitor=false'];
-
-export function git(cwd: string, args: readonly string[], opts: { maxBuffer?: number } = {}): Promise<GitResult> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      [...SAFE, ...args],
-      { cwd, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024, encoding: 'utf8', windowsHide: true, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' } },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 127) : 0;
-        resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
-      },
-    );
-  });
-}
 
 export interface RepoInfo {
   /** The workspace root's path inside the repository, '' or ending in '/'. */

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TenureError, errorMessage } from '../../shared/errors.js';
+import { gitHubClient, repoPath } from '../repo/github.js';
 import type { Workspace } from '../store/workspace.js';
 import type { Clock } from './clock.js';
 import { diffStat } from './diff.js';
-import { commitDiff, git, repoInfo } from './git.js';
+import { commitDiff, repoInfo } from './git.js';
 import type { Actor, NewEpisode, OutcomeStatus } from './model.js';
 import { insertEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
@@ -262,13 +262,6 @@ export class GitHubImporter {
   }
 }
 
-/** owner/repo from the workspace's `origin` remote, when it is on GitHub. */
-export async function gitHubRepo(root: string): Promise<{ owner: string; repo: string } | null> {
-  const r = await git(root, ['remote', 'get-url', 'origin']);
-  const m = /github\.com[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(r.stdout.trim());
-  return r.code === 0 && m ? { owner: m[1]!, repo: m[2]! } : null;
-}
-
 export interface FetchOptions {
   readonly token: string;
   readonly owner: string;
@@ -282,26 +275,14 @@ export interface FetchOptions {
 
 /** Reads check runs for a commit and the pull requests of a branch (with reviews and files) from the REST API. */
 export async function fetchGitHubOutcomes(o: FetchOptions): Promise<unknown[]> {
-  const base = (o.apiBase ?? 'https://api.github.com').replace(/\/$/, '');
-  const f = o.fetchImpl ?? fetch;
-  const get = async (p: string): Promise<unknown> => {
-    let res: Response;
-    try {
-      res = await f(`${base}${p}`, { headers: { Authorization: `Bearer ${o.token}`, Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28', 'User-Agent': 'tenure' } });
-    } catch (e) {
-      throw new TenureError('io', `GitHub is not reachable (${errorMessage(e)}).`, undefined, { cause: e });
-    }
-    if (res.status === 401 || res.status === 403) throw new TenureError('io', `GitHub refused the request (${res.status}): sign in again or check the token's access to ${o.owner}/${o.repo}.`);
-    if (!res.ok) throw new TenureError('io', `GitHub answered ${res.status} for ${p}.`);
-    return res.json();
-  };
-  const repo = `/repos/${encodeURIComponent(o.owner)}/${encodeURIComponent(o.repo)}`;
+  const gh = gitHubClient({ token: o.token, ...(o.apiBase ? { apiBase: o.apiBase } : {}), ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}) });
+  const repo = repoPath({ owner: o.owner, name: o.repo });
   const out: unknown[] = [];
-  if (o.sha) out.push(await get(`${repo}/commits/${o.sha}/check-runs?per_page=100`));
+  if (o.sha) out.push(await gh.get(`${repo}/commits/${o.sha}/check-runs?per_page=100`));
   if (o.branch) {
-    const pulls = (await get(`${repo}/pulls?state=all&per_page=30&head=${encodeURIComponent(`${o.owner}:${o.branch}`)}`)) as GhPull[];
+    const pulls = (await gh.get(`${repo}/pulls?state=all&per_page=30&head=${encodeURIComponent(`${o.owner}:${o.branch}`)}`)) as GhPull[];
     for (const pull of pulls) {
-      const [reviews, files] = await Promise.all([get(`${repo}/pulls/${pull.number}/reviews?per_page=100`), get(`${repo}/pulls/${pull.number}/files?per_page=100`)]);
+      const [reviews, files] = await Promise.all([gh.get(`${repo}/pulls/${pull.number}/reviews?per_page=100`), gh.get(`${repo}/pulls/${pull.number}/files?per_page=100`)]);
       out.push({ pull, reviews, files });
     }
   }

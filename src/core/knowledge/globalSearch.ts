@@ -1,12 +1,16 @@
 import { PROMPT_VERSIONS, localMessages, mapMessages, reduceMessages, type MapInput } from './prompts.js';
 import { Answer, MapPoints } from './schemas.js';
-import { loadReports, queryEmbedder, searchChunks, searchEntities, searchReports, type ReportHit } from './search.js';
-import { offlineChatModel } from './pipeline.js';
+import { queryEmbedder, searchChunks, searchEntities, searchReports } from './search.js';
+import { offlineChatModel } from './offline.js';
 import { HashingEmbedder } from '../llm/offline.js';
 import { LlmRunner, approxTokens, type Spend } from '../llm/runner.js';
 import type { ChatModel, Embedder } from '../llm/types.js';
 import type { Db } from '../store/db.js';
-import { CHUNK_SELECT, knowledgeIndexed, quoteFrom, type ChunkRow, type Quotation } from './quotes.js';
+import { knowledgeIndexed, quoteFrom, type Quotation } from './quotes.js';
+import { SqliteCallStore } from './store/calls.js';
+import { loadReports, reportsAround, type ReportHit } from './store/communities.js';
+import { chunkRow, type ChunkRow } from './store/documents.js';
+import { chunksMentioning, chunksMentioningKeys, relationshipsAround } from './store/graph.js';
 
 /*
  * Questions to the whole corpus. Global search (GraphRAG's): ask every
@@ -58,7 +62,7 @@ export function chooseMode(question: string): 'global' | 'local' {
 export async function askKnowledge(db: Db, question: string, options: AskOptions = {}): Promise<AskResult> {
   const chat = options.chat ?? offlineChatModel();
   const runner = new LlmRunner(chat, options.embedders?.[0] ?? new HashingEmbedder(), {
-    db,
+    calls: new SqliteCallStore(db),
     ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -146,14 +150,14 @@ async function globalSearch(db: Db, runner: LlmRunner, question: string, embedde
 async function findingSources(db: Db, reports: readonly ReportHit[], question: string): Promise<Quotation[]> {
   const keys = [...new Set(reports.flatMap((r) => r.findings.flatMap((f) => f.entityKeys)))].slice(0, 40);
   if (!keys.length) return [];
-  const chunkIds = (await db.all<{ chunk_id: number }>('SELECT DISTINCT m.chunk_id FROM kn_mentions m JOIN kn_entities e ON e.id = m.entity_id WHERE e.key IN (SELECT value FROM json_each(?))', [JSON.stringify(keys)])).map((r) => r.chunk_id);
+  const chunkIds = await chunksMentioningKeys(db, keys);
   const ranked = await searchChunks(db, question, 6, chunkIds);
   const out: Quotation[] = [];
   const seenDoc = new Set<number>();
   for (const c of ranked) {
     if (seenDoc.has(c.doc_id)) continue;
     seenDoc.add(c.doc_id);
-    const row = await db.get<ChunkRow>(`${CHUNK_SELECT} WHERE c.id = ?`, [c.chunk_id]);
+    const row = await chunkRow(db, c.chunk_id);
     if (row) out.push(quoteFrom(row, questionNeedles(question), undefined, 260));
   }
   return out;
@@ -166,28 +170,16 @@ function questionNeedles(question: string): string[] {
 async function localSearch(db: Db, runner: LlmRunner, question: string, embedder: Embedder | undefined, base: Omit<AskResult, 'answer' | 'reports' | 'points' | 'sources' | 'spend' | 'empty'>): Promise<AskResult> {
   const hits = (await searchEntities(db, embedder, question, 8)).map((h) => h.item);
   const ids = hits.map((h) => h.id);
-  const rels = ids.length
-    ? await db.all<{ source: string; target: string; description: string; weight: number }>(
-        `SELECT a.name AS source, b.name AS target, r.description, r.weight FROM kn_relationships r JOIN kn_entities a ON a.id = r.source_id JOIN kn_entities b ON b.id = r.target_id
-         WHERE r.source_id IN (SELECT value FROM json_each(?1)) OR r.target_id IN (SELECT value FROM json_each(?1)) ORDER BY r.weight DESC LIMIT 24`,
-        [JSON.stringify(ids)],
-      )
-    : [];
-  const around = ids.length ? (await db.all<{ chunk_id: number }>('SELECT DISTINCT chunk_id FROM kn_mentions WHERE entity_id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)])).map((r) => r.chunk_id) : [];
+  const rels = await relationshipsAround(db, ids, 24);
+  const around = await chunksMentioning(db, ids);
   let chunkHits = await searchChunks(db, question, 6, around.length ? around : undefined);
   if (!chunkHits.length) chunkHits = await searchChunks(db, question, 6);
   const chunks: ChunkRow[] = [];
   for (const c of chunkHits) {
-    const row = await db.get<ChunkRow>(`${CHUNK_SELECT} WHERE c.id = ?`, [c.chunk_id]);
+    const row = await chunkRow(db, c.chunk_id);
     if (row) chunks.push(row);
   }
-  const reports = ids.length
-    ? await db.all<{ id: number; level: number; title: string; summary: string; rating: number }>(
-        `SELECT DISTINCT c.id, c.level, r.title, r.summary, r.rating FROM kn_community_entities ce JOIN kn_communities c ON c.id = ce.community_id JOIN kn_reports r ON r.content_hash = c.content_hash
-         WHERE ce.entity_id IN (SELECT value FROM json_each(?)) ORDER BY c.level DESC, r.rating DESC LIMIT 3`,
-        [JSON.stringify(ids)],
-      )
-    : [];
+  const reports = await reportsAround(db, ids, 3);
   const input = {
     question,
     entities: hits.map((h) => ({ name: h.name, type: h.type, description: h.description })),

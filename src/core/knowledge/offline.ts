@@ -1,5 +1,6 @@
 import { stem } from '../../shared/stem.js';
-import type { OfflineHandler } from '../llm/offline.js';
+import { OfflineChatModel, type OfflineHandler } from '../llm/offline.js';
+import type { ChatModel } from '../llm/types.js';
 import { FILLER, entityKey, identifierWords, isCodeShaped } from '../linking/names.js';
 import type { ExtractInput, LocalInput, MapInput, ReduceInput, ReportInput, SummarizeInput } from './prompts.js';
 import type { EntityType, Extraction, Finding, MapPoints, Report } from './schemas.js';
@@ -178,6 +179,110 @@ function shortName(s: string): string {
   return `${cut.slice(0, Math.max(60, cut.lastIndexOf(' ')))}…`;
 }
 
+type AddMention = (name: string, type: EntityType) => void;
+
+/** Code spans, links, file paths, identifiers and document handles in a sentence; returns the prose with all of them blanked out. */
+function mentionCode(sentence: string, docKey: string, docType: EntityType, add: AddMention): string {
+  // Code spans, then identifiers in prose, with code spans blanked out.
+  let prose = sentence;
+  for (const m of sentence.matchAll(/`([^`\n]+)`/g)) {
+    const name = codeName(m[1]!);
+    if (name) add(name, 'component');
+    prose = prose.slice(0, m.index) + ' '.repeat(m[0].length) + prose.slice(m.index + m[0].length);
+  }
+  // Links: keep the text, drop the target.
+  prose = prose.replace(/\]\([^)]*\)/g, (x) => ' '.repeat(x.length)).replace(/https?:\/\/\S+/g, (x) => ' '.repeat(x.length));
+  // File paths first (src/settlement/RetryPolicy.ts), blanked so their parts are not read as identifiers.
+  prose = prose.replace(FILE_PATH, (x) => {
+    add(x, 'component');
+    return ' '.repeat(x.length);
+  });
+  for (const re of IDENT_IN_PROSE) for (const m of prose.matchAll(re)) if (isCodeShaped(m[0].replace(/\(\)$/, ''))) add(m[0], 'component');
+  for (const m of prose.matchAll(DOC_REF)) {
+    const name = docRefName(m);
+    add(name, entityKey(name) === docKey ? docType : /^(ADR|RFC)/.test(name) ? 'decision' : /^INC/.test(name) ? 'incident' : 'document');
+  }
+  return prose;
+}
+
+/** Proper names (runs of capitalised words, possessives) and acronyms, outside the words already taken. */
+function mentionProperNames(words: readonly Word[], taken: Uint8Array, prose: string, sentence: string, add: AddMention): void {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (taken[i]) continue;
+    if (/^[A-Z]{2,6}\d?$/.test(w.w) && !ACRONYM_STOP.has(w.w)) {
+      add(w.w, 'system');
+      continue;
+    }
+    if (!/^[A-Z][a-z]/.test(w.w) || CAPITAL_STOP.has(w.w) || isCodeShaped(w.w)) continue;
+    let j = i + 1;
+    while (j < words.length && /^[A-Z][a-z]/.test(words[j]!.w) && !CAPITAL_STOP.has(words[j]!.w) && !taken[j] && words[j]!.start - words[j - 1]!.end <= 1 && !isCodeShaped(words[j]!.w)) j++;
+    const sentenceStart = w.start === words[0]!.start;
+    const possessive = /['’]s$/.test(prose.slice(w.start, w.end + 2).replace(/\s.*/, ''));
+    if (j - i >= 2 || possessive) {
+      const name = words.slice(i, j).map((x) => x.w).join(' ');
+      const before = prose.slice(Math.max(0, w.start - 40), w.start);
+      const type: EntityType = ORG_CUES.test(name) || possessive ? 'organization' : PERSON_CUE.test(before) || /^[A-Z][a-z]+ [A-Z][a-z]+$/.test(name) && /,\s*$|\(\s*$|^\s*$/.test(before.slice(-3)) && PERSON_LINE.test(sentence) ? 'person' : 'concept';
+      if (!(sentenceStart && j - i === 1)) add(name, type);
+    }
+    i = j - 1;
+  }
+}
+
+/** Constraint phrases: "Northwind's 15-minute recall SLA", "the settlement cut-off". */
+function mentionConstraints(words: readonly Word[], sentence: string, add: AddMention): void {
+  for (let i = 0; i < words.length; i++) {
+    const cue = words[i]!.s.replace(/-/g, '') === 'cutoff' ? 'cutoff' : words[i]!.s;
+    const strong = STRONG_CONSTRAINT.has(cue);
+    if (!strong && !(WEAK_CONSTRAINT.has(cue) && CONSTRAINT_SIGNAL.test(sentence))) continue;
+    let k = i;
+    while (k > 0 && i - k < 3) {
+      const prev = words[k - 1]!;
+      const lower = prev.w.toLowerCase();
+      if (FILLER.has(lower) || VERBISH.has(lower) || MODIFIER_STOP.has(lower) || CAPITAL_STOP.has(prev.w) && /^[A-Z]/.test(prev.w) && k - 1 === 0) break;
+      if (words[k]!.start - prev.end > 2) break;
+      k--;
+    }
+    // A proper name the phrase starts inside belongs to it whole: "Northwind Clearing's … SLA".
+    while (k > 0 && i - k < 6 && /^[A-Z][a-z]/.test(words[k]!.w) && /^[A-Z][a-z]/.test(words[k - 1]!.w) && !CAPITAL_STOP.has(words[k - 1]!.w) && words[k]!.start - words[k - 1]!.end <= 1) k--;
+    if (k === i && !strong) continue;
+    add(words.slice(k, i + 1).map((x) => x.w).join(' '), 'constraint');
+  }
+}
+
+/** Emphasised terms, but not section labels. */
+function mentionEmphasis(sentence: string, add: AddMention): void {
+  for (const m of sentence.matchAll(/\*\*([^*\n]{3,60})\*\*/g)) {
+    const t = m[1]!.trim().replace(/[.:]$/, '');
+    if (t.split(/\s+/).length <= 6 && !/^(status|context|decision|consequences|note|warning|summary)$/i.test(t)) add(t, 'concept');
+  }
+}
+
+/** What one sentence names, in the order found (the order decides which description an entity first gets). */
+function mentionsIn(sentence: string, vocabulary: Vocabulary | undefined, docKey: string, docType: EntityType): Mention[] {
+  const mentions = new Map<string, Mention>();
+  const add: AddMention = (name, type) => {
+    const clean = name.trim().replace(/\(\)$/, '');
+    if (clean.length < 2 || clean.length > 120) return;
+    const key = entityKey(clean);
+    // The document naming itself adds nothing: it is related to everything in it anyway.
+    if (!key || key === docKey) return;
+    if (!mentions.has(key)) mentions.set(key, { name: clean, type, key });
+  };
+  const prose = mentionCode(sentence, docKey, docType, add);
+  const words = wordsOf(prose.replace(/[*_~]/g, ' '));
+  // Names of the workspace's types and constants written as prose: "the retry policy".
+  const taken = new Uint8Array(words.length);
+  for (const m of vocabulary?.match(words) ?? []) {
+    add(prose.slice(m.start, m.end).replace(/\s+/g, ' '), 'component');
+    for (let k = m.from; k < m.to; k++) taken[k] = 1;
+  }
+  mentionProperNames(words, taken, prose, sentence, add);
+  mentionConstraints(words, sentence, add);
+  mentionEmphasis(sentence, add);
+  return [...mentions.values()].filter((m) => m.key !== docKey);
+}
+
 export function offlineExtract(raw: unknown): Extraction {
   const input = raw as OfflineExtractInput;
   const text = input.text;
@@ -208,91 +313,9 @@ export function offlineExtract(raw: unknown): Extraction {
     if (/^\s*(```|~~~)/.test(sentence)) continue;
     const description = quote(sentence, 400);
     if (description.length < 3) continue;
-    const mentions = new Map<string, Mention>();
-    const add = (name: string, type: EntityType) => {
-      const clean = name.trim().replace(/\(\)$/, '');
-      if (clean.length < 2 || clean.length > 120) return;
-      const key = entityKey(clean);
-      // The document naming itself adds nothing: it is related to everything in it anyway.
-      if (!key || key === docKey) return;
-      if (!mentions.has(key)) mentions.set(key, { name: clean, type, key });
-    };
-    // Code spans, then identifiers in prose, with code spans blanked out.
-    let prose = sentence;
-    for (const m of sentence.matchAll(/`([^`\n]+)`/g)) {
-      const name = codeName(m[1]!);
-      if (name) add(name, 'component');
-      prose = prose.slice(0, m.index) + ' '.repeat(m[0].length) + prose.slice(m.index + m[0].length);
-    }
-    // Links: keep the text, drop the target.
-    prose = prose.replace(/\]\([^)]*\)/g, (x) => ' '.repeat(x.length)).replace(/https?:\/\/\S+/g, (x) => ' '.repeat(x.length));
-    // File paths first (src/settlement/RetryPolicy.ts), blanked so their parts are not read as identifiers.
-    prose = prose.replace(FILE_PATH, (x) => {
-      add(x, 'component');
-      return ' '.repeat(x.length);
-    });
-    for (const re of IDENT_IN_PROSE) for (const m of prose.matchAll(re)) if (isCodeShaped(m[0].replace(/\(\)$/, ''))) add(m[0], 'component');
-    for (const m of prose.matchAll(DOC_REF)) {
-      const name = docRefName(m);
-      add(name, entityKey(name) === docKey ? docType : /^(ADR|RFC)/.test(name) ? 'decision' : /^INC/.test(name) ? 'incident' : 'document');
-    }
-    const words = wordsOf(prose.replace(/[*_~]/g, ' '));
-    // Names of the workspace's types and constants written as prose: "the retry policy".
-    const taken = new Uint8Array(words.length);
-    for (const m of input.vocabulary?.match(words) ?? []) {
-      add(prose.slice(m.start, m.end).replace(/\s+/g, ' '), 'component');
-      for (let k = m.from; k < m.to; k++) taken[k] = 1;
-    }
-    // Proper names: runs of capitalised words; acronyms.
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i]!;
-      if (taken[i]) continue;
-      if (/^[A-Z]{2,6}\d?$/.test(w.w) && !ACRONYM_STOP.has(w.w)) {
-        add(w.w, 'system');
-        continue;
-      }
-      if (!/^[A-Z][a-z]/.test(w.w) || CAPITAL_STOP.has(w.w) || isCodeShaped(w.w)) continue;
-      let j = i + 1;
-      while (j < words.length && /^[A-Z][a-z]/.test(words[j]!.w) && !CAPITAL_STOP.has(words[j]!.w) && !taken[j] && words[j]!.start - words[j - 1]!.end <= 1 && !isCodeShaped(words[j]!.w)) j++;
-      const sentenceStart = w.start === words[0]!.start;
-      const possessive = /['’]s$/.test(prose.slice(w.start, w.end + 2).replace(/\s.*/, ''));
-      if (j - i >= 2 || possessive) {
-        const name = words.slice(i, j).map((x) => x.w).join(' ');
-        const before = prose.slice(Math.max(0, w.start - 40), w.start);
-        const type: EntityType = ORG_CUES.test(name) || possessive ? 'organization' : PERSON_CUE.test(before) || /^[A-Z][a-z]+ [A-Z][a-z]+$/.test(name) && /,\s*$|\(\s*$|^\s*$/.test(before.slice(-3)) && PERSON_LINE.test(sentence) ? 'person' : 'concept';
-        if (!(sentenceStart && j - i === 1)) add(name, type);
-      }
-      i = j - 1;
-    }
-    // Constraint phrases: "Northwind's 15-minute recall SLA", "the settlement cut-off".
-    for (let i = 0; i < words.length; i++) {
-      const cue = words[i]!.s.replace(/-/g, '') === 'cutoff' ? 'cutoff' : words[i]!.s;
-      const strong = STRONG_CONSTRAINT.has(cue);
-      if (!strong && !(WEAK_CONSTRAINT.has(cue) && CONSTRAINT_SIGNAL.test(sentence))) continue;
-      let k = i;
-      while (k > 0 && i - k < 3) {
-        const prev = words[k - 1]!;
-        const lower = prev.w.toLowerCase();
-        if (FILLER.has(lower) || VERBISH.has(lower) || MODIFIER_STOP.has(lower) || CAPITAL_STOP.has(prev.w) && /^[A-Z]/.test(prev.w) && k - 1 === 0) break;
-        if (words[k]!.start - prev.end > 2) break;
-        k--;
-      }
-      // A proper name the phrase starts inside belongs to it whole: "Northwind Clearing's … SLA".
-      while (k > 0 && i - k < 6 && /^[A-Z][a-z]/.test(words[k]!.w) && /^[A-Z][a-z]/.test(words[k - 1]!.w) && !CAPITAL_STOP.has(words[k - 1]!.w) && words[k]!.start - words[k - 1]!.end <= 1) k--;
-      if (k === i && !strong) continue;
-      const name = words.slice(k, i + 1).map((x) => x.w).join(' ');
-      add(name, 'constraint');
-    }
-    // Emphasised terms.
-    for (const m of sentence.matchAll(/\*\*([^*\n]{3,60})\*\*/g)) {
-      const t = m[1]!.trim().replace(/[.:]$/, '');
-      if (t.split(/\s+/).length <= 6 && !/^(status|context|decision|consequences|note|warning|summary)$/i.test(t)) add(t, 'concept');
-    }
-
-    const list = [...mentions.values()].filter((m) => m.key !== docKey);
+    const list = mentionsIn(sentence, input.vocabulary, docKey, docType);
     for (const m of list) {
-      const e = entities.get(m.key);
-      if (!e) entities.set(m.key, { name: m.name, type: m.type, description: description });
+      if (!entities.has(m.key)) entities.set(m.key, { name: m.name, type: m.type, description });
       relate(docMention, m, description, 1);
     }
     // Things named in one sentence are related by that sentence.
@@ -478,3 +501,8 @@ export const OFFLINE_HANDLERS: Readonly<Record<string, OfflineHandler>> = {
   'global-reduce': offlineReduce,
   'local-answer': offlineLocal,
 };
+
+/** The offline model with this memory's handlers: the default when no model is configured. */
+export function offlineChatModel(): ChatModel {
+  return new OfflineChatModel(OFFLINE_HANDLERS);
+}

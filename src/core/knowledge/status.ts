@@ -1,7 +1,13 @@
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
+import { callTotals } from './store/calls.js';
+import { communityOverview, communityTotals, communityCount, type CommunityOverview } from './store/communities.js';
+import { documentCount, documentListing, documentTotals, knowledgeTablesExist, type DocumentListing } from './store/documents.js';
+import { entitiesByExtractor, graphTotals } from './store/graph.js';
+import { linkTiers } from './store/links.js';
+import { indexedAt, recentRuns } from './store/runs.js';
 
-/* What the knowledge memory holds, what it cost, and which communities it found. */
+/* What the knowledge memory holds, what it cost, and which communities it found: for the CLI, the status view and the sidebar. */
 
 export interface KnowledgeStatus {
   readonly indexedAt: string | null;
@@ -20,44 +26,62 @@ export interface KnowledgeStatus {
 }
 
 export async function knowledgeStatus(db: Db): Promise<KnowledgeStatus> {
-  const rows = <T>(sql: string, params: (string | number)[] = []) => db.all<T>(sql, params);
-  const at = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'knowledge.indexedAt'");
-  const docs = await rows<{ kind: string; n: number }>('SELECT kind, count(*) AS n FROM kn_documents GROUP BY kind ORDER BY n DESC');
-  const ents = await rows<{ type: string; n: number }>('SELECT type, count(*) AS n FROM kn_entities GROUP BY type ORDER BY n DESC');
-  const comm = await rows<{ level: number; n: number }>('SELECT level, count(*) AS n FROM kn_communities GROUP BY level ORDER BY level');
-  const reported = await db.get<{ n: number }>('SELECT count(*) AS n FROM kn_communities c WHERE EXISTS (SELECT 1 FROM kn_reports r WHERE r.content_hash = c.content_hash)');
-  const reporters = await rows<{ reporter: string; n: number }>('SELECT r.reporter, count(DISTINCT c.id) AS n FROM kn_communities c JOIN kn_reports r ON r.content_hash = c.content_hash GROUP BY r.reporter');
-  const links = await rows<{ tier: LinkTier; n: number }>('SELECT tier, count(DISTINCT entity_id) AS n FROM kn_links GROUP BY tier');
-  const by = await rows<{ extracted_by: string; n: number }>('SELECT extracted_by, count(*) AS n FROM kn_entities GROUP BY extracted_by');
-  const runs = await rows<{ id: number; mode: string; model: string; status: string; started_at: number; spent_tokens: number; message: string | null }>(
-    'SELECT id, mode, model, status, started_at, spent_tokens, message FROM kn_runs ORDER BY id DESC LIMIT 5',
-  );
-  const spend = await rows<{ model: string; task: string; calls: number; i: number; o: number; failed: number; dropped: number; repaired: number }>(
-    `SELECT model, task, count(*) AS calls, sum(input_tokens) AS i, sum(output_tokens) AS o, sum(status = 'failed') AS failed, sum(status = 'dropped') AS dropped, sum(status = 'repaired') AS repaired
-     FROM llm_calls GROUP BY model, task ORDER BY model, task`,
-  );
-  const rejects = await db.get<{ n: number }>('SELECT count(*) AS n FROM llm_rejects');
-  const cache = await db.get<{ n: number }>('SELECT count(*) AS n FROM llm_cache');
-  const counts = await db.get<{ chunks: number; rels: number }>('SELECT (SELECT count(*) FROM kn_chunks) AS chunks, (SELECT count(*) FROM kn_relationships) AS rels');
-  const linkCounts = Object.fromEntries(LINK_TIERS.map((t) => [t, 0])) as Record<LinkTier, number>;
-  for (const l of links) linkCounts[l.tier] = l.n;
+  const at = await indexedAt(db);
+  const docs = await documentTotals(db);
+  const graph = await graphTotals(db);
+  const communities = await communityTotals(db);
+  const calls = await callTotals(db);
   const extractedBy: Record<string, number> = {};
-  for (const r of by) for (const x of r.extracted_by.split(',')) extractedBy[x] = (extractedBy[x] ?? 0) + r.n;
+  for (const r of await entitiesByExtractor(db)) for (const x of r.extractedBy.split(',')) extractedBy[x] = (extractedBy[x] ?? 0) + r.n;
   return {
-    indexedAt: at ? new Date(Number(at.value)).toISOString() : null,
-    documents: Object.fromEntries(docs.map((d) => [d.kind, d.n])),
-    chunks: counts?.chunks ?? 0,
-    entities: Object.fromEntries(ents.map((e) => [e.type, e.n])),
-    relationships: counts?.rels ?? 0,
-    communities: { byLevel: Object.fromEntries(comm.map((c) => [c.level, c.n])), reported: reported?.n ?? 0 },
-    reports: { byReporter: Object.fromEntries(reporters.map((r) => [r.reporter, r.n])) },
-    links: linkCounts,
+    indexedAt: at !== undefined ? new Date(at).toISOString() : null,
+    documents: Object.fromEntries(docs.byKind.map((d) => [d.kind, d.n])),
+    chunks: docs.chunks,
+    entities: Object.fromEntries(graph.byType.map((e) => [e.type, e.n])),
+    relationships: graph.relationships,
+    communities: { byLevel: Object.fromEntries(communities.byLevel.map((c) => [c.level, c.n])), reported: communities.reported },
+    reports: { byReporter: Object.fromEntries(communities.byReporter.map((r) => [r.reporter, r.n])) },
+    links: await linkTiers(db),
     extractedBy,
-    lastRuns: runs.map((r) => ({ id: r.id, mode: r.mode, model: r.model, status: r.status, startedAt: new Date(r.started_at).toISOString(), spentTokens: r.spent_tokens, message: r.message })),
-    spend: spend.map((s) => ({ model: s.model, task: s.task, calls: s.calls, inputTokens: s.i ?? 0, outputTokens: s.o ?? 0, failed: s.failed ?? 0, dropped: s.dropped ?? 0, repaired: s.repaired ?? 0 })),
-    rejects: rejects?.n ?? 0,
-    cache: { entries: cache?.n ?? 0 },
+    lastRuns: (await recentRuns(db, 5)).map((r) => ({ ...r, startedAt: new Date(r.startedAt).toISOString() })),
+    spend: calls.spend,
+    rejects: calls.rejects,
+    cache: { entries: calls.cacheEntries },
   };
+}
+
+export interface KnowledgeOverview {
+  /** Epoch ms of the last completed run; null before one. */
+  readonly indexedAt: number | null;
+  readonly documents: readonly DocumentListing[];
+  readonly communities: readonly CommunityOverview[];
+  /** Entities per link tier (tiers without any left out). */
+  readonly links: Record<string, number>;
+}
+
+/** What the knowledge memory holds, for the sidebar: documents by kind, communities with their report titles. */
+export async function knowledgeOverview(db: Db): Promise<KnowledgeOverview> {
+  // A database without the knowledge tables (an older Tenure's, opened read-only) holds nothing.
+  if (!(await knowledgeTablesExist(db))) return { indexedAt: null, documents: [], communities: [], links: {} };
+  const at = await indexedAt(db);
+  const tiers = await linkTiers(db);
+  return {
+    indexedAt: at ?? null,
+    documents: await documentListing(db),
+    communities: await communityOverview(db),
+    // Tiers by name, as the sidebar has always listed them.
+    links: Object.fromEntries(Object.entries(tiers).filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1))),
+  };
+}
+
+export interface KnowledgeTotals {
+  readonly documents: number;
+  readonly communities: number;
+}
+
+/** The knowledge memory's line of the status view: 0 and 0 when it is empty or absent. */
+export async function knowledgeTotals(db: Db): Promise<KnowledgeTotals> {
+  return { documents: await documentCount(db), communities: await communityCount(db) };
 }
 
 export function renderKnowledgeStatus(s: KnowledgeStatus): string {

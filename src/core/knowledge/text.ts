@@ -104,3 +104,13 @@ export function quote(text: string, max = 280): string {
 export function wordCount(text: string): number {
   return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu) ?? []).length;
 }
+
+/** The text an entity is embedded as. */
+export function entityText(e: { name: string; type: string; description: string }): string {
+  return `${e.name} (${e.type}): ${e.description}`;
+}
+
+/** The text a community report is embedded as. */
+export function reportText(r: { title: string; summary: string; findings: readonly { summary: string; explanation: string }[] }): string {
+  return `${r.title}\n${r.summary}\n${r.findings.map((f) => `${f.summary}: ${f.explanation}`).join('\n')}`;
+}

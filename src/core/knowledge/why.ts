@@ -1,20 +1,22 @@
 import { Yielder } from '../../shared/yielder.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
+import { neighboursOf, qnamesOf } from '../structural/lookup.js';
 import {
   CATEGORY_ORDER,
-  CHUNK_SELECT,
   categoryOf,
   documentRef,
   knowledgeIndexed,
   needlesFor,
   quoteFrom,
   type Category,
-  type ChunkRow,
   type DocumentRef,
   type Quotation,
 } from './quotes.js';
 import type { SymbolRef } from '../model/symbolRef.js';
+import { firstChunkOf } from './store/documents.js';
+import { conceptsAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
+import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 
 /*
  * why_is_this: the decisions, incidents, discussions and constraints that
@@ -103,218 +105,154 @@ async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
     seen.add(s.sid);
     out.push(s);
   };
-  const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);
-  for (const m of members) add({ sid: m.sid, qname: m.qname, relation: 'member' });
-  const parent = await db.get<{ sid: string; qname: string }>("SELECT p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);
-  if (parent) add({ sid: parent.sid, qname: parent.qname, relation: 'container' });
+  const n = await neighboursOf(db, target, 40);
+  for (const m of n.members) add({ sid: m.sid, qname: m.qname, relation: 'member' });
+  if (n.container) add({ sid: n.container.sid, qname: n.container.qname, relation: 'container' });
   // What it uses directly (one edge), and those symbols' types: knowledge about its collaborators bears on it too.
-  const uses = await db.all<{ sid: string; qname: string; tier: string; psid: string | null; pqname: string | null }>(
-    `SELECT DISTINCT d.sid, d.qname, e.tier, p.sid AS psid, p.qname AS pqname FROM edges e JOIN symbols d ON d.id = e.dst_id
-     LEFT JOIN symbols p ON p.id = d.parent_id AND p.kind != 'module'
-     WHERE e.src_id IN (SELECT value FROM json_each(?)) AND e.kind IN ('call', 'instantiate', 'reference') AND e.tier IN ('resolved', 'observed', 'inferred')
-     ORDER BY d.qname LIMIT 40`,
-    [JSON.stringify([target.id, ...members.map((m) => m.id)])],
-  );
-  for (const u of uses) {
+  for (const u of n.uses) {
     add({ sid: u.sid, qname: u.qname, relation: 'uses', edgeTier: u.tier });
-    if (u.psid && u.pqname) add({ sid: u.psid, qname: u.pqname, relation: 'uses', edgeTier: u.tier });
+    if (u.container) add({ sid: u.container.sid, qname: u.container.qname, relation: 'uses', edgeTier: u.tier });
   }
   return out;
 }
 
-interface AnchorRow {
-  entity_id: number;
-  name: string;
-  type: string;
-  extracted_by: string;
+/** What an entity reaches the symbol by: its strongest link into the scope. */
+type BestAnchors = Map<number, { readonly row: LinkedEntity; readonly anchor: Anchor }>;
+
+/** A document reaching the symbol, as it is being found. */
+interface Reached {
+  document: DocumentRef;
   tier: LinkTier;
-  symbol_sid: string;
-  reason: string;
+  relation: ScopeRelation;
+  hops: 1 | 2;
+  anchors: Anchor[];
+  via?: string;
+  citedAt?: { path: string; line: number };
+  excerpts: Quotation[];
+  extractedBy: Set<string>;
 }
 
-export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<WhyIsThisResult> {
-  const status = await knowledgeIndexed(db);
-  const scope = await scopeOf(db, target);
-  if (!status.documents) {
-    const empty: Omit<WhyIsThisResult, 'summary'> = {
-      target,
-      indexed: false,
-      scope,
-      items: [],
-      constraints: [],
-      counts: { documents: 0, byCategory: {}, byTier: Object.fromEntries(LINK_TIERS.map((t) => [t, 0])) as Record<LinkTier, number>, unresolved: 0 },
-      extractedBy: [],
-      notSeen: ['every document: the knowledge memory has not been built'],
-    };
-    return { ...empty, summary: summarize(empty) };
-  }
+/** Whether reaching by this tier and relation is better than `than`: a stronger tier, or as strong and closer. */
+function outranks(tier: LinkTier, relation: ScopeRelation, than: { readonly tier: LinkTier; readonly relation: ScopeRelation }): boolean {
+  return TIER_RANK[tier] < TIER_RANK[than.tier] || (tier === than.tier && RELATION_RANK[relation] < RELATION_RANK[than.relation]);
+}
+
+function addExcerpt(r: Reached, q: Quotation): void {
+  if (r.excerpts.length < 2 && !r.excerpts.some((e) => e.quote === q.quote)) r.excerpts.push(q);
+}
+
+/** Entities linked into the scope, each with its best anchor: strongest tier, then closest relation. */
+async function bestAnchors(db: Db, scope: readonly ScopeSymbol[]): Promise<BestAnchors> {
   const bySid = new Map(scope.map((s) => [s.sid, s]));
-  const anchorRows = await db.all<AnchorRow>(
-    `SELECT l.entity_id, e.name, e.type, e.extracted_by, l.tier, l.symbol_sid, l.reason FROM kn_links l JOIN kn_entities e ON e.id = l.entity_id
-     WHERE l.symbol_sid IN (SELECT value FROM json_each(?)) AND l.tier != 'unresolved'`,
-    [JSON.stringify(scope.map((s) => s.sid))],
-  );
-  const anchors = anchorRows.map((r) => {
-    const s = bySid.get(r.symbol_sid)!;
-    return { row: r, anchor: { entity: r.name, entityType: r.type, tier: r.tier, symbol: { sid: s.sid, qname: s.qname }, relation: s.relation, reason: r.reason } satisfies Anchor };
-  });
-  // An entity's best anchor: strongest tier, then closest relation.
-  const best = new Map<number, (typeof anchors)[number]>();
-  for (const a of anchors) {
-    const b = best.get(a.row.entity_id);
-    if (!b || TIER_RANK[a.anchor.tier] < TIER_RANK[b.anchor.tier] || (a.anchor.tier === b.anchor.tier && RELATION_RANK[a.anchor.relation] < RELATION_RANK[b.anchor.relation])) best.set(a.row.entity_id, a);
+  const best: BestAnchors = new Map();
+  for (const row of await entitiesLinkedTo(db, scope.map((s) => s.sid))) {
+    const s = bySid.get(row.symbol_sid)!;
+    const anchor: Anchor = { entity: row.name, entityType: row.type, tier: row.tier, symbol: { sid: s.sid, qname: s.qname }, relation: s.relation, reason: row.reason };
+    const b = best.get(row.entity_id);
+    if (!b || outranks(anchor.tier, anchor.relation, b.anchor)) best.set(row.entity_id, { row, anchor });
   }
+  return best;
+}
 
-  interface Acc {
-    document: DocumentRef;
-    tier: LinkTier;
-    relation: ScopeRelation;
-    hops: 1 | 2;
-    anchors: Anchor[];
-    via?: string;
-    citedAt?: { path: string; line: number };
-    excerpts: Quotation[];
-    extractedBy: Set<string>;
-  }
-  const docs = new Map<number, Acc>();
-  const better = (acc: Acc, tier: LinkTier, relation: ScopeRelation) => TIER_RANK[tier] < TIER_RANK[acc.tier] || (tier === acc.tier && RELATION_RANK[relation] < RELATION_RANK[acc.relation]);
-  const addExcerpt = (acc: Acc, q: Quotation) => {
-    if (acc.excerpts.length < 2 && !acc.excerpts.some((e) => e.quote === q.quote)) acc.excerpts.push(q);
-  };
-
-  // Documents that mention an anchor.
-  const entityIds = [...best.keys()];
-  const mentionRows = entityIds.length
-    ? await db.all<ChunkRow & { entity_id: number; description: string; extracted_by: string | null }>(
-        `SELECT m.entity_id, m.description, m.extracted_by, x.* FROM kn_mentions m JOIN (${CHUNK_SELECT}) x ON x.chunk_id = m.chunk_id WHERE m.entity_id IN (SELECT value FROM json_each(?)) ORDER BY x.doc_id, x.chunk_id`,
-        [JSON.stringify(entityIds)],
-      )
-    : [];
+/** Documents that mention an anchored entity, with the passage. */
+async function documentsMentioning(db: Db, best: BestAnchors, docs: Map<number, Reached>): Promise<void> {
   // Quoting splits each chunk into sentences: on a query path (the extension host), give the thread back as it goes.
   const yielder = new Yielder(12, 1);
-  for (const m of mentionRows) {
+  for (const m of await mentionsOf(db, [...best.keys()])) {
     if (yielder.due()) await yielder.yield();
     const a = best.get(m.entity_id)!;
-    let acc = docs.get(m.doc_id);
-    if (!acc) docs.set(m.doc_id, (acc = { document: documentRef(m), tier: a.anchor.tier, relation: a.anchor.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set() }));
-    if (better(acc, a.anchor.tier, a.anchor.relation)) {
-      acc.tier = a.anchor.tier;
-      acc.relation = a.anchor.relation;
-      acc.excerpts.unshift(quoteFrom(m, needlesFor(a.anchor.entity), m.description));
-      acc.excerpts.splice(2);
-    } else addExcerpt(acc, quoteFrom(m, needlesFor(a.anchor.entity), m.description));
-    if (!acc.anchors.some((x) => x.entity === a.anchor.entity && x.symbol.sid === a.anchor.symbol.sid)) acc.anchors.push(a.anchor);
-    for (const x of (m.extracted_by ?? a.row.extracted_by).split(',')) acc.extractedBy.add(x);
+    let r = docs.get(m.doc_id);
+    if (!r) docs.set(m.doc_id, (r = { document: documentRef(m), tier: a.anchor.tier, relation: a.anchor.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set() }));
+    if (outranks(a.anchor.tier, a.anchor.relation, r)) {
+      r.tier = a.anchor.tier;
+      r.relation = a.anchor.relation;
+      r.excerpts.unshift(quoteFrom(m, needlesFor(a.anchor.entity), m.description));
+      r.excerpts.splice(2);
+    } else addExcerpt(r, quoteFrom(m, needlesFor(a.anchor.entity), m.description));
+    if (!r.anchors.some((x) => x.entity === a.anchor.entity && x.symbol.sid === a.anchor.symbol.sid)) r.anchors.push(a.anchor);
+    for (const x of (m.extracted_by ?? a.row.extracted_by).split(',')) r.extractedBy.add(x);
   }
+}
 
-  // Documents the code cites in a comment next to the symbol.
-  const citations = await db.all<{ doc_id: number; path: string; line: number; symbol_sid: string; text: string; source: string; kind: ChunkRow['kind']; title: string; ref: string | null; dpath: string | null; url: string | null }>(
-    `SELECT c.doc_id, c.path, c.line, c.symbol_sid, c.text, d.source, d.kind, d.title, d.ref, d.path AS dpath, d.url FROM kn_citations c JOIN kn_documents d ON d.id = c.doc_id
-     WHERE c.symbol_sid IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(scope.map((s) => s.sid))],
-  );
-  for (const c of citations) {
+/** Documents the code cites in a comment next to a symbol of the scope: exact. */
+async function documentsCited(db: Db, scope: readonly ScopeSymbol[], docs: Map<number, Reached>): Promise<void> {
+  const bySid = new Map(scope.map((s) => [s.sid, s]));
+  for (const c of await citationsOf(db, scope.map((s) => s.sid))) {
     const s = bySid.get(c.symbol_sid)!;
     const anchor: Anchor = { entity: c.text, entityType: 'citation', tier: 'exact', symbol: { sid: s.sid, qname: s.qname }, relation: s.relation, reason: `the code cites it at ${c.path}:${c.line}` };
-    let acc = docs.get(c.doc_id);
-    if (!acc) {
-      docs.set(c.doc_id, (acc = { document: documentRef({ ...c, path: c.dpath }), tier: 'exact', relation: s.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set(['code comment']) }));
-      const first = await db.get<ChunkRow>(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord LIMIT 1`, [c.doc_id]);
-      if (first) addExcerpt(acc, quoteFrom(first, [c.ref ?? c.title]));
-    } else if (better(acc, 'exact', s.relation)) {
-      acc.tier = 'exact';
-      acc.relation = s.relation;
+    let r = docs.get(c.doc_id);
+    if (!r) {
+      docs.set(c.doc_id, (r = { document: documentRef({ ...c, path: c.dpath }), tier: 'exact', relation: s.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set(['code comment']) }));
+      const first = await firstChunkOf(db, c.doc_id);
+      if (first) addExcerpt(r, quoteFrom(first, [c.ref ?? c.title]));
+    } else if (outranks('exact', s.relation, r)) {
+      r.tier = 'exact';
+      r.relation = s.relation;
     }
-    acc.citedAt ??= { path: c.path, line: c.line };
-    acc.anchors.unshift(anchor);
+    r.citedAt ??= { path: c.path, line: c.line };
+    r.anchors.unshift(anchor);
   }
+}
 
-  // One more hop: documents that refer to these documents (a commit naming ADR-0007, a post-mortem naming PR #142).
-  const firstHop = [...docs.keys()];
-  if (firstHop.length) {
-    const related = await db.all<ChunkRow & { from_doc: number; from_ref: string | null; from_title: string; description: string }>(
-      `SELECT e1.doc_id AS from_doc, e1.name AS from_ref, d1.title AS from_title, s.description, x.*
-       FROM kn_entities e1 JOIN kn_documents d1 ON d1.id = e1.doc_id
-       JOIN kn_relationships r ON r.source_id = e1.id OR r.target_id = e1.id
-       JOIN kn_entities e2 ON e2.id = CASE WHEN r.source_id = e1.id THEN r.target_id ELSE r.source_id END
-       JOIN kn_relationship_sources s ON s.relationship_id = r.id
-       JOIN (${CHUNK_SELECT}) x ON x.chunk_id = s.chunk_id
-       WHERE e1.doc_id IN (SELECT value FROM json_each(?)) AND x.doc_id NOT IN (SELECT value FROM json_each(?)) AND (e2.doc_id = x.doc_id OR e2.doc_id IS NULL)
-       ORDER BY r.weight DESC, x.doc_id`,
-      [JSON.stringify(firstHop), JSON.stringify(firstHop)],
-    );
-    for (const r of related) {
-      // Only documents that name the first document (the chunk's own document refers to it), not ones merely sharing an entity.
-      const text = r.text.toLowerCase();
-      const handle = (r.from_ref ?? '').toLowerCase();
-      if (!handle || !text.includes(handle.replace(/^pr /, '').replace(/^issue /, ''))) continue;
-      const from = docs.get(r.from_doc);
-      if (!from || from.hops !== 1) continue;
-      let acc = docs.get(r.doc_id);
-      if (!acc) {
-        docs.set(r.doc_id, (acc = { document: documentRef(r), tier: from.tier, relation: from.relation, hops: 2, anchors: [], via: r.from_ref ?? r.from_title, excerpts: [], extractedBy: new Set(from.extractedBy) }));
-        addExcerpt(acc, quoteFrom(r, needlesFor(r.from_ref ?? r.from_title), r.description));
-      }
-    }
+/** One more hop: documents that refer to the documents found (a commit naming ADR-0007, a post-mortem naming PR #142). */
+async function documentsReferring(db: Db, docs: Map<number, Reached>): Promise<void> {
+  for (const p of await passagesReferringTo(db, [...docs.keys()])) {
+    // Only documents that name the first document (the chunk's own document refers to it), not ones merely sharing an entity.
+    const handle = (p.from_ref ?? '').toLowerCase();
+    if (!handle || !p.text.toLowerCase().includes(handle.replace(/^pr /, '').replace(/^issue /, ''))) continue;
+    const from = docs.get(p.from_doc);
+    if (!from || from.hops !== 1 || docs.has(p.doc_id)) continue;
+    const r: Reached = { document: documentRef(p), tier: from.tier, relation: from.relation, hops: 2, anchors: [], via: p.from_ref ?? p.from_title, excerpts: [], extractedBy: new Set(from.extractedBy) };
+    docs.set(p.doc_id, r);
+    addExcerpt(r, quoteFrom(p, needlesFor(p.from_ref ?? p.from_title), p.description));
   }
+}
 
-  // Constraints, decisions and incidents related to the anchors or to the documents' own entities.
-  const hubIds = [...entityIds];
-  const docEntityRows = docs.size ? await db.all<{ id: number; doc_id: number }>('SELECT id, doc_id FROM kn_entities WHERE doc_id IN (SELECT value FROM json_each(?))', [JSON.stringify([...docs.keys()])]) : [];
-  for (const r of docEntityRows) hubIds.push(r.id);
+/** Constraints, decisions and incidents related to the anchored entities or to the documents' own entities; kept unresolved when no symbol denotes them. */
+async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<number, Reached>): Promise<WhyConstraint[]> {
+  const docEntities = await entitiesOfDocuments(db, [...docs.keys()]);
   const hubName = new Map<number, string>();
   for (const [id, a] of best) hubName.set(id, a.anchor.entity);
-  for (const r of docEntityRows) hubName.set(r.id, docs.get(r.doc_id)!.document.ref ?? docs.get(r.doc_id)!.document.title);
-  const constraints: WhyConstraint[] = [];
-  if (hubIds.length) {
-    const rows = await db.all<{ hub: number; id: number; name: string; type: string; description: string; extracted_by: string; weight: number }>(
-      `SELECT CASE WHEN r.source_id IN (SELECT value FROM json_each(?1)) THEN r.source_id ELSE r.target_id END AS hub,
-              e.id, e.name, e.type, e.description, e.extracted_by, r.weight
-       FROM kn_relationships r JOIN kn_entities e ON e.id = CASE WHEN r.source_id IN (SELECT value FROM json_each(?1)) THEN r.target_id ELSE r.source_id END
-       WHERE (r.source_id IN (SELECT value FROM json_each(?1)) OR r.target_id IN (SELECT value FROM json_each(?1)))
-         AND e.doc_id IS NULL AND e.type IN ('constraint', 'decision', 'incident')`,
-      [JSON.stringify(hubIds)],
-    );
-    const byEntity = new Map<number, { row: (typeof rows)[number]; via: Set<string>; weight: number }>();
-    for (const r of rows) {
-      if (best.has(r.id)) continue;
-      const e = byEntity.get(r.id) ?? { row: r, via: new Set<string>(), weight: 0 };
-      e.via.add(hubName.get(r.hub) ?? '');
-      e.weight += r.weight;
-      byEntity.set(r.id, e);
-    }
-    const ranked = [...byEntity.values()].sort((a, b) => b.via.size - a.via.size || b.weight - a.weight || a.row.name.localeCompare(b.row.name)).slice(0, 6);
-    for (const c of ranked) {
-      const links = await db.all<{ tier: LinkTier; symbol_sid: string | null; reason: string; qname: string | null }>(
-        'SELECT l.tier, l.symbol_sid, l.reason, (SELECT qname FROM symbols WHERE sid = l.symbol_sid LIMIT 1) AS qname FROM kn_links l WHERE l.entity_id = ?',
-        [c.row.id],
-      );
-      const tier = links[0]?.tier ?? 'unresolved';
-      const mentions = await db.all<ChunkRow & { description: string; extracted_by: string | null }>(
-        `SELECT m.description, m.extracted_by, x.* FROM kn_mentions m JOIN (${CHUNK_SELECT}) x ON x.chunk_id = m.chunk_id WHERE m.entity_id = ? ORDER BY x.doc_id, x.chunk_id`,
-        [c.row.id],
-      );
-      const sources: Quotation[] = [];
-      const seenDoc = new Set<number>();
-      for (const m of mentions) {
-        if (seenDoc.has(m.doc_id) || sources.length >= 3) continue;
-        seenDoc.add(m.doc_id);
-        sources.push(quoteFrom(m, needlesFor(c.row.name), m.description, 240));
-      }
-      constraints.push({
-        name: c.row.name,
-        type: c.row.type,
-        tier,
-        symbols: links.map((l) => l.qname ?? l.symbol_sid).filter((x): x is string => !!x),
-        reason: links[0]?.reason ?? 'not linked',
-        via: [...c.via].filter(Boolean).sort(),
-        sources,
-        extractedBy: c.row.extracted_by,
-      });
-    }
+  for (const r of docEntities) hubName.set(r.id, docs.get(r.doc_id)!.document.ref ?? docs.get(r.doc_id)!.document.title);
+  const hubIds = [...best.keys(), ...docEntities.map((r) => r.id)];
+  if (!hubIds.length) return [];
+  const byEntity = new Map<number, { row: RelatedConcept; via: Set<string>; weight: number }>();
+  for (const r of await conceptsAround(db, hubIds)) {
+    if (best.has(r.id)) continue;
+    const e = byEntity.get(r.id) ?? { row: r, via: new Set<string>(), weight: 0 };
+    e.via.add(hubName.get(r.hub) ?? '');
+    e.weight += r.weight;
+    byEntity.set(r.id, e);
   }
+  const ranked = [...byEntity.values()].sort((a, b) => b.via.size - a.via.size || b.weight - a.weight || a.row.name.localeCompare(b.row.name)).slice(0, 6);
+  const out: WhyConstraint[] = [];
+  for (const c of ranked) {
+    const links = await linksOf(db, c.row.id);
+    const qnames = await qnamesOf(db, links.map((l) => l.symbol_sid).filter((sid): sid is string => !!sid));
+    const sources: Quotation[] = [];
+    const seenDoc = new Set<number>();
+    for (const m of await mentionsOf(db, [c.row.id])) {
+      if (seenDoc.has(m.doc_id) || sources.length >= 3) continue;
+      seenDoc.add(m.doc_id);
+      sources.push(quoteFrom(m, needlesFor(c.row.name), m.description, 240));
+    }
+    out.push({
+      name: c.row.name,
+      type: c.row.type,
+      tier: links[0]?.tier ?? 'unresolved',
+      symbols: links.map((l) => (l.symbol_sid ? (qnames.get(l.symbol_sid) ?? l.symbol_sid) : null)).filter((x): x is string => !!x),
+      reason: links[0]?.reason ?? 'not linked',
+      via: [...c.via].filter(Boolean).sort(),
+      sources,
+      extractedBy: c.row.extracted_by,
+    });
+  }
+  return out;
+}
 
-  const items: WhyItem[] = [...docs.values()]
+/** The documents found, as items: nearest first, then by category, tier and relation. Pure. */
+function rankItems(docs: Iterable<Reached>): WhyItem[] {
+  return [...docs]
     .map((a) => ({
       category: categoryOf(a.document.kind),
       document: a.document,
@@ -336,17 +274,44 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
         y.anchors.length - x.anchors.length ||
         x.document.source.localeCompare(y.document.source),
     );
+}
+
+function zeroTiers(): Record<LinkTier, number> {
+  return Object.fromEntries(LINK_TIERS.map((t) => [t, 0])) as Record<LinkTier, number>;
+}
+
+export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<WhyIsThisResult> {
+  const status = await knowledgeIndexed(db);
+  const scope = await scopeOf(db, target);
+  if (!status.documents) {
+    const empty: Omit<WhyIsThisResult, 'summary'> = {
+      target,
+      indexed: false,
+      scope,
+      items: [],
+      constraints: [],
+      counts: { documents: 0, byCategory: {}, byTier: zeroTiers(), unresolved: 0 },
+      extractedBy: [],
+      notSeen: ['every document: the knowledge memory has not been built'],
+    };
+    return { ...empty, summary: summarize(empty) };
+  }
+  const best = await bestAnchors(db, scope);
+  const docs = new Map<number, Reached>();
+  await documentsMentioning(db, best, docs);
+  await documentsCited(db, scope, docs);
+  await documentsReferring(db, docs);
+  const constraints = await constraintsAround(db, best, docs);
+
+  const items = rankItems(docs.values());
   // Notes (READMEs, general docs) after the reasons, at most three.
-  const strongItems = items.filter((i) => i.category !== 'note');
-  const noteItems = items.filter((i) => i.category === 'note').slice(0, 3);
-  const shown = [...strongItems, ...noteItems].slice(0, limit);
+  const shown = [...items.filter((i) => i.category !== 'note'), ...items.filter((i) => i.category === 'note').slice(0, 3)].slice(0, limit);
   const byCategory: Partial<Record<Category, number>> = {};
-  const byTier = Object.fromEntries(LINK_TIERS.map((t) => [t, 0])) as Record<LinkTier, number>;
+  const byTier = zeroTiers();
   for (const i of shown) {
     byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
     byTier[i.tier]++;
   }
-  const unresolved = constraints.filter((c) => c.tier === 'unresolved').length;
   const notSeen = [
     ...(status.extractedBy.length && status.extractedBy.every((x) => x === 'offline') ? ['reasons phrased without naming the code (offline extraction finds names, not paraphrases; a model pass finds more)'] : []),
     'documents outside the indexed sources (tickets in other systems, chat, meetings)',
@@ -358,7 +323,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<W
     scope,
     items: shown,
     constraints,
-    counts: { documents: shown.length, byCategory, byTier, unresolved },
+    counts: { documents: shown.length, byCategory, byTier, unresolved: constraints.filter((c) => c.tier === 'unresolved').length },
     extractedBy: status.extractedBy,
     notSeen,
   };

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { countTokens } from 'gpt-tokenizer';
 import type { z } from 'zod';
-import type { Db } from '../store/db.js';
 import { LlmError } from './errors.js';
-import type { ChatMessage, ChatModel, Embedder, Usage } from './types.js';
+import type { CallStore, ChatMessage, ChatModel, Embedder, Usage } from './types.js';
 
 /*
  * The middleware every model call goes through, whatever the port:
- *   cache      by (model, task, prompt version, content hash), in SQLite (llm_cache)
+ *   cache      by (model, task, prompt version, content hash), in the call store
  *   budget     a token budget per run; a call that would exceed it is not made
  *   concurrency at most N calls in flight
  *   retry      exponential backoff with jitter; the server's Retry-After wins
@@ -15,14 +14,14 @@ import type { ChatMessage, ChatModel, Embedder, Usage } from './types.js';
  *   validation the reply is parsed as JSON and checked with zod; one repair
  *              attempt, then the reply is dropped and recorded (llm_rejects),
  *              never stored invalid
- *   cost log   one llm_calls row per real call
+ *   cost log   one ledger row per real call (the call store)
  * The offline model skips cache, budget and cost log (it is free and
  * deterministic) but its output is validated like any other.
  */
 
 export interface RunnerOptions {
-  /** Cache and cost log live here; without it nothing is cached. */
-  readonly db?: Db;
+  /** Cache and cost log live here; without one nothing is cached. */
+  readonly calls?: CallStore;
   readonly runId?: number;
   /** Total tokens (prompt + reply) this runner may spend. Default: no limit. */
   readonly budgetTokens?: number;
@@ -186,8 +185,8 @@ export class LlmRunner {
 
   /** Whether the cache already holds an answer for this call (for cost estimates). */
   async isCached(call: Pick<TaskCall<unknown>, 'task' | 'promptVersion' | 'messages'>): Promise<boolean> {
-    if (this.offline || !this.options.db) return false;
-    return !!(await this.options.db.get('SELECT 1 FROM llm_cache WHERE key = ?', [this.cacheKey(call)]));
+    if (this.offline || !this.options.calls) return false;
+    return (await this.options.calls.cached(this.cacheKey(call))) !== undefined;
   }
 
   /** One task call through the whole middleware. Throws only for budget, auth, cancellation and exhausted retries. */
@@ -202,11 +201,11 @@ export class LlmRunner {
       return { ok: true, value: parsed.data, cached: false, repaired: false };
     }
     const key = this.cacheKey(call);
-    const db = this.options.db;
-    if (db && this.options.useCache !== false) {
-      const hit = await db.get<{ output: string }>('SELECT output FROM llm_cache WHERE key = ?', [key]);
+    const calls = this.options.calls;
+    if (calls && this.options.useCache !== false) {
+      const hit = await calls.cached(key);
       if (hit) {
-        const parsed = call.schema.safeParse(safeJson(hit.output));
+        const parsed = call.schema.safeParse(hit.output);
         if (parsed.success) {
           this.spend.cachedCalls++;
           return { ok: true, value: parsed.data, cached: true, repaired: false };
@@ -331,63 +330,23 @@ export class LlmRunner {
   }
 
   private async store(key: string, call: TaskCall<unknown>, value: unknown, usage: Usage): Promise<void> {
-    const db = this.options.db;
-    if (!db) return;
-    await db.write((d) =>
-      d.run('INSERT OR REPLACE INTO llm_cache (key, task, model, prompt_version, output, input_tokens, output_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        key,
-        call.task,
-        this.model.id,
-        call.promptVersion,
-        JSON.stringify(value),
-        usage.inputTokens,
-        usage.outputTokens,
-        Date.now(),
-      ]),
-    );
+    await this.options.calls?.remember({ key, task: call.task, model: this.model.id, promptVersion: call.promptVersion, output: value, usage });
   }
 
-  private async logCall(task: string, model: string, status: string, attempts: number, usage: Usage, ms: number, error?: string): Promise<number | undefined> {
-    const db = this.options.db;
-    if (!db) return undefined;
-    const r = await db.write((d) =>
-      d.run('INSERT INTO llm_calls (run_id, task, model, status, attempts, input_tokens, output_tokens, ms, error, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-        this.options.runId ?? null,
-        task,
-        model,
-        status,
-        attempts,
-        usage.inputTokens,
-        usage.outputTokens,
-        Math.round(ms),
-        error ?? null,
-        Date.now(),
-      ]),
-    );
-    return r.lastID;
+  private async logCall(task: string, model: string, status: 'ok' | 'failed', attempts: number, usage: Usage, ms: number, error?: string): Promise<number | undefined> {
+    return this.options.calls?.logCall({ runId: this.options.runId ?? null, task, model, status, attempts, usage, ms: Math.round(ms), error: error ?? null });
   }
 
   private async setCallStatus(callId: number | undefined, status: 'repaired' | 'dropped'): Promise<void> {
-    const db = this.options.db;
-    if (!db || callId === undefined) return;
-    await db.write((d) => d.run('UPDATE llm_calls SET status = ? WHERE id = ?', [status, callId]));
+    if (callId === undefined) return;
+    await this.options.calls?.setCallStatus(callId, status);
   }
 
   private async reject(key: string, task: string, error: string, output: string, callId: number | undefined): Promise<void> {
-    const db = this.options.db;
-    if (!db) return;
-    await db.write((d) =>
-      d.run('INSERT INTO llm_rejects (run_id, key, task, model, error, output, at) VALUES (?, ?, ?, ?, ?, ?, ?)', [this.options.runId ?? null, key, task, this.model.id, error, output.slice(0, 20_000), Date.now()]),
-    );
+    const calls = this.options.calls;
+    if (!calls) return;
+    await calls.reject({ runId: this.options.runId ?? null, key, task, model: this.model.id, error, output: output.slice(0, 20_000) });
     await this.setCallStatus(callId, 'dropped');
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 

@@ -55,3 +55,55 @@ export interface Embedder {
   readonly batchSize: number;
   embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: Float32Array[]; usage?: Usage }>;
 }
+
+/*
+ * Where the runner keeps what model calls cost and return: the answer cache
+ * (by content key) and the call ledger. A port, so the llm layer holds no SQL:
+ * the knowledge memory implements it on SQLite (it owns the tables), a team
+ * store on PostgreSQL will implement the same few operations.
+ */
+
+export interface CachedAnswer {
+  /** sha256 of (model, task, prompt version, messages). */
+  readonly key: string;
+  readonly task: string;
+  readonly model: string;
+  readonly promptVersion: string;
+  /** The validated output, as JSON-compatible data. */
+  readonly output: unknown;
+  readonly usage: Usage;
+}
+
+export type CallStatus = 'ok' | 'repaired' | 'dropped' | 'failed';
+
+export interface CallRecord {
+  readonly runId: number | null;
+  readonly task: string;
+  readonly model: string;
+  readonly status: CallStatus;
+  readonly attempts: number;
+  readonly usage: Usage;
+  readonly ms: number;
+  readonly error: string | null;
+}
+
+/** A reply that failed validation even after the repair attempt: kept for inspection, never used. */
+export interface RejectedReply {
+  readonly runId: number | null;
+  readonly key: string;
+  readonly task: string;
+  readonly model: string;
+  readonly error: string;
+  readonly output: string;
+}
+
+export interface CallStore {
+  /** The stored output under this key, undefined when there is none. */
+  cached(key: string): Promise<{ readonly output: unknown } | undefined>;
+  /** Stores (or replaces) an answer. */
+  remember(answer: CachedAnswer): Promise<void>;
+  /** Adds a ledger row; its id lets a later repair or drop amend the status. */
+  logCall(call: CallRecord): Promise<number>;
+  setCallStatus(callId: number, status: Extract<CallStatus, 'repaired' | 'dropped'>): Promise<void>;
+  reject(reply: RejectedReply): Promise<void>;
+}

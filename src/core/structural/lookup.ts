@@ -99,3 +99,64 @@ function toRel(p: string, root: string): string {
   const abs = path.isAbsolute(p) ? p : path.join(root, p);
   return path.relative(root, abs).split(path.sep).join('/');
 }
+
+// ---------------------------------------------------------------- reads other memories make through the seam
+
+/** Whether the structural memory has indexed any file yet. */
+export async function hasIndexedFiles(db: Db): Promise<boolean> {
+  return ((await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n ?? 0) > 0;
+}
+
+export interface IndexedFile {
+  readonly path: string;
+  /** Of the content the index read; null when it was not read. */
+  readonly hash: string | null;
+  /** The inventory left it out (too large, binary, generated…). */
+  readonly skipped: boolean;
+}
+
+/** Every file the structural memory knows, in the order it first indexed them. */
+export async function indexedFiles(db: Db): Promise<IndexedFile[]> {
+  const rows = await db.all<{ path: string; hash: string | null; skip_reason: string | null }>('SELECT path, hash, skip_reason FROM files ORDER BY id');
+  return rows.map((r) => ({ path: r.path, hash: r.hash, skipped: r.skip_reason !== null }));
+}
+
+/** The qualified name of each of these symbol ids that is indexed. */
+export async function qnamesOf(db: Db, sids: readonly string[]): Promise<Map<string, string>> {
+  if (!sids.length) return new Map();
+  const rows = await db.all<{ sid: string; qname: string }>('SELECT sid, qname FROM symbols WHERE sid IN (SELECT value FROM json_each(?)) ORDER BY id', [JSON.stringify(sids)]);
+  const out = new Map<string, string>();
+  for (const r of rows) if (!out.has(r.sid)) out.set(r.sid, r.qname);
+  return out;
+}
+
+export interface NeighbourSymbol {
+  readonly sid: string;
+  readonly qname: string;
+}
+
+export interface SymbolNeighbours {
+  readonly members: readonly NeighbourSymbol[];
+  /** The enclosing type. */
+  readonly container?: NeighbourSymbol;
+  /** What the symbol and its members use directly (calls, instantiations, references that are not dynamic), with the edge's tier and the used symbol's type. */
+  readonly uses: readonly (NeighbourSymbol & { readonly tier: string; readonly container?: NeighbourSymbol })[];
+}
+
+/** A symbol's members, its enclosing type, and the symbols it uses through one edge (at most `limit`, by name). */
+export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promise<SymbolNeighbours> {
+  const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);
+  const container = await db.get<NeighbourSymbol>("SELECT p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);
+  const uses = await db.all<{ sid: string; qname: string; tier: string; psid: string | null; pqname: string | null }>(
+    `SELECT DISTINCT d.sid, d.qname, e.tier, p.sid AS psid, p.qname AS pqname FROM edges e JOIN symbols d ON d.id = e.dst_id
+     LEFT JOIN symbols p ON p.id = d.parent_id AND p.kind != 'module'
+     WHERE e.src_id IN (SELECT value FROM json_each(?)) AND e.kind IN ('call', 'instantiate', 'reference') AND e.tier IN ('resolved', 'observed', 'inferred')
+     ORDER BY d.qname LIMIT ?`,
+    [JSON.stringify([target.id, ...members.map((m) => m.id)]), limit],
+  );
+  return {
+    members: members.map((m) => ({ sid: m.sid, qname: m.qname })),
+    ...(container ? { container } : {}),
+    uses: uses.map((u) => ({ sid: u.sid, qname: u.qname, tier: u.tier, ...(u.psid && u.pqname ? { container: { sid: u.psid, qname: u.pqname } } : {}) })),
+  };
+}

@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { git } from '../../repo/git.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
-import { readExport, type CommitLike } from './github.js';
+import type { CommitLike, DocKind, SourceDocument } from './document.js';
+import { readExport } from './github.js';
 import { wordCount } from '../text.js';
 
 /*
@@ -14,31 +15,6 @@ import { wordCount } from '../text.js';
  * honoured; nothing is read from node_modules, .git or .tenure (except
  * .tenure/exports, where a live GitHub fetch writes).
  */
-
-export type DocKind = 'adr' | 'postmortem' | 'rfc' | 'design' | 'pr' | 'issue' | 'commit' | 'readme' | 'changelog' | 'doc';
-export const DOC_KINDS: readonly DocKind[] = ['adr', 'postmortem', 'rfc', 'design', 'pr', 'issue', 'commit', 'readme', 'changelog', 'doc'];
-
-export interface Section {
-  readonly start: number;
-  readonly end: number;
-  readonly url?: string;
-  readonly author?: string;
-}
-
-export interface SourceDocument {
-  /** Stable key: a workspace path, `path#pull/142`, `git:<sha>`. */
-  readonly source: string;
-  readonly kind: DocKind;
-  readonly title: string;
-  /** The handle people use: ADR-0007, INC-2041, PR #142, commit 1a2b3c4. */
-  readonly ref?: string;
-  readonly path?: string;
-  readonly url?: string;
-  readonly author?: string;
-  readonly createdAt?: string;
-  readonly text: string;
-  readonly sections?: readonly Section[];
-}
 
 export interface SourceOptions {
   /** Document globs (gitignore syntax). Default: markdown, text, reStructuredText and AsciiDoc anywhere. */
@@ -176,15 +152,63 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
   return { title };
 }
 
-export function collectSources(root: string, options: SourceOptions = {}): SourceSet {
+/** A file's text (BOM dropped, line ends normalised), or why it is left out. */
+function readText(abs: string, size: number, maxBytes: number): { text: string } | { skip: string } {
+  if (size > maxBytes) return { skip: `larger than ${Math.round(maxBytes / 1024)} KiB` };
+  try {
+    const buf = fs.readFileSync(abs);
+    if (buf.includes(0)) return { skip: 'binary' };
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(buf).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n') };
+  } catch {
+    return { skip: 'not UTF-8' };
+  }
+}
+
+/** A commit and where it was read: `git`, or the export file. */
+interface SourcedCommit {
+  readonly commit: CommitLike;
+  readonly origin: string;
+}
+
+/** Informative commits as documents, each sha once; the others counted as content-free. */
+function commitDocuments(commits: readonly SourcedCommit[]): { documents: SourceDocument[]; seen: number; informative: number; contentFree: number } {
+  const documents: SourceDocument[] = [];
+  let informative = 0;
+  let contentFree = 0;
+  const seenSha = new Set<string>();
+  for (const { commit: c, origin } of commits) {
+    if (seenSha.has(c.sha)) continue;
+    seenSha.add(c.sha);
+    if (judgeCommit(c.message).informative) {
+      informative++;
+      documents.push(commitDocument(c, origin === 'git' ? 'git' : `${origin}#commit`));
+    } else contentFree++;
+  }
+  return { documents, seen: seenSha.size, informative, contentFree };
+}
+
+export async function collectSources(root: string, options: SourceOptions = {}): Promise<SourceSet> {
   const include = matcher(options.include ?? DEFAULT_INCLUDE);
   const exclude = matcher([...DEFAULT_EXCLUDE, ...(options.exclude ?? [])]);
   const exportDirs = matcher(options.exports ?? DEFAULT_EXPORTS);
   const maxBytes = options.maxFileBytes ?? 1024 * 1024;
   const documents: SourceDocument[] = [];
   const skipped: Skipped[] = [];
-  const commits: CommitLike[] = [];
-  const commitOrigins: string[] = [];
+  const commits: SourcedCommit[] = [];
+
+  const readJsonExport = (rel: string, text: string) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      skipped.push({ path: rel, reason: 'export is not valid JSON' });
+      return;
+    }
+    const contents = readExport(json, rel);
+    if (contents.kind === 'threads') documents.push(...contents.documents);
+    else if (contents.kind === 'commits') commits.push(...contents.commits.map((commit) => ({ commit, origin: rel })));
+    else skipped.push({ path: rel, reason: 'JSON in an export folder, but not a GitHub pull request, issue, thread or commit list' });
+  };
 
   const visit = (abs: string, rel: string) => {
     let stat: fs.Stats;
@@ -196,70 +220,28 @@ export function collectSources(root: string, options: SourceOptions = {}): Sourc
     const isJsonExport = rel.endsWith('.json') && (exportDirs.ignores(rel) || rel.startsWith('.tenure/exports/'));
     if (!isJsonExport && !include.ignores(rel)) return;
     if (exclude.ignores(rel)) return;
-    if (stat.size > maxBytes) {
-      skipped.push({ path: rel, reason: `larger than ${Math.round(maxBytes / 1024)} KiB` });
+    const read = readText(abs, stat.size, maxBytes);
+    if ('skip' in read) {
+      skipped.push({ path: rel, reason: read.skip });
       return;
     }
-    let text: string;
-    try {
-      const buf = fs.readFileSync(abs);
-      if (buf.includes(0)) {
-        skipped.push({ path: rel, reason: 'binary' });
-        return;
-      }
-      text = new TextDecoder('utf-8', { fatal: true }).decode(buf).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-    } catch {
-      skipped.push({ path: rel, reason: 'not UTF-8' });
-      return;
-    }
-    if (isJsonExport) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        skipped.push({ path: rel, reason: 'export is not valid JSON' });
-        return;
-      }
-      const contents = readExport(json, rel);
-      if (contents.kind === 'threads') documents.push(...contents.documents);
-      else if (contents.kind === 'commits') {
-        commits.push(...contents.commits);
-        for (let i = 0; i < contents.commits.length; i++) commitOrigins.push(rel);
-      } else skipped.push({ path: rel, reason: 'JSON in an export folder, but not a GitHub pull request, issue, thread or commit list' });
-      return;
-    }
-    if (!text.trim()) return;
-    const kind = classify(rel, text);
-    const { title, ref } = titleOf(rel, text, kind);
-    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text });
+    if (isJsonExport) return readJsonExport(rel, read.text);
+    if (!read.text.trim()) return;
+    const kind = classify(rel, read.text);
+    const { title, ref } = titleOf(rel, read.text, kind);
+    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text: read.text });
   };
 
   walk(root, visit);
   const exportsDir = path.join(root, '.tenure', 'exports');
   if (fs.existsSync(exportsDir)) walk(exportsDir, (abs, rel) => visit(abs, `.tenure/exports/${rel}`));
 
-  let fromGit = false;
-  if (options.git !== false) {
-    const git = gitCommits(root, options.gitMaxCommits ?? 5000);
-    if (git) {
-      fromGit = true;
-      commits.push(...git);
-      for (let i = 0; i < git.length; i++) commitOrigins.push('git');
-    }
-  }
-  let informative = 0;
-  let contentFree = 0;
-  const seenSha = new Set<string>();
-  commits.forEach((c, i) => {
-    if (seenSha.has(c.sha)) return;
-    seenSha.add(c.sha);
-    if (judgeCommit(c.message).informative) {
-      informative++;
-      documents.push(commitDocument(c, commitOrigins[i] === 'git' ? 'git' : `${commitOrigins[i]}#commit`));
-    } else contentFree++;
-  });
+  const history = options.git !== false ? await gitCommits(root, options.gitMaxCommits ?? 5000) : undefined;
+  if (history) commits.push(...history.map((commit) => ({ commit, origin: 'git' })));
+  const fromCommits = commitDocuments(commits);
+  documents.push(...fromCommits.documents);
   documents.sort((a, b) => a.source.localeCompare(b.source));
-  return { documents, skipped, commits: { seen: seenSha.size, informative, contentFree, fromGit } };
+  return { documents, skipped, commits: { seen: fromCommits.seen, informative: fromCommits.informative, contentFree: fromCommits.contentFree, fromGit: !!history } };
 }
 
 function walk(root: string, visit: (abs: string, rel: string) => void): void {
@@ -319,23 +301,15 @@ function ignored(rules: readonly { base: string; ig: Ignore }[], rel: string, is
 }
 
 /** Commit messages from `git log` limited to the workspace folder; undefined when it is not in a git repository. */
-export function gitCommits(root: string, max: number): CommitLike[] | undefined {
-  try {
-    const out = execFileSync('git', ['-C', root, 'log', `-n${max}`, '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%B%x1e', '--', '.'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 256 * 1024 * 1024,
-      timeout: 60_000,
+export async function gitCommits(root: string, max: number): Promise<CommitLike[] | undefined> {
+  const r = await git(root, ['log', `-n${max}`, '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%B%x1e', '--', '.'], { maxBuffer: 256 * 1024 * 1024, timeoutMs: 60_000 });
+  if (r.code !== 0) return undefined;
+  return r.stdout
+    .split('\x1e')
+    .map((c) => c.replace(/^\n+/, ''))
+    .filter((c) => c.includes('\x1f'))
+    .map((c) => {
+      const [sha, author, date, message] = c.split('\x1f');
+      return { sha: sha!.trim(), author: author ?? '', date: date ?? '', message: (message ?? '').trim() };
     });
-    return out
-      .split('\x1e')
-      .map((r) => r.replace(/^\n+/, ''))
-      .filter((r) => r.includes('\x1f'))
-      .map((r) => {
-        const [sha, author, date, message] = r.split('\x1f');
-        return { sha: sha!.trim(), author: author ?? '', date: date ?? '', message: (message ?? '').trim() };
-      });
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,6 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { z } from 'zod';
-import type { DocKind, SourceDocument, Section } from './documents.js';
+import { gitHubClient, repoPath } from '../../repo/github.js';
+import type { CommitLike, DocKind, SourceDocument, Section } from './document.js';
 
 /*
  * GitHub REST shapes → documents. Accepted, as GitHub's API returns them
@@ -72,14 +71,6 @@ export const GitHubCommit = z
   })
   .passthrough();
 export type GitHubCommit = z.infer<typeof GitHubCommit>;
-
-export interface CommitLike {
-  readonly sha: string;
-  readonly message: string;
-  readonly author?: string;
-  readonly date?: string;
-  readonly url?: string;
-}
 
 export type ExportContents =
   | { readonly kind: 'threads'; readonly documents: SourceDocument[] }
@@ -186,45 +177,25 @@ export async function fetchGitHubThreads(options: {
   readonly fetch?: typeof fetch;
   readonly signal?: AbortSignal;
 }): Promise<{ file: string; json: unknown }[]> {
-  const base = (options.apiBase ?? 'https://api.github.com').replace(/\/$/, '');
-  const f = options.fetch ?? fetch;
-  const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'tenure' };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const get = async (url: string): Promise<unknown> => {
-    const r = await f(url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
-    if (!r.ok) throw new Error(`GitHub answered ${r.status} for ${url.replace(base, '')}: ${(await r.text()).slice(0, 200)}`);
-    return r.json();
-  };
-  const repo = `${base}/repos/${encodeURIComponent(options.owner)}/${encodeURIComponent(options.repo)}`;
+  const gh = gitHubClient({
+    ...(options.token ? { token: options.token } : {}),
+    ...(options.apiBase ? { apiBase: options.apiBase } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const repo = repoPath({ owner: options.owner, name: options.repo });
   const limit = options.limit ?? 50;
-  const list = (await get(`${repo}/issues?state=all&sort=updated&direction=desc&per_page=${Math.min(100, limit)}`)) as Thread[];
+  const list = (await gh.get(`${repo}/issues?state=all&sort=updated&direction=desc&per_page=${Math.min(100, limit)}`)) as Thread[];
   const out: { file: string; json: unknown }[] = [];
   for (const t of list.slice(0, limit)) {
     const pull = t.pull_request !== undefined;
-    const comments = t && (t as { comments?: number }).comments ? await get(`${repo}/issues/${t.number}/comments?per_page=100`) : [];
+    const comments = (t as { comments?: number }).comments ? await gh.get(`${repo}/issues/${t.number}/comments?per_page=100`) : [];
     if (pull) {
-      const [pr, reviews, reviewComments] = await Promise.all([get(`${repo}/pulls/${t.number}`), get(`${repo}/pulls/${t.number}/reviews?per_page=100`), get(`${repo}/pulls/${t.number}/comments?per_page=100`)]);
+      const [pr, reviews, reviewComments] = await Promise.all([gh.get(`${repo}/pulls/${t.number}`), gh.get(`${repo}/pulls/${t.number}/reviews?per_page=100`), gh.get(`${repo}/pulls/${t.number}/comments?per_page=100`)]);
       out.push({ file: `pulls/${t.number}.json`, json: { pull: pr, comments, reviews, review_comments: reviewComments } });
     } else {
       out.push({ file: `issues/${t.number}.json`, json: { issue: t, comments } });
     }
   }
   return out;
-}
-
-/** owner/name of the workspace's GitHub repository, from the `origin` remote in .git/config; undefined when there is none. */
-export function githubRepoOf(root: string): { owner: string; name: string } | undefined {
-  let dir = root;
-  for (;;) {
-    const config = path.join(dir, '.git', 'config');
-    if (fs.existsSync(config)) {
-      const text = fs.readFileSync(config, 'utf8');
-      const origin = /\[remote "origin"\][^[]*?url\s*=\s*(\S+)/.exec(text)?.[1];
-      const m = origin ? /github\.com[:/]([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(origin) : null;
-      return m ? { owner: m[1]!, name: m[2]! } : undefined;
-    }
-    const up = path.dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
 }

@@ -4,11 +4,13 @@ import type { ChatModel } from '../../llm/types.js';
 import { SymbolIndex } from '../../linking/symbolIndex.js';
 import type { Db } from '../../store/db.js';
 import { chunkText, type ChunkOptions } from '../chunk.js';
-import { buildGraph, type ChunkExtraction } from '../graph.js';
-import { csrFromEdges, hierarchicalLeiden } from '../leiden.js';
+import { buildGraph, type ChunkExtraction, type KnowledgeGraph } from '../graph.js';
+import { csrFromEdges, hierarchicalLeiden, type HierarchicalCommunity } from '../leiden.js';
 import { Vocabulary, offlineExtract } from '../offline.js';
 import { PROMPT_VERSIONS, extractMessages, reportMessages, summarizeMessages } from '../prompts.js';
-import { DOC_KINDS, collectSources, type DocKind, type Skipped, type SourceOptions } from './documents.js';
+import { DOC_KINDS, type DocKind, type SourceDocument } from './document.js';
+import { collectSources, type Skipped, type SourceOptions, type SourceSet } from './documents.js';
+import { SqliteCallStore } from '../store/calls.js';
 import { wordCount } from '../text.js';
 
 /*
@@ -57,112 +59,144 @@ export interface Survey {
   readonly ms: number;
 }
 
-export async function surveyKnowledge(root: string, db: Db | undefined, options: SurveyOptions = {}): Promise<Survey> {
-  const t0 = performance.now();
-  const set = collectSources(root, options.sources ?? {});
+interface SurveyChunk {
+  readonly text: string;
+  readonly tokens: number;
+  readonly kind: string;
+  readonly title: string;
+  readonly ref?: string;
+  readonly heading?: string;
+}
+
+interface DryRun {
+  readonly byKind: Record<DocKind, number>;
+  readonly words: number;
+  readonly bytes: number;
+  readonly tokens: number;
+  readonly chunks: readonly SurveyChunk[];
+  readonly graph: KnowledgeGraph;
+  /** Entity keys in the order the communities' node numbers refer to. */
+  readonly keys: readonly string[];
+  /** Communities of two or more entities: the ones a report is written for. */
+  readonly reportable: readonly HierarchicalCommunity[];
+}
+
+/** The offline pipeline on the real documents, in memory: chunks, entities, communities. */
+function dryRun(documents: readonly SourceDocument[], vocabulary: Vocabulary, options: SurveyOptions): DryRun {
   const byKind = Object.fromEntries(DOC_KINDS.map((k) => [k, 0])) as Record<DocKind, number>;
   let words = 0;
   let bytes = 0;
   let tokens = 0;
-  const symbols = db && (await db.get<{ n: number }>('SELECT count(*) AS n FROM symbols').catch(() => ({ n: 0 })))?.n ? await SymbolIndex.load(db) : new SymbolIndex([]);
-  const vocabulary = new Vocabulary(symbols.phraseNames());
   const items: ChunkExtraction[] = [];
-  const chunkList: { text: string; tokens: number; kind: string; title: string; ref?: string; heading?: string }[] = [];
-  set.documents.forEach((d, docId) => {
+  const chunks: SurveyChunk[] = [];
+  documents.forEach((d, docId) => {
     byKind[d.kind]++;
     words += wordCount(d.text);
     bytes += Buffer.byteLength(d.text);
     for (const c of chunkText(d.text, options.chunking ?? {})) {
       tokens += c.tokens;
-      chunkList.push({ text: c.text, tokens: c.tokens, kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}), ...(c.heading ? { heading: c.heading } : {}) });
-      items.push({ chunkId: chunkList.length, docId, extractedBy: 'offline', extraction: offlineExtract({ text: c.text, doc: { kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}) }, vocabulary }) });
+      chunks.push({ text: c.text, tokens: c.tokens, kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}), ...(c.heading ? { heading: c.heading } : {}) });
+      items.push({ chunkId: chunks.length, docId, extractedBy: 'offline', extraction: offlineExtract({ text: c.text, doc: { kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}) }, vocabulary }) });
     }
   });
-  const graph = buildGraph(items, set.documents.map((d, id) => ({ id, title: d.title, ...(d.ref ? { ref: d.ref } : {}) })));
+  const graph = buildGraph(items, documents.map((d, id) => ({ id, title: d.title, ...(d.ref ? { ref: d.ref } : {}) })));
   const keys = [...graph.entities.keys()].sort();
   const idx = new Map(keys.map((k, i) => [k, i]));
   const rels = [...graph.relationships.values()];
   const communities = keys.length
     ? hierarchicalLeiden(csrFromEdges(keys.length, rels.map((r) => idx.get(r.a)!), rels.map((r) => idx.get(r.b)!), rels.map((r) => r.weight)), { maxClusterSize: options.maxClusterSize ?? 10 })
     : [];
-  const reportable = communities.filter((c) => c.nodes.length >= 2);
+  return { byKind, words, bytes, tokens, chunks, graph, keys, reportable: communities.filter((c) => c.nodes.length >= 2) };
+}
 
+/** What the corpus lacks, said before anything is spent. */
+function corpusWarnings(run: DryRun, commits: SourceSet['commits'], symbols: number): { thin: boolean; warnings: string[] } {
+  const { byKind, words } = run;
   const decisions = byKind.adr + byKind.rfc + byKind.design;
   const incidents = byKind.postmortem;
   const discussions = byKind.pr + byKind.issue;
-  const reasons = decisions + incidents + discussions + set.commits.informative;
+  const reasons = decisions + incidents + discussions + commits.informative;
   const warnings: string[] = [];
   const thin = words < 3000 || reasons < 5;
   if (thin) {
     warnings.push(
-      `Thin corpus: ${decisions} decision record${decisions === 1 ? '' : 's'}, ${incidents} post-mortem${incidents === 1 ? '' : 's'}, ${discussions} PR/issue thread${discussions === 1 ? '' : 's'}, ${set.commits.informative} informative commit${set.commits.informative === 1 ? '' : 's'}, ${words.toLocaleString('en-US')} words. The knowledge index will have little to say; a model pass will not change that. Export PR threads (GitHub REST JSON into exports/) or write down decisions first.`,
+      `Thin corpus: ${decisions} decision record${decisions === 1 ? '' : 's'}, ${incidents} post-mortem${incidents === 1 ? '' : 's'}, ${discussions} PR/issue thread${discussions === 1 ? '' : 's'}, ${commits.informative} informative commit${commits.informative === 1 ? '' : 's'}, ${words.toLocaleString('en-US')} words. The knowledge index will have little to say; a model pass will not change that. Export PR threads (GitHub REST JSON into exports/) or write down decisions first.`,
     );
   }
-  if (set.commits.seen >= 10 && set.commits.contentFree / set.commits.seen > 0.7) {
-    warnings.push(`${set.commits.contentFree} of ${set.commits.seen} commits say nothing ("fix", "wip", merges, bumps) and are left out.`);
+  if (commits.seen >= 10 && commits.contentFree / commits.seen > 0.7) {
+    warnings.push(`${commits.contentFree} of ${commits.seen} commits say nothing ("fix", "wip", merges, bumps) and are left out.`);
   }
-  if (!set.commits.fromGit && set.commits.seen === 0) warnings.push('No commit history: this folder is not in a git repository and no commit export was found.');
-  if (!symbols.size) warnings.push('No structural index yet: entities cannot be linked to symbols until `tenure index` has run.');
+  if (!commits.fromGit && commits.seen === 0) warnings.push('No commit history: this folder is not in a git repository and no commit export was found.');
+  if (!symbols) warnings.push('No structural index yet: entities cannot be linked to symbols until `tenure index` has run.');
+  return { thin, warnings };
+}
 
-  let estimate: CostEstimate | undefined;
-  if (options.chat && options.chat.provider !== 'offline') {
-    const chat = options.chat;
-    const runner = new LlmRunner(chat, new HashingEmbedder(), db ? { db } : {});
-    let input = 0;
-    let output = 0;
-    let extract = 0;
-    let cachedExtract = 0;
-    for (const c of chunkList) {
-      const messages = extractMessages({ text: c.text, doc: { kind: c.kind, title: c.title, ...(c.ref ? { ref: c.ref } : {}) }, ...(c.heading ? { heading: c.heading } : {}) });
-      if (db && (await runner.isCached({ task: 'extract-graph', promptVersion: PROMPT_VERSIONS.extract, messages }))) {
-        cachedExtract++;
-        continue;
-      }
-      extract++;
-      input += messagesTokens(messages);
-      output += Math.min(4000, 200 + Math.round(0.9 * c.tokens));
+/** What a model pass would cost: extraction counted from the real prompts (minus cached calls), the rest from the dry run. */
+async function costEstimate(chat: ChatModel, run: DryRun, db: Db | undefined, options: SurveyOptions): Promise<CostEstimate> {
+  const runner = new LlmRunner(chat, new HashingEmbedder(), db ? { calls: new SqliteCallStore(db) } : {});
+  let input = 0;
+  let output = 0;
+  let extract = 0;
+  let cachedExtract = 0;
+  for (const c of run.chunks) {
+    const messages = extractMessages({ text: c.text, doc: { kind: c.kind, title: c.title, ...(c.ref ? { ref: c.ref } : {}) }, ...(c.heading ? { heading: c.heading } : {}) });
+    if (db && (await runner.isCached({ task: 'extract-graph', promptVersion: PROMPT_VERSIONS.extract, messages }))) {
+      cachedExtract++;
+      continue;
     }
-    const summarizeOverhead = messagesTokens(summarizeMessages({ name: '', type: '', descriptions: [] }));
-    let summarize = 0;
-    for (const e of graph.entities.values()) {
-      if (e.descriptions.length < 2) continue;
-      summarize++;
-      input += summarizeOverhead + e.descriptions.reduce((n, d) => n + estimateTokens(d) + 2, 0);
-      output += 180;
-    }
-    for (const r of rels) {
-      if (r.descriptions.length < 2) continue;
-      summarize++;
-      input += summarizeOverhead + r.descriptions.reduce((n, d) => n + estimateTokens(d) + 2, 0);
-      output += 150;
-    }
-    const reportOverhead = messagesTokens(reportMessages({ level: 0, entities: [], relationships: [] }));
-    for (const c of reportable) {
-      let ctx = 0;
-      for (const n of c.nodes) ctx += estimateTokens(graph.entities.get(keys[n]!)!.description) + 12;
-      input += reportOverhead + Math.min(6000, ctx * 2);
-      output += 900;
-    }
-    // Entities and reports are embedded (chunks are ranked by full-text search).
-    const embeddingTokens = options.embedderIsModel ? [...graph.entities.values()].reduce((n, e) => n + estimateTokens(e.description) + 8, 0) + reportable.length * 500 : 0;
-    const dollars = options.price ? (input / 1e6) * options.price.input + (output / 1e6) * options.price.output : undefined;
-    estimate = {
-      model: chat.id,
-      calls: { extract, summarize, report: reportable.length, total: extract + summarize + reportable.length },
-      cachedExtract,
-      inputTokens: input,
-      outputTokens: output,
-      embeddingTokens,
-      ...(dollars !== undefined ? { dollars } : {}),
-      note: 'Extraction is counted exactly (prompt sizes from the real chunks, minus cached calls); summaries and reports are estimated from an offline dry run of the graph, so expect ±50%. Retries and repairs add to it; the token budget caps it.',
-    };
+    extract++;
+    input += messagesTokens(messages);
+    output += Math.min(4000, 200 + Math.round(0.9 * c.tokens));
   }
+  const summarizeOverhead = messagesTokens(summarizeMessages({ name: '', type: '', descriptions: [] }));
+  let summarize = 0;
+  for (const e of run.graph.entities.values()) {
+    if (e.descriptions.length < 2) continue;
+    summarize++;
+    input += summarizeOverhead + e.descriptions.reduce((n, d) => n + estimateTokens(d) + 2, 0);
+    output += 180;
+  }
+  for (const r of run.graph.relationships.values()) {
+    if (r.descriptions.length < 2) continue;
+    summarize++;
+    input += summarizeOverhead + r.descriptions.reduce((n, d) => n + estimateTokens(d) + 2, 0);
+    output += 150;
+  }
+  const reportOverhead = messagesTokens(reportMessages({ level: 0, entities: [], relationships: [] }));
+  for (const c of run.reportable) {
+    let ctx = 0;
+    for (const n of c.nodes) ctx += estimateTokens(run.graph.entities.get(run.keys[n]!)!.description) + 12;
+    input += reportOverhead + Math.min(6000, ctx * 2);
+    output += 900;
+  }
+  // Entities and reports are embedded (chunks are ranked by full-text search).
+  const embeddingTokens = options.embedderIsModel ? [...run.graph.entities.values()].reduce((n, e) => n + estimateTokens(e.description) + 8, 0) + run.reportable.length * 500 : 0;
+  const dollars = options.price ? (input / 1e6) * options.price.input + (output / 1e6) * options.price.output : undefined;
   return {
-    documents: { total: set.documents.length, byKind, words, tokens, bytes },
+    model: chat.id,
+    calls: { extract, summarize, report: run.reportable.length, total: extract + summarize + run.reportable.length },
+    cachedExtract,
+    inputTokens: input,
+    outputTokens: output,
+    embeddingTokens,
+    ...(dollars !== undefined ? { dollars } : {}),
+    note: 'Extraction is counted exactly (prompt sizes from the real chunks, minus cached calls); summaries and reports are estimated from an offline dry run of the graph, so expect ±50%. Retries and repairs add to it; the token budget caps it.',
+  };
+}
+
+export async function surveyKnowledge(root: string, db: Db | undefined, options: SurveyOptions = {}): Promise<Survey> {
+  const t0 = performance.now();
+  const set = await collectSources(root, options.sources ?? {});
+  const symbols = db ? await SymbolIndex.load(db).catch(() => new SymbolIndex([])) : new SymbolIndex([]);
+  const run = dryRun(set.documents, new Vocabulary(symbols.phraseNames()), options);
+  const { thin, warnings } = corpusWarnings(run, set.commits, symbols.size);
+  const estimate = options.chat && options.chat.provider !== 'offline' ? await costEstimate(options.chat, run, db, options) : undefined;
+  return {
+    documents: { total: set.documents.length, byKind: run.byKind, words: run.words, tokens: run.tokens, bytes: run.bytes },
     commits: set.commits,
     skipped: set.skipped,
-    chunks: chunkList.length,
-    graph: { entities: graph.entities.size, relationships: graph.relationships.size, communities: reportable.length },
+    chunks: run.chunks.length,
+    graph: { entities: run.graph.entities.size, relationships: run.graph.relationships.size, communities: run.reportable.length },
     thin,
     warnings,
     ...(estimate ? { estimate } : {}),
