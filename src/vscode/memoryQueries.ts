@@ -2,6 +2,8 @@ import type { Db } from '../core/store/db.js';
 import type { SymbolKind } from '../core/model/structural.js';
 import { attemptsTouching, episodeTotals } from '../core/episodic/store.js';
 import { ruleCountsByStatus } from '../core/procedural/store.js';
+import { knowledgeTotals } from '../core/knowledge/status.js';
+import { documentsNaming } from '../core/knowledge/store/links.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 
 /*
@@ -91,24 +93,7 @@ export async function fileMemory(db: Db, relPath: string): Promise<SymbolMemory[
     }
   }
   const sids = [...new Set([...shown.map((s) => s.sid), ...parentSid.values()])];
-  const docsBySid = new Map<string, { incidents: Set<number>; decisions: Set<number> }>();
-  if (await hasTable(db, 'kn_links')) {
-    const rows = await db.all<{ sid: string; doc_id: number; kind: string }>(
-      `SELECT DISTINCT l.symbol_sid AS sid, d.id AS doc_id, d.kind FROM kn_links l
-         JOIN kn_mentions m ON m.entity_id = l.entity_id JOIN kn_chunks c ON c.id = m.chunk_id JOIN kn_documents d ON d.id = c.doc_id
-       WHERE l.symbol_sid IN (SELECT value FROM json_each(?)) AND l.tier IN ('exact','strong')
-       UNION
-       SELECT DISTINCT k.symbol_sid AS sid, d.id AS doc_id, d.kind FROM kn_citations k JOIN kn_documents d ON d.id = k.doc_id
-       WHERE k.symbol_sid IN (SELECT value FROM json_each(?))`,
-      [inList(sids), inList(sids)],
-    );
-    for (const r of rows) {
-      const acc = docsBySid.get(r.sid) ?? { incidents: new Set<number>(), decisions: new Set<number>() };
-      if (r.kind === 'postmortem') acc.incidents.add(r.doc_id);
-      else if (r.kind === 'adr' || r.kind === 'rfc' || r.kind === 'design') acc.decisions.add(r.doc_id);
-      docsBySid.set(r.sid, acc);
-    }
-  }
+  const docsBySid = await documentsNaming(db, sids);
 
   // Episodes: attempts that touched the symbol (for a type: it or its members).
   const groupSids = new Set<string>();
@@ -271,30 +256,6 @@ export function groupByDay<T extends { startedAt: number }>(items: readonly T[],
   return out;
 }
 
-export interface KnowledgeOverview {
-  readonly indexedAt: number | null;
-  readonly documents: readonly { readonly id: number; readonly kind: string; readonly title: string; readonly ref: string | null; readonly path: string | null; readonly url: string | null }[];
-  readonly communities: readonly { readonly id: number; readonly level: number; readonly size: number; readonly title: string | null; readonly summary: string | null; readonly rating: number | null }[];
-  readonly links: Record<string, number>;
-}
-
-/** What the knowledge memory holds, for the sidebar: documents by kind, communities with their report titles. */
-export async function knowledgeOverview(db: Db): Promise<KnowledgeOverview> {
-  if (!(await hasTable(db, 'kn_documents'))) return { indexedAt: null, documents: [], communities: [], links: {} };
-  const at = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'knowledge.indexedAt'");
-  const documents = await db.all<{ id: number; kind: string; title: string; ref: string | null; path: string | null; url: string | null }>(
-    'SELECT id, kind, title, ref, path, url FROM kn_documents ORDER BY kind, coalesce(ref, title)',
-  );
-  const communities = await db.all<{ id: number; level: number; size: number; title: string | null; summary: string | null; rating: number | null }>(
-    `SELECT c.id, c.level, c.size, r.title, r.summary, r.rating FROM kn_communities c
-       LEFT JOIN (SELECT content_hash, max(created_at) AS at FROM kn_reports GROUP BY content_hash) latest ON latest.content_hash = c.content_hash
-       LEFT JOIN kn_reports r ON r.content_hash = latest.content_hash AND r.created_at = latest.at
-     GROUP BY c.id ORDER BY c.level, r.rating DESC, c.size DESC`,
-  );
-  const links = await db.all<{ tier: string; n: number }>('SELECT tier, count(DISTINCT entity_id) AS n FROM kn_links GROUP BY tier');
-  return { indexedAt: at ? Number(at.value) : null, documents, communities, links: Object.fromEntries(links.map((l) => [l.tier, l.n])) };
-}
-
 export interface MemoryTotals {
   readonly files: number;
   readonly symbols: number;
@@ -312,13 +273,14 @@ export async function memoryTotals(db: Db): Promise<MemoryTotals> {
   const n = async (sql: string, table: string): Promise<number> => ((await hasTable(db, table)) ? ((await db.get<{ n: number }>(sql))?.n ?? 0) : 0);
   const tiers = await db.all<{ tier: string; n: number }>('SELECT tier, count(*) AS n FROM edges GROUP BY tier');
   const episodes = await episodeTotals(db);
+  const knowledge = await knowledgeTotals(db);
   return {
     files: await n('SELECT count(*) AS n FROM files WHERE skip_reason IS NULL', 'files'),
     symbols: await n("SELECT count(*) AS n FROM symbols WHERE kind != 'module'", 'symbols'),
     edges: tiers.reduce((a, t) => a + t.n, 0),
     edgesByTier: Object.fromEntries(tiers.map((t) => [t.tier, t.n])),
-    documents: await n('SELECT count(*) AS n FROM kn_documents', 'kn_documents'),
-    communities: await n('SELECT count(*) AS n FROM kn_communities', 'kn_communities'),
+    documents: knowledge.documents,
+    communities: knowledge.communities,
     episodes: episodes.episodes,
     failedEpisodes: episodes.failedEpisodes,
     rules: await ruleCountsByStatus(db),

@@ -8,7 +8,8 @@ import { listRules } from '../core/procedural/store.js';
 import type { Workspace } from '../core/store/workspace.js';
 import { errorMessage } from '../shared/errors.js';
 import { recentEpisodes, type TimelineEpisode } from '../core/episodic/store.js';
-import { formatCount, groupByDay, knowledgeOverview, memoryTotals, resolvedShare, type KnowledgeOverview, type MemoryTotals } from './memoryQueries.js';
+import { knowledgeOverview, type KnowledgeOverview } from '../core/knowledge/status.js';
+import { formatCount, groupByDay, memoryTotals, resolvedShare, type MemoryTotals } from './memoryQueries.js';
 import type { IndexState } from './statusBar.js';
 
 /*
