@@ -11,7 +11,8 @@ import { conceptPhrases, linkByName, type ConceptLink } from './askLink.js';
 import { optionsFor } from '../tools/episodic.js';
 import { resolveSymbols } from '../structural/lookup.js';
 import type { SymbolRef } from '../model/symbolRef.js';
-import { whatBreaks, type WhatBreaksResult } from '../structural/impact/whatBreaks.js';
+import { whatBreaks } from '../structural/impact/whatBreaks.js';
+import type { WhatBreaksResult } from '../structural/impact/result.js';
 import { conclusionLine, describeLink, whatHappenedBefore, type HistoryEntry, type HistoryResult } from '../episodic/history.js';
 
 /*
