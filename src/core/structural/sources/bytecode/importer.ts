@@ -5,7 +5,8 @@ import { ArtifactStore, type ArtifactSpec, type NewSymbol } from '../artifacts/s
 import { ResolutionStore, type ApplyResult } from '../../enrichment/store.js';
 import { BytecodeResolver, BYTECODE_SOURCE, type BytecodeInput } from './resolver.js';
 import type { Workspace } from '../../../store/workspace.js';
-import { analyzeBytecode, type BytecodeAnalysis } from './link.js';
+import type { BytecodeAnalysis } from './analysis.js';
+import { analyzeBytecode } from './link.js';
 import { findBytecode, listFiles, loadClasses, type ArtifactFile, type BytecodeLayout, type LoadProblem } from './load.js';
 
 /**

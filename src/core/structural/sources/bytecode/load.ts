@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { toPosixRelative } from '../../../../shared/paths.js';
 import { ClassFormatError, parseClassFile } from './classFile.js';
-import type { LoadedClass } from './link.js';
+import type { LoadedClass } from './analysis.js';
 import { ZipArchive, ZipFormatError } from './zip.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { BytecodeAnalysis, CallFact, ImplFact } from './link.js';
+import type { BytecodeAnalysis, CallFact, ImplFact } from './analysis.js';
 import { SourceText } from './sourceText.js';
 import type { SourceIndex } from './sourceIndex.js';
 import {

@@ -1,6 +1,6 @@
 import { ACC, hasFlag } from '../bytecode/classFile.js';
 import { javaName, parseFieldDescriptor, parseMethodDescriptor } from '../bytecode/descriptor.js';
-import type { JvmType } from '../bytecode/link.js';
+import type { JvmType } from '../bytecode/analysis.js';
 import type { SourceIndex, SourceSymbol } from '../bytecode/sourceIndex.js';
 import type { SourceText } from '../bytecode/sourceText.js';
 

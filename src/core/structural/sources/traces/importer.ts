@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { TenureError } from '../../../../shared/errors.js';
 import { toPosixRelative } from '../../../../shared/paths.js';
 import { readBytecode } from '../bytecode/importer.js';
-import type { BytecodeAnalysis } from '../bytecode/link.js';
+import type { BytecodeAnalysis } from '../bytecode/analysis.js';
 import { SourceText } from '../bytecode/sourceText.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { ResolutionStore, type ApplyResult } from '../../enrichment/store.js';
