@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { searchEntities, queryEmbedder } from './search.js';
 import { linkEntity } from '../linking/link.js';
 import { entityKey, phraseTokens } from '../linking/names.js';
-import { SymbolIndex } from '../linking/symbolIndex.js';
+import { symbolIndexOf } from '../structural/lookup.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import type { Embedder } from '../llm/types.js';
@@ -65,7 +65,7 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
   const indexed = await db.get<{ n: number }>('SELECT count(*) AS n FROM files');
   if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
   const status = await knowledgeIndexed(db);
-  const index = await SymbolIndex.cached(db);
+  const index = await symbolIndexOf(db);
   if (!index.size) throw new TenureError('not-indexed', 'The structural index holds no symbols yet. Run `tenure index`, then ask again.');
   const found = new Map<string, { tier: LinkTier; reasons: string[]; via: Set<string> }>();
   const add = (sid: string, tier: LinkTier, reason: string, via?: string) => {

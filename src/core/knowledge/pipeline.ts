@@ -8,6 +8,7 @@ import { LlmRunner, estimateTokens, sha256, type Spend } from '../llm/runner.js'
 import type { ChatModel, Embedder } from '../llm/types.js';
 import { linkEntity } from '../linking/link.js';
 import { SymbolIndex } from '../linking/symbolIndex.js';
+import { loadSymbolIndex } from '../structural/lookup.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import { insertRows } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
@@ -334,7 +335,7 @@ function offlineExtractorId(ctx: Context): string {
 async function ensureVocabulary(ctx: Context): Promise<void> {
   if (ctx.vocabulary) return;
   const hasSymbols = await ctx.db.get<{ n: number }>('SELECT count(*) AS n FROM symbols');
-  ctx.symbols = hasSymbols?.n ? await SymbolIndex.load(ctx.db) : new SymbolIndex([]);
+  ctx.symbols = hasSymbols?.n ? await loadSymbolIndex(ctx.db) : new SymbolIndex([]);
   ctx.vocabulary = new Vocabulary(ctx.symbols.phraseNames());
 }
 

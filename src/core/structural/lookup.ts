@@ -3,7 +3,14 @@ import { TenureError } from '../../shared/errors.js';
 import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
+import { SymbolIndex, type SymbolRow } from '../linking/symbolIndex.js';
 
+/*
+ * The symbol namespace, the seam where the memories meet: what a person or
+ * agent typed resolved to symbols, and the symbols as the linker indexes
+ * them. The other memories reach the structural memory through this module
+ * only (eslint.config.mjs: SEAM).
+ */
 
 const SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, s.origin FROM symbols s JOIN files f ON f.id = s.file_id`;
 
@@ -98,4 +105,37 @@ function endsWith(haystack: readonly string[], needle: readonly string[]): boole
 function toRel(p: string, root: string): string {
   const abs = path.isAbsolute(p) ? p : path.join(root, p);
   return path.relative(root, abs).split(path.sep).join('/');
+}
+
+/** Every symbol with its file and the type or namespace it is a member of, as the linker indexes them. */
+export async function symbolRows(db: Db): Promise<SymbolRow[]> {
+  return db.all<SymbolRow>(
+    `SELECT s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
+     FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`,
+  );
+}
+
+/** The linker's index of a database's symbols, built from them now. */
+export async function loadSymbolIndex(db: Db): Promise<SymbolIndex> {
+  return SymbolIndex.fromRows(await symbolRows(db));
+}
+
+const INDEXES = new WeakMap<Db, { key: string; index: SymbolIndex }>();
+
+/**
+ * The linker's index of a database's symbols, built once and kept until the
+ * symbols change (a query path asks for it on every question; building it
+ * reads every symbol). The key is the structural memory's write stamp with
+ * the symbol count and highest id, which artifact imports also move.
+ */
+export async function symbolIndexOf(db: Db): Promise<SymbolIndex> {
+  const k = await db.get<{ stamp: string | null; n: number; top: number | null }>(
+    "SELECT (SELECT value FROM meta WHERE key = 'structural.indexedAt') AS stamp, count(*) AS n, max(id) AS top FROM symbols",
+  );
+  const key = `${k?.stamp ?? ''}:${k?.n ?? 0}:${k?.top ?? 0}`;
+  const hit = INDEXES.get(db);
+  if (hit?.key === key) return hit.index;
+  const index = await loadSymbolIndex(db);
+  INDEXES.set(db, { key, index });
+  return index;
 }

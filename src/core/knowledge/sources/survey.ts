@@ -2,6 +2,7 @@ import { LlmRunner, estimateTokens, messagesTokens } from '../../llm/runner.js';
 import { HashingEmbedder } from '../../llm/offline.js';
 import type { ChatModel } from '../../llm/types.js';
 import { SymbolIndex } from '../../linking/symbolIndex.js';
+import { loadSymbolIndex } from '../../structural/lookup.js';
 import type { Db } from '../../store/db.js';
 import { chunkText, type ChunkOptions } from '../chunk.js';
 import { buildGraph, type ChunkExtraction } from '../graph.js';
@@ -64,7 +65,7 @@ export async function surveyKnowledge(root: string, db: Db | undefined, options:
   let words = 0;
   let bytes = 0;
   let tokens = 0;
-  const symbols = db && (await db.get<{ n: number }>('SELECT count(*) AS n FROM symbols').catch(() => ({ n: 0 })))?.n ? await SymbolIndex.load(db) : new SymbolIndex([]);
+  const symbols = db && (await db.get<{ n: number }>('SELECT count(*) AS n FROM symbols').catch(() => ({ n: 0 })))?.n ? await loadSymbolIndex(db) : new SymbolIndex([]);
   const vocabulary = new Vocabulary(symbols.phraseNames());
   const items: ChunkExtraction[] = [];
   const chunkList: { text: string; tokens: number; kind: string; title: string; ref?: string; heading?: string }[] = [];
