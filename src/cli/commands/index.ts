@@ -1,5 +1,6 @@
 import { errorMessage } from '../../shared/errors.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { StructuralStore } from '../../core/structural/store.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
 import { renderKnowledgeIndexReport } from './knowledge.js';
@@ -60,8 +61,7 @@ export const indexCommands: CommandGroup = (program) => {
     .action(async (dir: string | undefined, opts: { rebuild?: boolean; json?: boolean; workers?: number; knowledge: boolean }) => {
       const root = findRoot(dir ?? cwdOf(program));
       await withWorkspace(root, async (ws) => {
-        // Only the derived structural tables are dropped; nothing else in the database is touched.
-        if (opts.rebuild) await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+        if (opts.rebuild) await new StructuralStore(ws.db).clear();
         const indexer = await StructuralIndexer.create(ws, opts.workers ? { workers: opts.workers } : {});
         try {
           let last = 0;

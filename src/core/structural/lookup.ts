@@ -4,6 +4,7 @@ import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { SymbolIndex, type SymbolRow } from '../linking/symbolIndex.js';
+import { isIndexed } from './status.js';
 
 /*
  * The symbol namespace, the seam where the memories meet: what a person or
@@ -42,8 +43,7 @@ export interface ResolveOptions {
 export async function resolveSymbols(db: Db, text: string, options: ResolveOptions): Promise<SymbolRef[]> {
   const query = text.trim();
   if (!query) throw new TenureError('invalid-input', 'No symbol given. Pass a name such as `SettlementService.retry`, a symbol id, or `path/file.ts:42`.');
-  const indexed = await db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-  if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index` (or wait for the first index in VS Code), then ask again.');
+  if (!(await isIndexed(db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index` (or wait for the first index in VS Code), then ask again.');
 
   if (looksLikeSymbolId(query)) {
     const rows = await db.all<Row>(`${SELECT} WHERE s.sid = ?`, [query]);

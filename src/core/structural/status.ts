@@ -1,4 +1,5 @@
 import { EDGE_TIERS, type EdgeTier } from '../model/tiers.js';
+import type { Db } from '../store/db.js';
 import type { Workspace } from '../store/workspace.js';
 
 export interface StatusReport {
@@ -37,6 +38,16 @@ export async function getStatus(ws: Workspace): Promise<StatusReport> {
     edgesByTier,
     edgesBySource: Object.fromEntries(sources.map((s) => [s.source, s.n])),
   };
+}
+
+/** Whether the inventory has indexed anything here yet (a file row, read or skipped). */
+export async function isIndexed(db: Db): Promise<boolean> {
+  return !!(await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n;
+}
+
+/** Whether the source declares any symbol yet (what artifacts and traces attach to); generated and endpoint symbols do not count. */
+export async function hasSourceSymbols(db: Db): Promise<boolean> {
+  return !!(await db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE origin IS NULL AND kind != 'module'"))?.n;
 }
 
 export function renderStatus(s: StatusReport): string {

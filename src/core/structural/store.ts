@@ -12,6 +12,15 @@ type SiteTuple = [number, number, EdgeKind, string, string | null, string | null
 export class StructuralStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Drops the structural memory (files cascade to their symbols, sites,
+   * imports and edges, and to what artifacts added): the next index starts
+   * from scratch. Nothing else in the database is touched.
+   */
+  async clear(): Promise<void> {
+    await this.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+  }
+
   /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
   async load(state: StructuralState): Promise<void> {
     const files = await this.db.all<{
