@@ -1,5 +1,6 @@
 import type { EdgeKind, SymbolKind } from '../model/structural.js';
 import type { EdgeTier } from '../model/tiers.js';
+import type { SkipKind } from '../model/skips.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from './index/state.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
@@ -25,8 +26,8 @@ export class StructuralStore {
   async load(state: StructuralState): Promise<void> {
     const files = await this.db.all<{
       id: number; path: string; language: string | null; hash: string | null; size: number; mtime_ms: number;
-      skip_reason: string | null; error_nodes: number; parse_ms: number | null; package: string | null;
-    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package FROM files');
+      skip_reason: string | null; skip_kind: SkipKind | null; error_nodes: number; parse_ms: number | null; package: string | null;
+    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, skip_kind, error_nodes, parse_ms, package FROM files');
     const modules = await this.db.all<{ file_id: number; id: number; qname: string }>("SELECT file_id, id, qname FROM symbols WHERE kind = 'module'");
     const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
     // A large workspace has hundreds of thousands of rows: give the thread back as they are taken in.
@@ -38,7 +39,9 @@ export class StructuralStore {
       if (f.language && !spec) continue;
       const mod = moduleByFile.get(f.id);
       state.addFileEntry({
-        id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms, skipReason: f.skip_reason,
+        id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms,
+        // A skip written without its kind is one to try again.
+        skip: f.skip_reason === null ? null : { kind: f.skip_kind ?? 'unreadable', reason: f.skip_reason },
         errorNodes: f.error_nodes, parseMs: f.parse_ms, packageName: f.package,
         moduleName: spec?.scheme === 'java' ? (f.package ?? '') : (mod?.qname ?? ''),
         moduleSymbolId: mod?.id ?? null,
@@ -118,12 +121,12 @@ export class StructuralStore {
         await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
       }
       await db.run(
-        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at)
-         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10 FROM json_each(?) WHERE true
+        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at, skip_kind)
+         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11 FROM json_each(?) WHERE true
          ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
            mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
-           package=excluded.package, indexed_at=excluded.indexed_at`,
-        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skipReason, f.errorNodes, f.parseMs, f.packageName, now]))],
+           package=excluded.package, indexed_at=excluded.indexed_at, skip_kind=excluded.skip_kind`,
+        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skip?.reason ?? null, f.errorNodes, f.parseMs, f.packageName, now, f.skip?.kind ?? null]))],
       );
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);

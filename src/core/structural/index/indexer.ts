@@ -5,6 +5,8 @@ import { toPosixRelative } from '../../../shared/paths.js';
 import { Yielder } from '../../../shared/yielder.js';
 import { StructuralStore } from '../store.js';
 import type { Workspace } from '../../store/workspace.js';
+import { worthRetrying, type SkipKind } from '../../model/skips.js';
+import { IgnoreRules } from '../../repo/gitignore.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import { discover, type DiscoveredFile } from '../inventory/discover.js';
 import { languageForPath } from '../inventory/languages.js';
@@ -12,7 +14,6 @@ import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePoo
 import type { ParseResponse } from '../inventory/parseProtocol.js';
 import { Resolver } from './resolve.js';
 import { StructuralState, type FileEntry, type Site, type Sym } from './state.js';
-import ignore from 'ignore';
 
 export interface IndexerOptions {
   /** Parse workers; defaults to the cores available, at most 4. */
@@ -35,7 +36,7 @@ export interface IndexReport {
   readonly parsed: number;
   readonly unchanged: number;
   readonly removed: number;
-  readonly skipped: readonly { path: string; reason: string }[];
+  readonly skipped: readonly { path: string; kind: SkipKind; reason: string }[];
   readonly symbols: number;
   readonly sites: number;
   readonly edges: number;
@@ -125,12 +126,12 @@ export class StructuralIndexer {
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         // A file skipped for a passing reason (a budget, a crashed worker) is tried again every time;
         // one skipped for what its bytes are (binary, minified, not UTF-8) only when they change; size limits are settings, so "too large" is re-checked too.
-        if (known && !isTransientSkip(known.skipReason) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
+        if (known && !worthRetrying(known.skip) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
           unchanged++;
           continue;
         }
         jobFiles.push(f);
-        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}) });
+        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
       }
       const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
       const tp = performance.now();
@@ -139,8 +140,8 @@ export class StructuralIndexer {
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
       const result = await this.apply(parsed, removed);
       const skipped = [
-        ...d.skipped.map((s) => ({ path: s.rel, reason: s.reason })),
-        ...[...this.state.files.values()].filter((f) => f.skipReason).map((f) => ({ path: f.rel, reason: f.skipReason! })),
+        ...d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason })),
+        ...[...this.state.files.values()].flatMap((f) => (f.skip ? [{ path: f.rel, kind: f.skip.kind, reason: f.skip.reason }] : [])),
       ];
       const report: IndexReport = {
         files: d.files.length,
@@ -172,12 +173,12 @@ export class StructuralIndexer {
       const jobs: ParseJob[] = [];
       const rels: string[] = [];
       const removed: number[] = [];
-      const isIgnored = this.ignoreFilter();
+      const rules = new IgnoreRules(this.workspace.root, this.options.exclude ?? []);
       for (const abs of await this.expandFolders(absPaths)) {
         const rel = toPosixRelative(this.workspace.root, abs);
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
         const language = languageForPath(abs);
-        if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || isIgnored(rel)) continue;
+        if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || rules.ignoresPath(rel)) continue;
         const knownId = this.state.fileByRel.get(rel);
         if (!fs.existsSync(abs) && texts.get(abs) === undefined) {
           if (knownId !== undefined) removed.push(knownId);
@@ -185,7 +186,7 @@ export class StructuralIndexer {
         }
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         const text = texts.get(abs);
-        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
@@ -220,7 +221,7 @@ export class StructuralIndexer {
       const rel = toPosixRelative(this.workspace.root, abs);
       if (isDir) {
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
-        const sub = await discover(abs, { exclude: this.options.exclude ?? [] });
+        const sub = await discover(this.workspace.root, { exclude: this.options.exclude ?? [], under: rel });
         for (const f of sub.files) out.add(f.abs);
         continue;
       }
@@ -244,40 +245,10 @@ export class StructuralIndexer {
     await this.queue.catch(() => undefined);
     await this.ensureLoaded();
     let skipped = 0;
-    for (const f of this.state.files.values()) if (f.skipReason) skipped++;
+    for (const f of this.state.files.values()) if (f.skip) skipped++;
     let symbols = 0;
     for (const s of this.state.symbols.values()) if (s.kind !== 'module') symbols++;
     return { files: this.state.files.size - skipped, skipped, symbols, edges: await this.countEdges() };
-  }
-
-  private ignoreFilter(): (rel: string) => boolean {
-    const root = this.workspace.root;
-    const cache = new Map<string, ReturnType<typeof ignore> | null>();
-    const rulesFor = (dir: string) => {
-      if (!cache.has(dir)) {
-        try {
-          cache.set(dir, ignore().add(fs.readFileSync(path.join(root, dir, '.gitignore'), 'utf8')));
-        } catch {
-          cache.set(dir, null);
-        }
-      }
-      return cache.get(dir);
-    };
-    const exclude = this.options.exclude?.length ? ignore().add([...this.options.exclude]) : null;
-    return (rel) => {
-      if (exclude?.ignores(rel)) return true;
-      const parts = rel.split('/');
-      for (let i = 0; i < parts.length; i++) {
-        const dir = parts.slice(0, i).join('/');
-        const ig = rulesFor(dir);
-        if (!ig) continue;
-        const sub = parts.slice(i).join('/');
-        // A folder rule ("build/") must be tested against the folder itself.
-        for (let j = i + 1; j < parts.length; j++) if (ig.ignores(parts.slice(i, j).join('/') + '/')) return true;
-        if (ig.ignores(sub)) return true;
-      }
-      return false;
-    };
   }
 
   private async apply(parsed: readonly Parsed[], removed: readonly number[]): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number }> {
@@ -317,7 +288,7 @@ export class StructuralIndexer {
         structureChanged = true;
         entry = {
           id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
-          skipReason: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
+          skip: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
         };
         this.state.addFileEntry(entry);
       }
@@ -326,7 +297,7 @@ export class StructuralIndexer {
       entry.hash = 'hash' in r ? (r.hash ?? null) : null;
       entry.moduleSymbolId = null;
       if (r.status === 'parsed') {
-        entry.skipReason = null;
+        entry.skip = null;
         entry.errorNodes = r.facts.errorNodes;
         entry.parseMs = r.facts.parseMs;
         const kept = this.state.addFacts(entry, r.facts, previous);
@@ -339,7 +310,7 @@ export class StructuralIndexer {
         parsedCount++;
       } else if (r.status === 'skipped') {
         for (const old of previous.values()) names.add(old.name);
-        entry.skipReason = r.reason;
+        entry.skip = r.skip;
         entry.errorNodes = 0;
         entry.parseMs = null;
       }
@@ -403,11 +374,6 @@ export class StructuralIndexer {
   get debugState(): StructuralState {
     return this.state;
   }
-}
-
-/** Skip reasons that say nothing about the file's bytes: worth another try on the next index. */
-export function isTransientSkip(reason: string | null): boolean {
-  return reason !== null && /^(parse took longer|parser failed|parse worker crashed|unreadable|too large)/.test(reason);
 }
 
 function statOf(abs: string): { mtimeMs: number } | undefined {
