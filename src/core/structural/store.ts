@@ -9,6 +9,16 @@ import { invalidateResolutions } from './enrichment/store.js';
 
 type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
 
+/** A table's rows, a page at a time, checking the clock before each row: a large workspace has hundreds of thousands. */
+async function* rowsOf<T>(db: Db, yielder: Yielder, table: string, select: string, pageSize?: number): AsyncGenerator<T> {
+  for await (const page of db.pages<T>(table, select, 'true', pageSize)) {
+    for (const row of page) {
+      if (yielder.due()) await yielder.yield();
+      yield row;
+    }
+  }
+}
+
 /** Reads and writes the structural tables; the only module that knows their SQL shape. */
 export class StructuralStore {
   constructor(private readonly db: Db) {}
@@ -51,32 +61,22 @@ export class StructuralStore {
       id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null;
       line: number; col: number; end_line: number; end_col: number; exported: number;
     };
-    for await (const page of this.db.pages<SymbolRow>('symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
-      for (const s of page) {
-        if (yielder.due()) await yielder.yield();
-        if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
-        state.addSymbol({
-          id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
-          line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
-        });
-      }
+    for await (const s of rowsOf<SymbolRow>(this.db, yielder, 'symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
+      if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
+      state.addSymbol({
+        id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+        line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
+      });
     }
     // A file's sites are one JSON text, parsed whole: check the clock after each file.
-    const perFile = new Yielder(12, 1);
-    for await (const page of this.db.pages<{ file_id: number; sites: string }>('file_sites', 'file_id, sites', 'true', 200)) {
-      for (const row of page) {
-        if (perFile.due()) await perFile.yield();
-        for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
-          state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
-        }
+    for await (const row of rowsOf<{ file_id: number; sites: string }>(this.db, new Yielder(12, 1), 'file_sites', 'file_id, sites', 200)) {
+      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
+        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
       }
     }
     type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
-    for await (const page of this.db.pages<ImportRow>('imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
-      for (const i of page) {
-        if (yielder.due()) await yielder.yield();
-        state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
-      }
+    for await (const i of rowsOf<ImportRow>(this.db, yielder, 'imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
+      state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
     }
     const inherit = await this.db.all<{ src_id: number; dst_id: number }>(
       "SELECT src_id, dst_id FROM edges WHERE kind IN ('extends', 'implements') AND dst_id IS NOT NULL AND tier != 'ambiguous'",

@@ -1,4 +1,5 @@
-import type { EdgeKind, SymbolKind } from '../../../model/structural.js';
+import type { EdgeKind } from '../../../model/structural.js';
+import type { ArtifactSymbol } from '../artifacts/store.js';
 import type { Annotation, ClassInfo } from './classFile.js';
 
 /*
@@ -16,19 +17,11 @@ export interface LoadedClass {
   readonly fromJar: boolean;
 }
 
-export interface GeneratedSymbol {
-  readonly sid: string;
-  readonly name: string;
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  readonly parentSid: string | null;
-  /** The source symbol it is derived from, where that can be told (the field of an accessor, the interface method a mapper implements). */
-  readonly derivedFrom: string | null;
+/** A symbol that exists only in bytecode; its line comes from the class file's line table. */
+export interface GeneratedSymbol extends ArtifactSymbol {
   /** What wrote it: `compiler: record accessor`, `mapstruct`, `spring-aot`, `lombok`, `compiler: bridge`, … */
   readonly generator: string;
   readonly artifact: string;
-  /** Line in its own (generated) source, from the line table; 0 when unknown. */
-  readonly line: number;
 }
 
 export interface CallFact {

@@ -7,8 +7,9 @@ import { readBytecode } from '../bytecode/importer.js';
 import type { BytecodeAnalysis } from '../bytecode/analysis.js';
 import { SourceText } from '../bytecode/sourceText.js';
 import { ArtifactStore } from '../artifacts/store.js';
-import { ResolutionStore, type ApplyResult } from '../../enrichment/store.js';
-import { TraceResolver, TRACES_SOURCE } from './resolver.js';
+import type { ApplyResult } from '../../enrichment/store.js';
+import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
+import { TraceResolver } from './resolver.js';
 import type { Workspace } from '../../../store/workspace.js';
 import { parseTraceExport } from './formats.js';
 import { analyzeTraces, type TraceAnalysis } from './map.js';
@@ -104,16 +105,5 @@ async function routeTable(ws: Workspace, analysis: BytecodeAnalysis | undefined,
 /** Derives the observed edges of every imported export again (after a re-index, symbol rows may be new). */
 export async function applyTraces(ws: Workspace, options: { signal?: AbortSignal; log?: (m: string) => void } = {}): Promise<ApplyResult | null> {
   const store = new ArtifactStore(ws.db);
-  const resolver = new TraceResolver(async () => ({ observations: await store.observations() }));
-  const ctx = { root: ws.root, signal: options.signal ?? new AbortController().signal, log: options.log ?? (() => undefined) };
-  try {
-    await resolver.start(ctx);
-  } catch {
-    return null;
-  }
-  try {
-    return await new ResolutionStore(ws.db).apply(TRACES_SOURCE, 'observed', await resolver.resolve({ kind: 'workspace' }));
-  } finally {
-    await resolver.dispose();
-  }
+  return applyWorkspaceResolver(ws.db, ws.root, new TraceResolver(async () => ({ observations: await store.observations() })), options);
 }
