@@ -7,7 +7,7 @@ import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import type { WhatBreaksResult } from '../../src/core/structural/impact/result';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { importTraces } from '../../src/core/structural/sources/traces/importer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { copyExample } from './fixtures';
 import { buildExampleJava, classFilesUnder, javap } from './java';

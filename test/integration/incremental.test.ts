@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { copyExample, write } from '../helpers/fixtures';
 

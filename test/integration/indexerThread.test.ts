@@ -5,7 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import { IndexerThread } from '../../src/core/structural/index/indexerThread';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';

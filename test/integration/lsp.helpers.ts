@@ -5,7 +5,7 @@ import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import type { WhatBreaksResult } from '../../src/core/structural/impact/result';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { REPO_ROOT } from '../helpers/fixtures';
 

@@ -3,7 +3,7 @@ import { resolveOneSymbol, resolveSymbols } from '../../src/core/structural/look
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import type { WhatBreaksResult } from '../../src/core/structural/impact/result';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { Workspace } from '../../src/core/store/workspace';
+import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
 import { copyExample } from '../helpers/fixtures';

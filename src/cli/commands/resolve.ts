@@ -23,7 +23,7 @@ function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-export function renderEnrichReport(r: EnrichReport): string {
+function renderEnrichReport(r: EnrichReport): string {
   const lines = [`Enrichment finished in ${(r.ms / 1000).toFixed(1)} s.`];
   for (const x of r.resolvers) {
     lines.push(`  ${describeResolverReport(x)}`);

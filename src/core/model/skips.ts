@@ -36,7 +36,7 @@ export interface Skip {
  * a read that failed, a size limit that is a setting): the file is tried
  * again on the next index. The others wait until its bytes change.
  */
-export const TRANSIENT_SKIPS: ReadonlySet<SkipKind> = new Set(['parse-timeout', 'parser-failed', 'worker-crashed', 'unreadable', 'too-large']);
+const TRANSIENT_SKIPS: ReadonlySet<SkipKind> = new Set(['parse-timeout', 'parser-failed', 'worker-crashed', 'unreadable', 'too-large']);
 
 export function worthRetrying(skip: Skip | null): boolean {
   return skip !== null && TRANSIENT_SKIPS.has(skip.kind);

@@ -1,5 +1,4 @@
 import type { EdgeKind, SymbolKind } from '../model/structural.js';
-import type { EdgeTier } from '../model/tiers.js';
 import type { SkipKind } from '../model/skips.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from './index/state.js';
 import { Yielder } from '../../shared/yielder.js';
@@ -45,7 +44,7 @@ export class StructuralStore {
     for (const f of files) {
       if (yielder.due()) await yielder.yield();
       const spec = specOf(f.language);
-      // Artifact rows (class files, bean exports, traces: schema/artifacts.ts) are not the inventory's to index or remove.
+      // Artifact rows (class files, bean exports, traces: sources/artifacts/schema.ts) are not the inventory's to index or remove.
       if (f.language && !spec) continue;
       const mod = moduleByFile.get(f.id);
       state.addFileEntry({
@@ -180,4 +179,3 @@ export class StructuralStore {
   }
 }
 
-export type { EdgeTier };

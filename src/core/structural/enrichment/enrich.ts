@@ -83,7 +83,7 @@ export function describeResolverReport(x: ResolverReport): string {
 
 type Unit = { kind: 'file'; id: number; path: string; language: string } | { kind: 'symbol'; sid: string; want: readonly SymbolQuestion[] };
 
-export const RESOLUTION_STATUS_KEY = 'resolution.status';
+const RESOLUTION_STATUS_KEY = 'resolution.status';
 
 /** The structural generation each resolver last worked against, across passes: files changed since are announced to its server. */
 const seenGeneration = new WeakMap<EdgeResolver, string>();
@@ -295,8 +295,7 @@ export class EnrichmentPass {
   }
 
   private async saveStatus(reports: readonly ResolverReport[]): Promise<void> {
-    const prev = await this.db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [RESOLUTION_STATUS_KEY]);
-    const status = (prev ? JSON.parse(prev.value) : {}) as Record<string, unknown>;
+    const status: Record<string, unknown> = await resolutionStatus(this.db);
     for (const r of reports) {
       status[r.source] = { state: r.state, languages: r.languages, ...(r.message ? { message: r.message } : {}), at: Date.now(), files: r.files, pending: r.pending, ms: Math.round(r.ms) };
     }

@@ -1,9 +1,9 @@
 import type { EdgeKind } from '../../model/structural.js';
-import type { ImplementationFact, Loc, ResolutionBatch, SiteQuery, SiteVerdict, SymbolAnchor, SymbolQuery } from './types.js';
+import type { ImplementationFact, Loc, ResolutionBatch, SiteQuery, SymbolAnchor, SymbolQuery } from './types.js';
 import type { Db } from '../../store/db.js';
 
 /*
- * Reads and writes what resolvers proved (schema/resolution.ts). Two duties:
+ * Reads and writes what resolvers proved (enrichment/schema.ts). Two duties:
  *
  * 1. invalidateResolutions(): called by the structural store inside the very
  *    transaction that rewrites or removes files. Every resolver claim that may
@@ -36,7 +36,7 @@ async function hasResolutions(db: Db): Promise<boolean> {
  * follow, such as path aliases). A change to an ambient declaration file
  * (`*.d.ts`) can change any TypeScript file's types: all of them depend on it.
  */
-export async function dependentFiles(db: Db, seeds: readonly number[]): Promise<number[]> {
+async function dependentFiles(db: Db, seeds: readonly number[]): Promise<number[]> {
   if (!seeds.length) return [];
   const rows = await db.all<{ f: number }>(
     `WITH RECURSIVE dep(f) AS (
@@ -593,4 +593,3 @@ function symbolName(files: Map<string, FileIndex>, id: number): string | undefin
   return undefined;
 }
 
-export type { SiteVerdict };

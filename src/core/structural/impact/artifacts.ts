@@ -2,6 +2,7 @@ import { weakerTier, type EdgeTier } from '../../model/tiers.js';
 import { CALLABLE_KINDS } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
+import { DEFAULT_STALE_AFTER_DAYS, STALE_AFTER_KEY } from '../sources/traces/model.js';
 import { byDistanceTierName, countDependents, tierRank, type ArtifactsSummary, type Dependent, type DependencyKind, type MutableDependent, type ObservedEvidence, type WhatBreaksResult } from './result.js';
 
 /*
@@ -147,7 +148,7 @@ export async function withArtifacts(db: Db, r: Result, options: ArtifactsOptions
   );
   const has = (kind: string) => artifacts.some((a) => a.kind === kind);
   const now = options.now ?? Date.now();
-  const staleAfterDays = options.staleAfterDays ?? Number((await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'traces.staleAfterDays'"))?.value ?? 30);
+  const staleAfterDays = options.staleAfterDays ?? Number((await db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [STALE_AFTER_KEY]))?.value ?? DEFAULT_STALE_AFTER_DAYS);
   const wiring = wiringWords(artifacts);
   const notSeen = notSeenWith(r.notSeen, wiring, has);
   if (!artifacts.length) return { ...r, notSeen };

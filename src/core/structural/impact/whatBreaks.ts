@@ -3,6 +3,7 @@ import { EDGE_TIERS, EDGE_TIER_MEANING, weakerTier, type EdgeTier } from '../../
 import type { EdgeKind } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
+import { resolutionStatus } from '../enrichment/enrich.js';
 import { artifactExtras, observedWords, withArtifacts } from './artifacts.js';
 import { byDistanceTierName, countDependents, type Dependent, type DependencyKind, type Dispatch, type DynamicSite, type MutableDependent, type Site, type WhatBreaksResult } from './result.js';
 
@@ -380,11 +381,8 @@ async function notSeenFor(db: Db, sources: readonly string[], fileId: number | u
   const total = progress?.total ?? 0;
   if (!resolvedBySomething && done === 0) gaps.push('type-checked resolution (no language server or SCIP index has confirmed these edges yet)');
   else if (done < total) gaps.push(`type-checked resolution of ${total - done} of ${total} ${lang} files (enrichment has not reached them yet: their edges keep their inventory tier)`);
-  const status = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'resolution.status'");
-  if (status) {
-    for (const [source, st] of Object.entries(JSON.parse(status.value) as Record<string, { state: string; languages?: string[]; message?: string }>)) {
-      if (st.state === 'unavailable' && st.message && (!lang || !st.languages?.length || st.languages.includes(lang))) gaps.push(`${source} (${st.message})`);
-    }
+  for (const [source, st] of Object.entries(await resolutionStatus(db))) {
+    if (st.state === 'unavailable' && st.message && (!lang || !st.languages?.length || st.languages.includes(lang))) gaps.push(`${source} (${st.message})`);
   }
   return [
     ...gaps,

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TenureError } from '../../../shared/errors.js';
 import { toPosixRelative } from '../../../shared/paths.js';
 import { Yielder } from '../../../shared/yielder.js';
 import { StructuralStore } from '../store.js';
@@ -388,4 +387,3 @@ function targetsKey(state: StructuralState, fileId: number): string {
   return (state.importsByFile.get(fileId) ?? []).map((i) => i.targets.join(',')).join(';');
 }
 
-export { TenureError };

@@ -53,7 +53,7 @@ function pos(node: Node, end = false): Position {
 }
 
 /** Base type name from a written type: `Promise<PaymentGateway>` → Promise, `a.b.Gateway[]` → Gateway. */
-export function baseTypeName(text: string): string | undefined {
+function baseTypeName(text: string): string | undefined {
   const m = /^\s*(?:readonly\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)/.exec(text);
   if (!m) return undefined;
   const parts = m[1]!.split('.');

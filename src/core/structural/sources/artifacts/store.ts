@@ -5,7 +5,7 @@ import { insertRows } from '../../../store/bulk.js';
 import type { Db } from '../../../store/db.js';
 
 /*
- * Reads and writes the artifact tables (schema/artifacts.ts): artifact file
+ * Reads and writes the artifact tables (schema.ts beside this file): artifact file
  * rows, the symbols only an artifact shows (generated code, service
  * endpoints), DI wiring and trace observations. Artifact rows and their
  * symbols take negative ids (see the schema for why).

@@ -30,7 +30,7 @@ export interface BytecodeInput {
   readonly staleSources: ReadonlySet<string>;
 }
 
-export const BYTECODE_SOURCE = 'bytecode';
+const BYTECODE_SOURCE = 'bytecode';
 
 export class BytecodeResolver implements EdgeResolver {
   readonly source = BYTECODE_SOURCE;

@@ -49,7 +49,7 @@ export interface BeansImportReport {
   readonly applied: ApplyResult | null;
 }
 
-export function beansLabel(format: string, capturedAt: number | null): string {
+function beansLabel(format: string, capturedAt: number | null): string {
   const day = capturedAt ? new Date(capturedAt).toISOString().slice(0, 10) : 'unknown date';
   return format === 'actuator-beans' ? `actuator beans of ${day}` : `Spring AOT output of ${day}`;
 }

@@ -12,6 +12,7 @@ import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
 import { TraceResolver } from './resolver.js';
 import type { Workspace } from '../../../store/workspace.js';
 import { parseTraceExport } from './formats.js';
+import { STALE_AFTER_KEY } from './model.js';
 import { analyzeTraces, type TraceAnalysis } from './map.js';
 import { routesFromBytecode, routesFromSource, type RouteTable } from './routes.js';
 
@@ -44,9 +45,6 @@ export interface TraceImportReport {
   readonly ms: number;
   readonly spansPerSecond: number;
 }
-
-export const STALE_AFTER_KEY = 'traces.staleAfterDays';
-export const DEFAULT_STALE_AFTER_DAYS = 30;
 
 export async function importTraces(ws: Workspace, file: string, options: TraceImportOptions = {}): Promise<TraceImportReport> {
   const t0 = performance.now();
