@@ -1,4 +1,8 @@
+import type { EdgeKind } from '../model/structural.js';
 import type { Migration } from '../store/migrations.js';
+
+/** One inventory site as `file_sites.sites` stores it: [id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic]. */
+export type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
 
 /** Structural memory: files, symbols, use sites, imports and tiered edges. Derived: can be rebuilt. */
 export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [

@@ -1,12 +1,12 @@
-import type { EdgeKind, SymbolKind } from '../model/structural.js';
+import type { SymbolKind } from '../model/structural.js';
 import type { SkipKind } from '../model/skips.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from './index/state.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
 import { invalidateResolutions } from './enrichment/store.js';
+import type { SiteTuple } from './schema.js';
 
-type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
 
 /** A table's rows, a page at a time, checking the clock before each row: a large workspace has hundreds of thousands. */
 async function* rowsOf<T>(db: Db, yielder: Yielder, table: string, select: string, pageSize?: number): AsyncGenerator<T> {
