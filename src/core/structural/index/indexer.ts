@@ -51,6 +51,24 @@ interface Parsed {
   readonly response: ParseResponse;
 }
 
+/** What one batch of parsed and removed files changes in the working set, as it is taken in. */
+interface Batch {
+  /** Nothing was indexed before: every site is resolved, nothing is compared. */
+  readonly fresh: boolean;
+  /** Names that gained or lost a definition: the sites that use them may resolve differently. */
+  readonly names: Set<string>;
+  /** Files came or went, so modules may resolve to other files. */
+  structureChanged: boolean;
+  /** Files whose rows are rewritten (parsed or skipped). */
+  readonly replaced: FileEntry[];
+  /** Files with the same bytes and a new mtime. */
+  readonly touched: FileEntry[];
+  /** Symbols an edit kept (same id), so edges from other files into them survive. */
+  readonly kept: number[];
+  parsed: number;
+  unchanged: number;
+}
+
 /**
  * Builds and keeps the structural memory up to date: discovery, parsing in
  * workers, resolution in memory, one transaction per batch into SQLite.
@@ -252,95 +270,31 @@ export class StructuralIndexer {
 
   private async apply(parsed: readonly Parsed[], removed: readonly number[]): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number }> {
     const t0 = performance.now();
-    const fresh = this.state.sites.size === 0 && this.state.symbols.size === 0;
-    const names = new Set<string>();
-    let structureChanged = removed.length > 0;
-    for (const id of removed) for (const n of this.state.removeFile(id)) names.add(n);
-    const replaced: FileEntry[] = [];
-    const metaOnly: FileEntry[] = [];
-    const keptIds: number[] = [];
-    let parsedCount = 0;
-    let unchanged = 0;
+    const batch: Batch = {
+      fresh: this.state.sites.size === 0 && this.state.symbols.size === 0,
+      names: new Set(),
+      structureChanged: removed.length > 0,
+      replaced: [],
+      touched: [],
+      kept: [],
+      parsed: 0,
+      unchanged: 0,
+    };
+    for (const id of removed) for (const n of this.state.removeFile(id)) batch.names.add(n);
     // Per file: one large file's facts take milliseconds to take in.
     const yielder = new Yielder(12, 1);
     for (const p of parsed) {
       if (yielder.due()) await yielder.yield();
-      const r = p.response;
-      if (r.status === 'missing') continue;
-      const existingId = this.state.fileByRel.get(p.rel);
-      let entry = existingId !== undefined ? this.state.files.get(existingId) : undefined;
-      const stat = p.file ?? statOf(path.join(this.workspace.root, p.rel));
-      if (r.status === 'unchanged') {
-        if (!entry) continue;
-        // Same bytes, new mtime: remember the mtime so the next run skips it without reading.
-        entry.mtimeMs = stat?.mtimeMs ?? entry.mtimeMs;
-        entry.size = r.size;
-        metaOnly.push(entry);
-        unchanged++;
-        continue;
-      }
-      const previous = new Map<string, Sym>();
-      if (entry) {
-        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
-        this.state.removeFile(entry.id, true);
-      } else {
-        structureChanged = true;
-        entry = {
-          id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
-          skip: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
-        };
-        this.state.addFileEntry(entry);
-      }
-      entry.size = 'size' in r ? r.size : 0;
-      entry.mtimeMs = stat?.mtimeMs ?? 0;
-      entry.hash = 'hash' in r ? (r.hash ?? null) : null;
-      entry.moduleSymbolId = null;
-      if (r.status === 'parsed') {
-        entry.skip = null;
-        entry.errorNodes = r.facts.errorNodes;
-        entry.parseMs = r.facts.parseMs;
-        const kept = this.state.addFacts(entry, r.facts, previous);
-        // Only names that gained or lost a definition can change how other files resolve.
-        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
-          if (kept.has(sym.id)) keptIds.push(sym.id);
-          else names.add(sym.name);
-        }
-        for (const old of previous.values()) if (!kept.has(old.id)) names.add(old.name);
-        parsedCount++;
-      } else if (r.status === 'skipped') {
-        for (const old of previous.values()) names.add(old.name);
-        entry.skip = r.skip;
-        entry.errorNodes = 0;
-        entry.parseMs = null;
-      }
-      replaced.push(entry);
+      this.takeIn(p, batch);
     }
-
-    // Import targets: recomputed for changed files, and for every file when files came or went.
-    if (structureChanged) this.resolver.invalidateModules();
-    const importFiles = structureChanged || fresh ? [...this.state.files.keys()] : replaced.map((f) => f.id);
-    const before = new Map<number, string>();
-    if (!fresh) for (const id of importFiles) before.set(id, targetsKey(this.state, id));
-    await this.resolver.resolveImports(importFiles);
-    const importChanged = new Set<number>();
-    if (!fresh) for (const id of importFiles) if (before.get(id) !== targetsKey(this.state, id)) importChanged.add(id);
-
-    let affected: Site[];
-    if (fresh) {
-      affected = [...this.state.sites.values()];
-    } else {
-      const set = new Set<Site>();
-      for (const f of replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
-      for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
-      for (const n of names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
-      affected = [...set];
-    }
-    const replacedIds = new Set(replaced.map((f) => f.id));
+    const importChanged = await this.reresolveImports(batch);
+    const affected = this.affectedSites(batch, importChanged);
+    const replacedIds = new Set(batch.replaced.map((f) => f.id));
     let t1 = performance.now();
     // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
     await this.store.apply(
       this.state,
-      { fresh, removed, replaced, touched: metaOnly, keptSymbols: keptIds, resolvedSites: affected.map((s) => s.id) },
+      { fresh: batch.fresh, removed, replaced: batch.replaced, touched: batch.touched, keptSymbols: batch.kept, resolvedSites: affected.map((s) => s.id) },
       async () => {
         const edges = await this.resolver.resolveSites(affected);
         t1 = performance.now();
@@ -352,7 +306,82 @@ export class StructuralIndexer {
       .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null })));
     await this.store.updateImportTargets(importRows);
     const t2 = performance.now();
-    return { parsed: parsedCount, unchanged, resolveMs: t1 - t0, writeMs: t2 - t1 };
+    return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1 };
+  }
+
+  /** One parsed file into the working set: its facts replace the old ones, a skip is recorded, the same bytes only move its mtime. */
+  private takeIn(p: Parsed, batch: Batch): void {
+    const r = p.response;
+    if (r.status === 'missing') return;
+    const existingId = this.state.fileByRel.get(p.rel);
+    let entry = existingId !== undefined ? this.state.files.get(existingId) : undefined;
+    const stat = p.file ?? statOf(path.join(this.workspace.root, p.rel));
+    if (r.status === 'unchanged') {
+      if (!entry) return;
+      // Same bytes, new mtime: remember the mtime so the next run skips it without reading.
+      entry.mtimeMs = stat?.mtimeMs ?? entry.mtimeMs;
+      entry.size = r.size;
+      batch.touched.push(entry);
+      batch.unchanged++;
+      return;
+    }
+    const previous = new Map<string, Sym>();
+    if (entry) {
+      for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
+      this.state.removeFile(entry.id, true);
+    } else {
+      batch.structureChanged = true;
+      entry = {
+        id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
+        skip: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
+      };
+      this.state.addFileEntry(entry);
+    }
+    entry.size = 'size' in r ? r.size : 0;
+    entry.mtimeMs = stat?.mtimeMs ?? 0;
+    entry.hash = 'hash' in r ? (r.hash ?? null) : null;
+    entry.moduleSymbolId = null;
+    if (r.status === 'parsed') {
+      entry.skip = null;
+      entry.errorNodes = r.facts.errorNodes;
+      entry.parseMs = r.facts.parseMs;
+      const kept = this.state.addFacts(entry, r.facts, previous);
+      // Only names that gained or lost a definition can change how other files resolve.
+      for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
+        if (kept.has(sym.id)) batch.kept.push(sym.id);
+        else batch.names.add(sym.name);
+      }
+      for (const old of previous.values()) if (!kept.has(old.id)) batch.names.add(old.name);
+      batch.parsed++;
+    } else if (r.status === 'skipped') {
+      for (const old of previous.values()) batch.names.add(old.name);
+      entry.skip = r.skip;
+      entry.errorNodes = 0;
+      entry.parseMs = null;
+    }
+    batch.replaced.push(entry);
+  }
+
+  /** Import targets, recomputed for changed files, and for every file when files came or went; returns the files whose targets moved. */
+  private async reresolveImports(batch: Batch): Promise<Set<number>> {
+    if (batch.structureChanged) this.resolver.invalidateModules();
+    const importFiles = batch.structureChanged || batch.fresh ? [...this.state.files.keys()] : batch.replaced.map((f) => f.id);
+    const before = new Map<number, string>();
+    if (!batch.fresh) for (const id of importFiles) before.set(id, targetsKey(this.state, id));
+    await this.resolver.resolveImports(importFiles);
+    const importChanged = new Set<number>();
+    if (!batch.fresh) for (const id of importFiles) if (before.get(id) !== targetsKey(this.state, id)) importChanged.add(id);
+    return importChanged;
+  }
+
+  /** The sites to resolve again: those of rewritten files, of files whose imports moved, and those naming what gained or lost a definition. */
+  private affectedSites(batch: Batch, importChanged: ReadonlySet<number>): Site[] {
+    if (batch.fresh) return [...this.state.sites.values()];
+    const set = new Set<Site>();
+    for (const f of batch.replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
+    for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
+    for (const n of batch.names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+    return [...set];
   }
 
   private async countEdges(): Promise<number> {
