@@ -11,6 +11,7 @@ import { type Workspace } from '../../core/store/workspace.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
+import type { Command } from 'commander';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
 
 interface Fresh {
@@ -50,6 +51,14 @@ async function keepFresh(
 
 /** index, status, watch, mcp: building and serving the memories. */
 export const indexCommands: CommandGroup = (program) => {
+  indexCommand(program);
+  statusCommand(program);
+  watchCommand(program);
+  mcpCommand(program);
+};
+
+/** `tenure index`: the structural memory, then build output and the offline knowledge pass. */
+function indexCommand(program: Command): void {
   program
     .command('index')
     .description('Index the workspace (incremental: unchanged files are not parsed again).')
@@ -86,7 +95,10 @@ export const indexCommands: CommandGroup = (program) => {
         }
       });
     });
+}
 
+/** `tenure status`: what the index holds. */
+function statusCommand(program: Command): void {
   program
     .command('status')
     .description('What the index holds: files, symbols, edges by tier, skipped files, freshness.')
@@ -97,7 +109,10 @@ export const indexCommands: CommandGroup = (program) => {
         process.stdout.write(opts.json ? JSON.stringify(status, null, 2) + '\n' : renderStatus(status) + '\n');
       });
     });
+}
 
+/** `tenure watch`: index, then keep the index fresh until stopped. */
+function watchCommand(program: Command): void {
   program
     .command('watch')
     .description('Index, then keep the index up to date as files change, confirming edges with language servers in the background (Ctrl+C to stop).')
@@ -123,7 +138,10 @@ export const indexCommands: CommandGroup = (program) => {
       await indexer.dispose();
       await ws.close();
     });
+}
 
+/** `tenure mcp`: the tools over MCP on stdio, answering from what is stored while it indexes. */
+function mcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('Serve the Tenure tools over MCP on stdio (indexes on start; --watch keeps the index fresh and confirms edges with language servers in the background).')
@@ -153,5 +171,4 @@ export const indexCommands: CommandGroup = (program) => {
         await ws.close();
       }
     });
-
-};
+}
