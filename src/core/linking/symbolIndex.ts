@@ -1,5 +1,6 @@
 import { Yielder } from '../../shared/yielder.js';
 import type { SymbolKind } from '../model/structural.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 import { identifierWords, phraseTokens } from './names.js';
 import { stem } from '../../shared/stem.js';
 
@@ -11,13 +12,7 @@ import { stem } from '../../shared/stem.js';
  * symbolIndexOf, loadSymbolIndex), so the linker reads no table itself.
  */
 
-export interface IndexedSymbol {
-  readonly sid: string;
-  readonly name: string;
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  readonly path: string;
-  readonly line: number;
+export interface IndexedSymbol extends Omit<SymbolRef, 'id'> {
   readonly endLine: number;
   readonly parentName?: string;
   readonly parentSid?: string;
@@ -28,13 +23,7 @@ export interface IndexedSymbol {
 }
 
 /** One symbol as the structural memory supplies it: where it is, and the type or namespace it is a member of. */
-export interface SymbolRow {
-  readonly sid: string;
-  readonly name: string;
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  readonly path: string;
-  readonly line: number;
+export interface SymbolRow extends Omit<SymbolRef, 'id'> {
   readonly end_line: number;
   readonly parent_name: string | null;
   readonly parent_sid: string | null;

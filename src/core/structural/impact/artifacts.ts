@@ -1,5 +1,5 @@
 import { weakerTier, type EdgeTier } from '../../model/tiers.js';
-import { CALLABLE_KINDS } from '../../model/structural.js';
+import { CALLABLE_KINDS, TYPE_KINDS } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
 import { DEFAULT_STALE_AFTER_DAYS, STALE_AFTER_KEY } from '../sources/traces/model.js';
@@ -204,7 +204,7 @@ function notSeenWith(notSeen: readonly string[], wiring: readonly string[], has:
 
 async function shapeOf(db: Db, target: SymbolRef): Promise<TargetShape> {
   const row = await db.get<{ parent_id: number | null }>('SELECT parent_id FROM symbols WHERE id = ?', [target.id]);
-  const isType = ['class', 'interface', 'enum', 'type'].includes(target.kind);
+  const isType = TYPE_KINDS.has(target.kind);
   const members = isType ? await db.all<{ id: number; sid: string }>('SELECT id, sid FROM symbols WHERE parent_id = ?', [target.id]) : [];
   return { isType, parentId: row?.parent_id ?? null, members };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EDGE_TIERS, EDGE_TIER_MEANING, weakerTier, type EdgeTier } from '../../model/tiers.js';
-import type { EdgeKind } from '../../model/structural.js';
+import { TYPE_KINDS, type EdgeKind } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
 import { resolutionStatus } from '../enrichment/enrich.js';
@@ -112,8 +112,6 @@ async function supertypes(db: Db, typeId: number): Promise<number[]> {
   return out;
 }
 
-const isTypeKind = (kind: SymbolRef['kind']) => ['class', 'interface', 'enum', 'type'].includes(kind);
-
 export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Promise<WhatBreaksResult> {
   const placement = await db.get<Placement>('SELECT parent_id, file_id FROM symbols WHERE id = ?', [target.id]);
   const sources = new Set<string>();
@@ -149,7 +147,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
  */
 async function seedsOf(db: Db, target: SymbolRef, placement: Placement | undefined): Promise<Seeds> {
   const seeds: Seeds = new Map([[target.id, { sid: target.sid, name: target.name }]]);
-  if (isTypeKind(target.kind)) {
+  if (TYPE_KINDS.has(target.kind)) {
     for (const m of await membersOf(db, target.id)) seeds.set(m.id, { sid: m.sid, name: `${target.name}.${m.name}` });
   } else if (placement && ['function', 'method', 'constructor'].includes(target.kind)) {
     const overloads = await db.all<{ id: number; sid: string }>(
@@ -163,7 +161,7 @@ async function seedsOf(db: Db, target: SymbolRef, placement: Placement | undefin
 
 /** Types that extend or implement a type; for a member, the members that override it. */
 async function implementersOf(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>): Promise<Dependent[]> {
-  if (isTypeKind(target.kind)) return subtypesAsImplementers(db, target);
+  if (TYPE_KINDS.has(target.kind)) return subtypesAsImplementers(db, target);
   if (placement?.parent_id && ['method', 'function', 'field', 'constructor'].includes(target.kind)) return overridersOf(db, target, placement.parent_id, sources);
   return [];
 }

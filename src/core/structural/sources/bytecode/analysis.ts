@@ -1,6 +1,6 @@
 import type { EdgeKind } from '../../../model/structural.js';
 import type { ArtifactSymbol } from '../artifacts/store.js';
-import type { Annotation, ClassInfo } from './classFile.js';
+import type { ClassInfo, FieldInfo, MethodInfo } from './classFile.js';
 
 /*
  * What linking class files to the source produces (link.ts): the symbols
@@ -45,33 +45,22 @@ export interface ImplFact {
   readonly reason: string;
 }
 
-export interface JvmMethod {
-  readonly name: string;
-  readonly descriptor: string;
-  readonly access: number;
+/** A method as the class file declares it, with the symbol it is anchored to. */
+export interface JvmMethod extends Pick<MethodInfo, 'name' | 'descriptor' | 'access' | 'annotations' | 'parameterAnnotations' | 'lines' | 'parameterNames'> {
   readonly anchor: Anchor | undefined;
-  readonly annotations: readonly Annotation[];
-  readonly parameterAnnotations: readonly (readonly Annotation[])[];
-  readonly lines?: { readonly first: number; readonly last: number };
-  readonly parameterNames?: readonly (string | undefined)[];
   /** Fields this method assigns from its parameters (`this.rail = rail`): parameter index → field name. */
   readonly assigns?: ReadonlyMap<number, string>;
 }
 
 /** What DI wiring and trace mapping need to know of a type: hierarchy, annotations, members and where it lives. */
-export interface JvmType {
+export interface JvmType extends Pick<ClassInfo, 'access' | 'superName' | 'interfaces' | 'annotations' | 'signature'> {
   readonly internal: string;
   readonly qname: string;
   readonly status: ClassStatus;
   readonly anchor: Anchor | undefined;
   readonly artifact: string;
-  readonly access: number;
-  readonly superName: string | undefined;
-  readonly interfaces: readonly string[];
-  readonly annotations: readonly Annotation[];
   readonly methods: readonly JvmMethod[];
-  readonly fields: readonly { readonly name: string; readonly descriptor: string; readonly signature?: string; readonly annotations: readonly Annotation[] }[];
-  readonly signature?: string;
+  readonly fields: readonly Pick<FieldInfo, 'name' | 'descriptor' | 'signature' | 'annotations'>[];
   readonly sourcePath?: string;
 }
 

@@ -162,21 +162,8 @@ function readOtlp(docs: readonly { doc: Json; where: string }[], warnings: strin
           const links = (Array.isArray(s.links) ? s.links : [])
             .map((l) => (isRec(l) ? { traceId: normaliseId(l.traceId, 16), spanId: normaliseId(l.spanId, 8) } : undefined))
             .filter((l): l is { traceId: string; spanId: string } => !!l?.traceId && !!l.spanId);
-          spans.push(
-            spanOf({
-              traceId,
-              spanId,
-              parent,
-              links,
-              service,
-              name: typeof s.name === 'string' ? s.name : '',
-              kind: OTLP_KINDS[String(s.kind ?? '0')] ?? 'unspecified',
-              startMs: start,
-              endMs: end ?? start,
-              attributes: otlpAttributes(s.attributes),
-              resource,
-            }),
-          );
+          const name = typeof s.name === 'string' ? s.name : '';
+          spans.push(spanOf({ traceId, spanId, parent, links, service, name, kind: OTLP_KINDS[String(s.kind ?? '0')] ?? 'unspecified', startMs: start, endMs: end ?? start, attributes: otlpAttributes(s.attributes), resource }));
         }
       }
     }
@@ -221,21 +208,9 @@ function readJaeger(traces: readonly unknown[], label: string): TraceExport {
       const kindTag = String(tags['span.kind'] ?? '').toLowerCase();
       const kind: SpanKind = (['server', 'client', 'producer', 'consumer', 'internal'] as const).find((k) => k === kindTag) ?? 'unspecified';
       const resource: Record<string, AttrValue> = { 'service.name': service, ...jaegerTags(proc.tags) };
-      spans.push(
-        spanOf({
-          traceId,
-          spanId,
-          parent,
-          links,
-          service,
-          name: typeof s.operationName === 'string' ? s.operationName : '',
-          kind,
-          startMs: s.startTime / 1000,
-          endMs: (s.startTime + (typeof s.duration === 'number' ? s.duration : 0)) / 1000,
-          attributes: tags,
-          resource,
-        }),
-      );
+      const name = typeof s.operationName === 'string' ? s.operationName : '';
+      const endMs = (s.startTime + (typeof s.duration === 'number' ? s.duration : 0)) / 1000;
+      spans.push(spanOf({ traceId, spanId, parent, links, service, name, kind, startMs: s.startTime / 1000, endMs, attributes: tags, resource }));
     }
   });
   return { format: 'jaeger-json', spans, warnings };
@@ -269,21 +244,9 @@ function readZipkin(list: readonly unknown[], label: string): TraceExport {
     if (isRec(s.tags)) for (const [k, v] of Object.entries(s.tags)) if (typeof v === 'string') tags[k] = /^(code\.lineno|code\.line\.number|http\.status_code)$/.test(k) && /^\d+$/.test(v) ? Number(v) : v;
     if (typeof remote.serviceName === 'string' && !tags['peer.service']) tags['peer.service'] = remote.serviceName;
     const kind: SpanKind = ({ SERVER: 'server', CLIENT: 'client', PRODUCER: 'producer', CONSUMER: 'consumer' } as Record<string, SpanKind>)[String(s.kind)] ?? 'internal';
-    spans.push(
-      spanOf({
-        traceId,
-        spanId,
-        parent,
-        links: [],
-        service,
-        name: typeof s.name === 'string' ? s.name : '',
-        kind,
-        startMs: s.timestamp / 1000,
-        endMs: (s.timestamp + (typeof s.duration === 'number' ? s.duration : 0)) / 1000,
-        attributes: tags,
-        resource: { 'service.name': service },
-      }),
-    );
+    const name = typeof s.name === 'string' ? s.name : '';
+    const endMs = (s.timestamp + (typeof s.duration === 'number' ? s.duration : 0)) / 1000;
+    spans.push(spanOf({ traceId, spanId, parent, links: [], service, name, kind, startMs: s.timestamp / 1000, endMs, attributes: tags, resource: { 'service.name': service } }));
   }
   return { format: 'zipkin-json', spans, warnings };
 }
