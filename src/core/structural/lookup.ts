@@ -107,6 +107,27 @@ function toRel(p: string, root: string): string {
   return path.relative(root, abs).split(path.sep).join('/');
 }
 
+/** The symbol with this id, if the index has it (the first, when generated code shares it). */
+export async function symbolBySid(db: Db, sid: string): Promise<SymbolRef | undefined> {
+  const row = await db.get<Row>(`${SELECT} WHERE s.sid = ? LIMIT 1`, [sid]);
+  return row ? ref(row) : undefined;
+}
+
+/**
+ * Symbols (modules and constructors aside) whose name contains any of the
+ * words, letter case ignored, each with the name of the type or namespace it
+ * is a member of: the candidates for a question's phrases, at most `limit`.
+ */
+export async function symbolsNamedLike(db: Db, words: readonly string[], limit = 5000): Promise<(SymbolRef & { container: string | null })[]> {
+  if (!words.length) return [];
+  return db.all<SymbolRef & { container: string | null }>(
+    `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, p.name AS container
+       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
+      WHERE s.kind NOT IN ('module', 'constructor') AND (${words.map(() => 'lower(s.name) LIKE ?').join(' OR ')}) LIMIT ?`,
+    [...words.map((w) => `%${w.toLowerCase()}%`), limit],
+  );
+}
+
 /** Every symbol with its file and the type or namespace it is a member of, as the linker indexes them. */
 export async function symbolRows(db: Db): Promise<SymbolRow[]> {
   return db.all<SymbolRow>(
