@@ -51,11 +51,15 @@ export class IgnoreRules {
     this.exclude = exclude.length ? [{ base: '', ig: ignore().add([...exclude]) }] : [];
   }
 
-  /** The rules in force inside a folder (workspace-relative, '' for the root), reading each .gitignore once. */
-  inFolder(dirRel: string): FolderRules {
+  /**
+   * The rules in force inside a folder (workspace-relative, '' for the root),
+   * reading each .gitignore once. A walk that has listed the folder says
+   * whether it holds a .gitignore (`listed`), which spares a read that fails.
+   */
+  inFolder(dirRel: string, listed?: boolean): FolderRules {
     let rules = this.folders.get(dirRel);
     if (!rules) {
-      rules = dirRel ? this.inFolder(parentOf(dirRel)).extend(this.ownRules(dirRel)) : new FolderRules([...this.exclude, ...this.ownRules('')]);
+      rules = dirRel ? this.inFolder(parentOf(dirRel)).extend(this.ownRules(dirRel, listed)) : new FolderRules([...this.exclude, ...this.ownRules('', listed)]);
       this.folders.set(dirRel, rules);
     }
     return rules;
@@ -75,14 +79,15 @@ export class IgnoreRules {
   }
 
   /** The rules of the folder's own .gitignore, if it has one. */
-  private ownRules(dirRel: string): readonly Rule[] {
+  private ownRules(dirRel: string, listed: boolean | undefined): readonly Rule[] {
+    if (listed === false) return [];
     let text: string;
     try {
       text = fs.readFileSync(path.join(this.root, dirRel, '.gitignore'), 'utf8');
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      // No .gitignore here (or a folder of that name): no rules of its own.
-      if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR') this.onUnreadable(dirRel ? `${dirRel}/.gitignore` : '.gitignore');
+      // Not listed and not there (or a folder of that name): no rules of its own. Listed but unreadable: said so.
+      if (listed || (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR')) this.onUnreadable(dirRel ? `${dirRel}/.gitignore` : '.gitignore');
       return [];
     }
     return [{ base: dirRel, ig: ignore().add(text) }];

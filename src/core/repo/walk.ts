@@ -81,7 +81,7 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
       skipped.push({ rel: frame.rel || '.', kind: 'unreadable-folder', reason: `unreadable folder (${errCode(e)})` });
       continue;
     }
-    const here = rules.inFolder(frame.rel);
+    const here = rules.inFolder(frame.rel, entries.some((e) => e.name === '.gitignore' && !e.isDirectory()));
     options.onFolder?.(frame.rel, frame.dir, entries);
     for (const entry of entries) {
       if (yielder.due()) await yielder.yield();
