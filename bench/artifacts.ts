@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseClassFile } from '../src/core/structural/sources/bytecode/classFile.js';
-import { analyzeBytecode, type LoadedClass } from '../src/core/structural/sources/bytecode/link.js';
+import { analyzeBytecode } from '../src/core/structural/sources/bytecode/link.js';
+import type { LoadedClass } from '../src/core/structural/sources/bytecode/analysis.js';
 import { SourceIndex } from '../src/core/structural/sources/bytecode/sourceIndex.js';
 import { ZipArchive } from '../src/core/structural/sources/bytecode/zip.js';
 import { ArtifactStore } from '../src/core/structural/sources/artifacts/store.js';

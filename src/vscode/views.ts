@@ -320,7 +320,6 @@ export class RulesView extends View {
   protected async build(): Promise<Node[]> {
     const ws = this.host.workspaceIfReady();
     if (!ws) return [];
-    if (!(await ws.db.get("SELECT 1 FROM sqlite_master WHERE name = 'rules'"))) return [];
     this.rules = await listRules(ws.db);
     if (!this.rules.length) return [];
     return RULE_ORDER.filter((s) => this.rules.some((r) => r.status === s)).map((status) => {

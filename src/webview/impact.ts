@@ -5,7 +5,7 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import type { Dependent, WhatBreaksResult } from '../core/structural/impact/whatBreaks.js';
+import type { Dependent, WhatBreaksResult } from '../core/structural/impact/result.js';
 import { EDGE_TIERS, EDGE_TIER_INFO, actionButton, clear, h, icon, onMessage, post, siteLink, tierChip, vscode, x, type EdgeTierName } from './common.js';
 import type { ImpactView, PanelState } from './protocol.js';
 

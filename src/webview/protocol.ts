@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TriggeredRule } from '../core/model/rules.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
-import type { WhatBreaksResult } from '../core/structural/impact/whatBreaks.js';
+import type { WhatBreaksResult } from '../core/structural/impact/result.js';
 import type { HistoryResult } from '../core/episodic/history.js';
 import type { WhyIsThisResult } from '../core/knowledge/why.js';
 import type { MemoryPart } from '../core/compose/ask.js';

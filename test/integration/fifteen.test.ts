@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
+import type { WhatBreaksResult } from '../../src/core/structural/impact/result';
 import { presentWhatBreaks, renderWhatBreaks } from '../../src/core/tools/whatBreaks';
 import { jdkAvailable } from '../helpers/java';
 import { answerPairs, ask, javaExample, precisionRecall, truthPairs, type JavaExample } from '../helpers/fifteen';

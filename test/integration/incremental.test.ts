@@ -127,6 +127,29 @@ describe('incremental re-index', () => {
     assert.equal(touched.unchanged, touched.files);
   });
 
+  it('a file skipped for its bytes waits until they change; one skipped for a setting (its size) is tried again, by a new indexer too', async () => {
+    write(ws.root, 'src/blob.ts', Buffer.from([0x65, 0x78, 0x00, 0x70]));
+    write(ws.root, 'src/big.ts', Array.from({ length: 200 }, (_, i) => `export const big${i} = ${i};\n`).join(''));
+    const small = await StructuralIndexer.create(ws, { maxFileBytes: 1024 });
+    try {
+      const first = await small.indexAll();
+      const kinds = Object.fromEntries(first.skipped.map((s) => [s.path, s.kind]));
+      assert.deepEqual([kinds['src/blob.ts'], kinds['src/big.ts']], ['binary', 'too-large']);
+      const again = await small.indexAll();
+      assert.equal(again.unchanged, again.files - 1, 'only the file over the size limit is read again');
+    } finally {
+      await small.dispose();
+    }
+    const large = await StructuralIndexer.create(ws);
+    try {
+      const r = await large.indexAll();
+      assert.equal(r.parsed, 1, 'the size limit was raised: the large file is read now');
+      assert.deepEqual(r.skipped.map((s) => [s.path, s.kind]), [['src/blob.ts', 'binary']]);
+    } finally {
+      await large.dispose();
+    }
+  });
+
   it('a second indexer (another process) sees the same graph from the database alone', async () => {
     write(ws.root, 'src/ops/Replay.ts', `import { SettlementService } from '../settlement/SettlementService';\nexport const replay = (s: SettlementService) => s.retry({} as any, 1);\n`);
     await indexer.updateFiles([path.join(ws.root, 'src/ops/Replay.ts')]);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { resolveOneSymbol, resolveSymbols } from '../../src/core/structural/lookup';
-import { whatBreaks, type WhatBreaksResult } from '../../src/core/structural/impact/whatBreaks';
+import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
+import type { WhatBreaksResult } from '../../src/core/structural/impact/result';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';

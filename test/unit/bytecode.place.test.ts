@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { SourceText } from '../../src/core/structural/sources/bytecode/sourceText';
-import { derivedQueryProperties, type CallFact } from '../../src/core/structural/sources/bytecode/link';
+import type { CallFact } from '../../src/core/structural/sources/bytecode/analysis';
+import { derivedQueryProperties } from '../../src/core/structural/sources/bytecode/springData';
 import { placeSites } from '../../src/core/structural/sources/bytecode/resolver';
 import { tempDir, write } from '../helpers/fixtures';
 

@@ -6,6 +6,7 @@ import { renderArtifactsReport } from '../../core/structural/sources/bytecode/ar
 import type { BytecodeLayout } from '../../core/structural/sources/bytecode/load.js';
 import { importBeans, type BeansImportReport } from '../../core/structural/sources/di/importer.js';
 import { importTraces, type TraceImportReport } from '../../core/structural/sources/traces/importer.js';
+import { hasSourceSymbols } from '../../core/structural/status.js';
 import type { Workspace } from '../../core/store/workspace.js';
 import { cwdOf, withWorkspace, type CommandGroup } from '../context.js';
 
@@ -69,8 +70,7 @@ function days(value: string): number {
 }
 
 async function ensureIndexed(ws: Workspace): Promise<void> {
-  const row = await ws.db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE origin IS NULL AND kind != 'module'");
-  if (!row?.n) throw new TenureError('not-indexed', `Tenure has not indexed ${ws.root} yet: run \`tenure index\` first, so the imported facts have symbols to attach to.`);
+  if (!(await hasSourceSymbols(ws.db))) throw new TenureError('not-indexed', `Tenure has not indexed ${ws.root} yet: run \`tenure index\` first, so the imported facts have symbols to attach to.`);
 }
 
 function renderBeans(r: BeansImportReport): string {

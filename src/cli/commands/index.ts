@@ -1,5 +1,6 @@
 import { errorMessage } from '../../shared/errors.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { StructuralStore } from '../../core/structural/store.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
 import { renderKnowledgeIndexReport } from './knowledge.js';
@@ -8,10 +9,19 @@ import { Session } from '../../core/session/session.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
+import type { Command } from 'commander';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
 
 /** index, status, watch, mcp: building and serving the memories. */
 export const indexCommands: CommandGroup = (program) => {
+  indexCommand(program);
+  statusCommand(program);
+  watchCommand(program);
+  mcpCommand(program);
+};
+
+/** `tenure index`: the structural memory, then build output and the offline knowledge pass. */
+function indexCommand(program: Command): void {
   program
     .command('index')
     .description('Index the workspace (incremental: unchanged files are not parsed again).')
@@ -23,8 +33,7 @@ export const indexCommands: CommandGroup = (program) => {
     .action(async (dir: string | undefined, opts: { rebuild?: boolean; json?: boolean; workers?: number; knowledge: boolean }) => {
       const root = findRoot(dir ?? cwdOf(program));
       await withWorkspace(root, async (ws) => {
-        // Only the derived structural tables are dropped; nothing else in the database is touched.
-        if (opts.rebuild) await ws.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+        if (opts.rebuild) await new StructuralStore(ws.db).clear();
         const indexer = await StructuralIndexer.create(ws, opts.workers ? { workers: opts.workers } : {});
         try {
           let last = 0;
@@ -49,7 +58,10 @@ export const indexCommands: CommandGroup = (program) => {
         }
       });
     });
+}
 
+/** `tenure status`: what the index holds. */
+function statusCommand(program: Command): void {
   program
     .command('status')
     .description('What the index holds: files, symbols, edges by tier, skipped files, freshness.')
@@ -60,7 +72,10 @@ export const indexCommands: CommandGroup = (program) => {
         process.stdout.write(opts.json ? JSON.stringify(status, null, 2) + '\n' : renderStatus(status) + '\n');
       });
     });
+}
 
+/** `tenure watch`: index, then keep the index fresh until stopped. */
+function watchCommand(program: Command): void {
   program
     .command('watch')
     .description('Index, then keep the index up to date as files change, confirming edges with language servers in the background (Ctrl+C to stop).')
@@ -88,7 +103,10 @@ export const indexCommands: CommandGroup = (program) => {
       await session.dispose();
       await ws.close();
     });
+}
 
+/** `tenure mcp`: the tools over MCP on stdio, answering from what is stored while it indexes. */
+function mcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('Serve the Tenure tools over MCP on stdio (indexes on start; --watch keeps the index fresh and confirms edges with language servers in the background).')
@@ -119,4 +137,4 @@ export const indexCommands: CommandGroup = (program) => {
         await ws.close();
       }
     });
-};
+}

@@ -15,7 +15,7 @@ import { knowledgeStatus, renderKnowledgeStatus } from '../../core/knowledge/sta
 import { loadReports } from '../../core/knowledge/store/communities.js';
 import { clearKnowledge } from '../../core/knowledge/store/runs.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
-import { hasIndexedFiles } from '../../core/structural/lookup.js';
+import { isIndexed } from '../../core/structural/lookup.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import type { ChatModel } from '../../core/llm/types.js';
 import { openWorkspace } from '../../core/workspace.js';
@@ -115,7 +115,7 @@ type IndexFlags = ModelFlags & SourceFlags & { budget?: number; concurrency?: nu
 
 /** Links need the symbols: without a structural index, build it first (seconds). */
 async function ensureStructuralIndex(ws: Workspace, quiet: boolean): Promise<void> {
-  if (await hasIndexedFiles(ws.db)) return;
+  if (await isIndexed(ws.db)) return;
   if (!quiet) process.stderr.write('No structural index yet; indexing the code first…\n');
   const indexer = await StructuralIndexer.create(ws);
   try {

@@ -7,6 +7,7 @@ import { EnrichmentPass, describeResolverReport, type EnrichReport } from '../..
 import { headlessResolvers } from '../../core/structural/enrichment/headless.js';
 import type { EdgeResolver } from '../../core/structural/enrichment/types.js';
 import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { isIndexed } from '../../core/structural/lookup.js';
 import { ResolutionStore } from '../../core/structural/enrichment/store.js';
 import type { Workspace } from '../../core/store/workspace.js';
 import { cwdOf, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
@@ -22,7 +23,7 @@ function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-export function renderEnrichReport(r: EnrichReport): string {
+function renderEnrichReport(r: EnrichReport): string {
   const lines = [`Enrichment finished in ${(r.ms / 1000).toFixed(1)} s.`];
   for (const x of r.resolvers) {
     lines.push(`  ${describeResolverReport(x)}`);
@@ -32,8 +33,7 @@ export function renderEnrichReport(r: EnrichReport): string {
 }
 
 async function ensureIndexed(ws: Workspace): Promise<void> {
-  const n = await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-  if (n?.n) return;
+  if (await isIndexed(ws.db)) return;
   const indexer = await StructuralIndexer.create(ws);
   try {
     await indexer.indexAll();

@@ -11,9 +11,10 @@ import { knowledgeIndexed } from '../knowledge/quotes.js';
 import { rulesForChangeTo, triggeredRules } from '../procedural/hints.js';
 import { ruleCountsByStatus } from '../procedural/store.js';
 import type { Workspace } from '../store/workspace.js';
-import { whatBreaks, type WhatBreaksResult } from '../structural/impact/whatBreaks.js';
+import type { WhatBreaksResult } from '../structural/impact/result.js';
+import { whatBreaks } from '../structural/impact/whatBreaks.js';
 import { resolveSymbols } from '../structural/lookup.js';
-import { isIndexed } from '../structural/symbolSearch.js';
+import { isIndexed } from '../structural/lookup.js';
 import { conceptPhrases, identifiers, linkByKnowledge, linkByName, type ConceptLink } from './link.js';
 
 /*

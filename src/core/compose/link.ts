@@ -4,7 +4,7 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { resolveSymbols } from '../structural/lookup.js';
-import { symbolBySid, symbolsNamedWith, type NamedSymbol } from '../structural/symbolSearch.js';
+import { symbolBySid, symbolsNamedLike } from '../structural/lookup.js';
 
 /*
  * Linking a question's concepts to symbols by name, for when the knowledge
@@ -111,9 +111,9 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   const qWords = words(question);
   const content = [...new Set(qWords.filter((w) => w.length >= 3 && !STOP.has(w)))];
   if (content.length) {
-    const rows = await symbolsNamedWith(db, content);
-    const phraseHits = new Map<string, NamedSymbol[]>();
-    const oneWordHits: { row: NamedSymbol; container: string }[] = [];
+    const rows = await symbolsNamedLike(db, content);
+    const phraseHits = new Map<string, Awaited<ReturnType<typeof symbolsNamedLike>>>();
+    const oneWordHits: { row: Awaited<ReturnType<typeof symbolsNamedLike>>[number]; container: string }[] = [];
     for (const r of rows) {
       const nw = words(r.name);
       if (!containsPhrase(qWords, nw)) continue;

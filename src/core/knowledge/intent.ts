@@ -1,11 +1,11 @@
 import { searchEntities, queryEmbedder } from './search.js';
 import { linkEntity } from '../linking/link.js';
 import { entityKey, phraseTokens } from '../linking/names.js';
-import { SymbolIndex } from '../linking/symbolIndex.js';
+import { symbolIndexOf } from '../structural/lookup.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import type { Embedder } from '../llm/types.js';
-import { hasIndexedFiles } from '../structural/lookup.js';
+import { isIndexed } from '../structural/lookup.js';
 import { TenureError } from '../../shared/errors.js';
 import { knowledgeIndexed, needlesFor, quoteFrom, type Quotation } from './quotes.js';
 import { documentEntityIds, entityByKey, mentionsOf, type EntityHit } from './store/graph.js';
@@ -122,9 +122,9 @@ function summarize(text: string, shown: readonly IntentSymbol[], found: number, 
 export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedders: readonly Embedder[] = []): Promise<RelatedByIntentResult> {
   const text = phrase.trim();
   if (!text) throw new TenureError('invalid-input', 'No phrase given.');
-  if (!(await hasIndexedFiles(db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
+  if (!(await isIndexed(db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
   const status = await knowledgeIndexed(db);
-  const index = await SymbolIndex.cached(db);
+  const index = await symbolIndexOf(db);
   if (!index.size) throw new TenureError('not-indexed', 'The structural index holds no symbols yet. Run `tenure index`, then ask again.');
   const found = new Map<string, { tier: LinkTier; reasons: string[]; via: Set<string> }>();
   const add: AddLink = (sid, tier, reason, via) => {

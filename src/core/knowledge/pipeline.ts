@@ -1,7 +1,8 @@
+import { loadSymbolIndex } from '../structural/lookup.js';
 import { LlmError } from '../llm/errors.js';
 import { HashingEmbedder } from '../llm/offline.js';
 import { LlmRunner, type Spend } from '../llm/runner.js';
-import { SymbolIndex } from '../linking/symbolIndex.js';
+import { type SymbolIndex } from '../linking/symbolIndex.js';
 import type { LinkTier } from '../model/tiers.js';
 import type { Workspace } from '../store/workspace.js';
 import type { KnowledgeGraph } from './graph.js';
@@ -91,7 +92,7 @@ interface Step {
 function symbolsOnce(ctx: RunContext): () => Promise<{ index: SymbolIndex; vocabulary: Vocabulary }> {
   let loaded: Promise<{ index: SymbolIndex; vocabulary: Vocabulary }> | undefined;
   return () =>
-    (loaded ??= SymbolIndex.load(ctx.db).then((index) => ({ index, vocabulary: new Vocabulary(index.phraseNames()) })));
+    (loaded ??= loadSymbolIndex(ctx.db).then((index) => ({ index, vocabulary: new Vocabulary(index.phraseNames()) })));
 }
 
 /** The pipeline: each step names its workflow, picks the workflow's input from the options and the state, and keeps its output. */

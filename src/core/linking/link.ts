@@ -81,81 +81,119 @@ function narrowByContext(candidates: readonly IndexedSymbol[], context: readonly
   return candidates.filter((s) => (s.parentName && names.has(s.parentName)) || names.has(s.path.split('/').pop()!.replace(/\.\w+$/, '')));
 }
 
+/** What every rule below reads: the index, the subject, its name as written and as code. */
+interface Naming {
+  readonly index: SymbolIndex;
+  readonly subject: LinkSubject;
+  /** The name, trimmed of quotes. */
+  readonly raw: string;
+  /** The name without a trailing `()`. */
+  readonly code: string;
+  readonly maxWeak: number;
+}
+
 export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: LinkOptions = {}): Link {
-  const maxWeak = options.maxWeak ?? 12;
   const raw = subject.name.trim().replace(/^[`'"]+|[`'"]+$/g, '');
   if (!raw) return unresolved('empty name');
   if (index.size === 0) return unresolved('the structural index is empty (run `tenure index`)');
+  if (/\/|\\/.test(raw) && /\.\w{1,5}$/.test(raw)) return byFilePath(index, raw);
+  const n: Naming = { index, subject, raw, code: raw.replace(/\(\)$/, ''), maxWeak: options.maxWeak ?? 12 };
+  return byIdentifier(n) ?? byWordWrittenAsCode(n) ?? byPhrase(n);
+}
 
-  // A file path names its module.
-  if (/\/|\\/.test(raw) && /\.\w{1,5}$/.test(raw)) {
-    const rel = raw.replace(/\\/g, '/').replace(/^\.\//, '');
-    const mod = index.modulesByPath.get(rel) ?? [...index.modulesByPath.values()].filter((m) => m.path.endsWith('/' + rel)).at(0);
-    return mod ? { tier: 'exact', symbols: [linked(mod)], score: 1, reason: `names the file ${mod.path}` } : unresolved(`names a file (${rel}) that is not in the index`);
-  }
+/** A file path names its module. */
+function byFilePath(index: SymbolIndex, raw: string): Link {
+  const rel = raw.replace(/\\/g, '/').replace(/^\.\//, '');
+  const mod = index.modulesByPath.get(rel) ?? [...index.modulesByPath.values()].filter((m) => m.path.endsWith('/' + rel)).at(0);
+  return mod ? { tier: 'exact', symbols: [linked(mod)], score: 1, reason: `names the file ${mod.path}` } : unresolved(`names a file (${rel}) that is not in the index`);
+}
 
-  const code = raw.replace(/\(\)$/, '');
-  if (isCodeShaped(code)) {
-    const segs = segments(code);
-    const last = segs[segs.length - 1]!;
-    const named = index.byName.get(last) ?? [];
-    if (segs.length > 1) {
-      const q = named.filter((s) => endsWith(qualifiedSegments(s), segs) || endsWith([...segments(s.path.replace(/\.\w+$/, '')), ...qualifiedSegments(s)], segs));
-      if (q.length === 1) return { tier: 'exact', symbols: [linked(q[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
-      if (q.length > 1) return weakSet(q, `\`${code}\` is written verbatim but ${q.length} symbols have that qualified name`, 0.9, maxWeak);
-      const ci = index.all.filter((s) => s.name.toLowerCase() === last.toLowerCase() && endsWith(qualifiedSegments(s), segs, true));
-      if (ci.length === 1) return { tier: 'strong', symbols: [linked(ci[0]!)], score: 0.9, reason: `\`${code}\` matches ${ci[0]!.qname} up to letter case` };
-      // The qualifier may be a class that is not a symbol here; the member alone may still be unique.
-      if (named.length === 0) return unresolved(`names \`${code}\`, which is not in the structural index`);
-    }
-    if (named.length === 1) {
-      return segs.length > 1
-        ? { tier: 'strong', symbols: [linked(named[0]!)], score: 0.8, reason: `\`${last}\` names one symbol (${named[0]!.qname}), though the text qualifies it as \`${code}\`` }
-        : { tier: 'exact', symbols: [linked(named[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
-    }
-    if (named.length > 1) {
-      const narrowed = narrowByContext(named, subject.context);
-      if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.85, reason: `\`${last}\` names ${named.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
-      return weakSet(named, `\`${last}\` names ${named.length} symbols`, 0.7, maxWeak);
-    }
-    // A code-shaped name with no symbol of that name: try its words (retry_policy → RetryPolicy).
+/**
+ * A code-shaped name (`SettlementService.retry`, `MAX_ATTEMPTS`): the symbols
+ * of that name, narrowed by its qualifier, else by the passage. Undefined for
+ * a name no symbol has, whose words are tried next (retry_policy → RetryPolicy).
+ */
+function byIdentifier({ index, subject, code, maxWeak }: Naming): Link | undefined {
+  if (!isCodeShaped(code)) return undefined;
+  const segs = segments(code);
+  const last = segs[segs.length - 1]!;
+  const named = index.byName.get(last) ?? [];
+  if (segs.length > 1) {
+    const q = named.filter((s) => endsWith(qualifiedSegments(s), segs) || endsWith([...segments(s.path.replace(/\.\w+$/, '')), ...qualifiedSegments(s)], segs));
+    if (q.length === 1) return { tier: 'exact', symbols: [linked(q[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
+    if (q.length > 1) return weakSet(q, `\`${code}\` is written verbatim but ${q.length} symbols have that qualified name`, 0.9, maxWeak);
+    const ci = index.all.filter((s) => s.name.toLowerCase() === last.toLowerCase() && endsWith(qualifiedSegments(s), segs, true));
+    if (ci.length === 1) return { tier: 'strong', symbols: [linked(ci[0]!)], score: 0.9, reason: `\`${code}\` matches ${ci[0]!.qname} up to letter case` };
+    // The qualifier may be a class that is not a symbol here; the member alone may still be unique.
+    if (named.length === 0) return unresolved(`names \`${code}\`, which is not in the structural index`);
   }
+  if (named.length === 1) {
+    return segs.length > 1
+      ? { tier: 'strong', symbols: [linked(named[0]!)], score: 0.8, reason: `\`${last}\` names one symbol (${named[0]!.qname}), though the text qualifies it as \`${code}\`` }
+      : { tier: 'exact', symbols: [linked(named[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
+  }
+  if (named.length > 1) {
+    const narrowed = narrowByContext(named, subject.context);
+    if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.85, reason: `\`${last}\` names ${named.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
+    return weakSet(named, `\`${last}\` names ${named.length} symbols`, 0.7, maxWeak);
+  }
+  return undefined;
+}
 
-  // A one-word name written as code (`Injectable`) and shared by no other symbol is named verbatim.
-  if (subject.type === 'component' && !isCodeShaped(code) && /^[A-Za-z_$][\w$]*$/.test(code) && /[A-Z_$]/.test(code)) {
-    const named = index.byName.get(code) ?? [];
-    if (named.length === 1) return { tier: 'exact', symbols: [linked(named[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
-    if (named.length > 1) {
-      const narrowed = narrowByContext(named, subject.context);
-      if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.85, reason: `\`${code}\` names ${named.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}` };
-      return weakSet(named, `\`${code}\` names ${named.length} symbols`, 0.7, maxWeak);
-    }
+/** A one-word name written as code (`Injectable`) and shared by no other symbol is named verbatim. */
+function byWordWrittenAsCode({ index, subject, code, maxWeak }: Naming): Link | undefined {
+  if (subject.type !== 'component' || isCodeShaped(code) || !/^[A-Za-z_$][\w$]*$/.test(code) || !/[A-Z_$]/.test(code)) return undefined;
+  const named = index.byName.get(code) ?? [];
+  if (named.length === 1) return { tier: 'exact', symbols: [linked(named[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
+  if (named.length > 1) {
+    const narrowed = narrowByContext(named, subject.context);
+    if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.85, reason: `\`${code}\` names ${named.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}` };
+    return weakSet(named, `\`${code}\` names ${named.length} symbols`, 0.7, maxWeak);
   }
+  return undefined;
+}
+
+/** A name as prose ("the settlement service"): the symbols whose names have its words, then a qualifier their place supplies, then a concept over several. */
+function byPhrase(n: Naming): Link {
+  const { subject, code, raw } = n;
   const codeButMissing = isCodeShaped(code);
   if (NOT_CODE.has(subject.type) && !codeButMissing) {
     return unresolved(`a ${subject.type}: reaches code only through what it mentions, never by resemblance`);
   }
   const tokens = phraseTokens(code);
   if (!tokens.length) return unresolved('no content words to match');
-  const key = tokens.join(' ');
-  const same = (index.byWords.get(key) ?? []).filter((s) => tokens.length > 1 || subject.type === 'component' || TYPE_KINDS.has(s.kind));
-  if (same.length && codeButMissing) {
+  const same = bySameWords(n, tokens, codeButMissing);
+  if (same) return same;
+  if (tokens.length < 2) return unresolved(`"${raw}" is one common word; no symbol is named by it clearly enough`);
+  const placed = byQualifyingPlace(n, tokens);
+  if (placed) return placed;
+  const concept = asConcept(n, tokens);
+  if (concept) return concept;
+  if (subject.type === 'constraint') return unresolved('a constraint that no symbol names: kept, because it bears on the code through the documents that state it');
+  return unresolved(`no symbol's name or place holds the words of "${raw}"`);
+}
+
+/** The symbols whose names have exactly the phrase's words. */
+function bySameWords({ index, subject, code, raw, maxWeak }: Naming, tokens: readonly string[], codeButMissing: boolean): Link | undefined {
+  const same = (index.byWords.get(tokens.join(' ')) ?? []).filter((s) => tokens.length > 1 || subject.type === 'component' || TYPE_KINDS.has(s.kind));
+  if (!same.length) return undefined;
+  if (codeButMissing) {
     // An identifier that is not in the code but whose words are: a different name for something, not the same name.
     return weakSet(same, `\`${code}\` is not a symbol here, but ${same.length === 1 ? same[0]!.qname + ' has' : same.length + ' symbols have'} the same words`, 0.6, maxWeak);
   }
-  if (same.length) {
-    const types = same.filter((s) => TYPE_KINDS.has(s.kind));
-    if (same.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(same[0]!)], score: 0.9, reason: `"${raw}" is ${same[0]!.qname} written as prose` };
-    if (types.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(types[0]!)], score: 0.85, reason: `"${raw}" is the ${types[0]!.kind} ${types[0]!.qname} written as prose (${same.length - 1} member${same.length > 2 ? 's' : ''} share the words)` };
-    if (same.length > 1) {
-      const narrowed = narrowByContext(same, subject.context);
-      if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.8, reason: `"${raw}" names ${same.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
-    }
-    if (tokens.length > 1 || subject.type === 'component') return weakSet(same, `"${raw}" matches the names of ${same.length} symbols`, 0.7, maxWeak);
+  const types = same.filter((s) => TYPE_KINDS.has(s.kind));
+  if (same.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(same[0]!)], score: 0.9, reason: `"${raw}" is ${same[0]!.qname} written as prose` };
+  if (types.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(types[0]!)], score: 0.85, reason: `"${raw}" is the ${types[0]!.kind} ${types[0]!.qname} written as prose (${same.length - 1} member${same.length > 2 ? 's' : ''} share the words)` };
+  if (same.length > 1) {
+    const narrowed = narrowByContext(same, subject.context);
+    if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.8, reason: `"${raw}" names ${same.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
   }
-  if (tokens.length < 2) return unresolved(`"${raw}" is one common word; no symbol is named by it clearly enough`);
+  if (tokens.length > 1 || subject.type === 'component') return weakSet(same, `"${raw}" matches the names of ${same.length} symbols`, 0.7, maxWeak);
+  return undefined;
+}
 
-  // A qualifier the symbol's place supplies: "settlement retry policy" → RetryPolicy in src/settlement.
+/** A qualifier the symbol's place supplies: "settlement retry policy" → RetryPolicy in src/settlement. */
+function byQualifyingPlace({ index, raw }: Naming, tokens: readonly string[]): Link | undefined {
   for (let k = 1; k < tokens.length; k++) {
     const head = tokens.slice(0, k);
     const tail = tokens.slice(k);
@@ -167,8 +205,11 @@ export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: Li
       return { tier: 'strong', symbols: [linked(pick[0]!)], score: 0.8, reason: `"${raw}": ${pick[0]!.qname}, in ${pick[0]!.parentName ?? pick[0]!.path}, supplies "${head.join(' ')}"` };
     }
   }
+  return undefined;
+}
 
-  // A concept spanning several symbols: every phrase word is in the symbol's name or place, and one is in its name.
+/** A concept spanning several symbols: every phrase word is in the symbol's name or place, and one is in its name. */
+function asConcept({ index, raw, maxWeak }: Naming, tokens: readonly string[]): Link | undefined {
   const weight = tokens.reduce((n, t) => n + index.idf(t), 0);
   const scored: { s: IndexedSymbol; score: number }[] = [];
   const pool = new Set<IndexedSymbol>();
@@ -184,13 +225,10 @@ export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: Li
     const score = tokens.reduce((n, t) => n + (nameWords.has(t) ? index.idf(t) : 0.6 * index.idf(t)), 0) / weight;
     scored.push({ s, score });
   }
-  if (scored.length) {
-    const set = topLevel(scored.map((x) => x.s));
-    const score = Math.max(...scored.map((x) => x.score)) * 0.7;
-    return weakSet(set, `"${raw}" is a concept spread over ${set.length} symbol${set.length === 1 ? '' : 's'} whose names and places hold its words`, score, maxWeak);
-  }
-  if (subject.type === 'constraint') return unresolved('a constraint that no symbol names: kept, because it bears on the code through the documents that state it');
-  return unresolved(`no symbol's name or place holds the words of "${raw}"`);
+  if (!scored.length) return undefined;
+  const set = topLevel(scored.map((x) => x.s));
+  const score = Math.max(...scored.map((x) => x.score)) * 0.7;
+  return weakSet(set, `"${raw}" is a concept spread over ${set.length} symbol${set.length === 1 ? '' : 's'} whose names and places hold its words`, score, maxWeak);
 }
 
 function weakSet(list: readonly IndexedSymbol[], reason: string, score: number, maxWeak: number): Link {

@@ -8,7 +8,7 @@ import { stem } from '../../shared/stem.js';
  */
 
 /** A code identifier, possibly qualified: RetryPolicy, SettlementService.retry, MAX_ATTEMPTS, settle_batch, a/b.C#m. */
-export const IDENTIFIER_PATH = /^[A-Za-z_$][\w$]*(?:(?:\.|#|::|\/)[A-Za-z_$][\w$]*)*$/;
+const IDENTIFIER_PATH = /^[A-Za-z_$][\w$]*(?:(?:\.|#|::|\/)[A-Za-z_$][\w$]*)*$/;
 
 /** Whether a name is shaped like code rather than prose (a human would not write it in a sentence as is). */
 export function isCodeShaped(name: string): boolean {
@@ -82,7 +82,7 @@ export function entityKey(name: string): string {
 }
 
 /** `ADR-0007` → ref:adr-7, `PR #142` → ref:#142, `INC-2041` → ref:inc-2041; undefined when not a handle. */
-export function refKey(text: string): string | undefined {
+function refKey(text: string): string | undefined {
   const m = REF.exec(text.trim());
   if (!m || !m[1] && !text.trim().startsWith('#')) return undefined;
   const prefix = (m[1] ?? '').toLowerCase();

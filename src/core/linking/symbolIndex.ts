@@ -1,23 +1,18 @@
 import { Yielder } from '../../shared/yielder.js';
 import type { SymbolKind } from '../model/structural.js';
-import type { Db } from '../store/db.js';
+import type { SymbolRef } from '../model/symbolRef.js';
 import { identifierWords, phraseTokens } from './names.js';
 import { stem } from '../../shared/stem.js';
 
 /*
  * The structural symbols as the linker sees them: by exact name, by the words
  * of their name (RetryPolicy → "retry policy"), by file, with the words of
- * where they live (their class, their folder and file) for context. Read from
- * the structural tables in one pass.
+ * where they live (their class, their folder and file) for context. Built
+ * from the rows the structural memory supplies (structural/lookup.ts:
+ * symbolIndexOf, loadSymbolIndex), so the linker reads no table itself.
  */
 
-export interface IndexedSymbol {
-  readonly sid: string;
-  readonly name: string;
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  readonly path: string;
-  readonly line: number;
+export interface IndexedSymbol extends Omit<SymbolRef, 'id'> {
   readonly endLine: number;
   readonly parentName?: string;
   readonly parentSid?: string;
@@ -27,22 +22,15 @@ export interface IndexedSymbol {
   readonly context: ReadonlySet<string>;
 }
 
-interface Row {
-  sid: string;
-  name: string;
-  qname: string;
-  kind: SymbolKind;
-  path: string;
-  line: number;
-  end_line: number;
-  parent_name: string | null;
-  parent_sid: string | null;
+/** One symbol as the structural memory supplies it: where it is, and the type or namespace it is a member of. */
+export interface SymbolRow extends Omit<SymbolRef, 'id'> {
+  readonly end_line: number;
+  readonly parent_name: string | null;
+  readonly parent_sid: string | null;
 }
 
 const LINKABLE: ReadonlySet<SymbolKind> = new Set(['namespace', 'class', 'interface', 'enum', 'type', 'function', 'method', 'field', 'constant']);
 const PATH_NOISE = new Set(['src', 'lib', 'main', 'java', 'com', 'org', 'net', 'app', 'pkg', 'internal', 'index', 'ts', 'js', 'py', 'go', 'tsx', 'test', 'tests']);
-
-const CACHE = new WeakMap<Db, { key: string; index: SymbolIndex }>();
 
 export class SymbolIndex {
   readonly byName = new Map<string, IndexedSymbol[]>();
@@ -53,30 +41,8 @@ export class SymbolIndex {
   readonly all: IndexedSymbol[] = [];
   private readonly docFreq = new Map<string, number>();
 
-  /**
-   * The index of a database's symbols, built once and kept until the symbols
-   * change (a query path asks for it on every question; building it reads
-   * every symbol). The key is the structural memory's write stamp with the
-   * symbol count and highest id, which artifact imports also move.
-   */
-  static async cached(db: Db): Promise<SymbolIndex> {
-    const k = await db.get<{ stamp: string | null; n: number; top: number | null }>(
-      "SELECT (SELECT value FROM meta WHERE key = 'structural.indexedAt') AS stamp, count(*) AS n, max(id) AS top FROM symbols",
-    );
-    const key = `${k?.stamp ?? ''}:${k?.n ?? 0}:${k?.top ?? 0}`;
-    const hit = CACHE.get(db);
-    if (hit?.key === key) return hit.index;
-    const index = await SymbolIndex.load(db);
-    CACHE.set(db, { key, index });
-    return index;
-  }
-
-  static async load(db: Db): Promise<SymbolIndex> {
-    const rows = await db.all<Row>(
-      `SELECT s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
-       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`,
-    );
-    // Built in slices, giving the thread back between them: a large repository has tens of thousands of symbols.
+  /** Built in slices, giving the thread back between them: a large repository has tens of thousands of symbols. */
+  static async fromRows(rows: readonly SymbolRow[]): Promise<SymbolIndex> {
     const index = new SymbolIndex([]);
     const yielder = new Yielder();
     for (const r of rows) {
@@ -86,11 +52,11 @@ export class SymbolIndex {
     return index;
   }
 
-  constructor(rows: readonly Row[]) {
+  constructor(rows: readonly SymbolRow[]) {
     for (const r of rows) this.add(r);
   }
 
-  private add(r: Row): void {
+  private add(r: SymbolRow): void {
     const folders = r.path.split('/');
     const file = folders.pop() ?? '';
     const context = new Set<string>();

@@ -1,5 +1,3 @@
-import type { EdgeTier } from './tiers.js';
-
 /** What a definition is. `module` is the file itself, so file-level code has an owner. */
 export type SymbolKind =
   | 'module'
@@ -19,8 +17,6 @@ export const CALLABLE_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'met
 
 /** How a dependent uses its target; what_breaks names every kind. */
 export type EdgeKind = 'call' | 'instantiate' | 'reference' | 'import' | 'extends' | 'implements';
-
-export const EDGE_KINDS: readonly EdgeKind[] = ['call', 'instantiate', 'reference', 'import', 'extends', 'implements'];
 
 export interface Position {
   /** 1-based line, as people and editors' "go to line" count. */
@@ -87,40 +83,4 @@ export interface FileFacts {
   /** Syntax error nodes seen; the inventory is error tolerant but says so. */
   readonly errorNodes: number;
   readonly parseMs: number;
-}
-
-export interface SymbolRecord {
-  readonly id: number;
-  readonly sid: string;
-  readonly name: string;
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  readonly fileId: number;
-  readonly path: string;
-  readonly parentId: number | null;
-  readonly line: number;
-  readonly col: number;
-  readonly endLine: number;
-}
-
-/** Where an edge's claim comes from: the source that said so and why. */
-export interface Provenance {
-  /** `tree-sitter`, `lsp:typescript`, `scip`, … */
-  readonly source: string;
-  /** One sentence a person can check: "only `retry` in scope (imported from ./policy)". */
-  readonly reason: string;
-}
-
-export interface EdgeRecord {
-  readonly kind: EdgeKind;
-  readonly tier: EdgeTier;
-  readonly fromId: number;
-  /** Null for a dynamic site whose target cannot be named. */
-  readonly toId: number | null;
-  readonly fileId: number;
-  readonly line: number;
-  readonly col: number;
-  /** How many candidates this site had (1 for inferred, ≥2 for ambiguous). */
-  readonly candidates: number;
-  readonly provenance: Provenance;
 }

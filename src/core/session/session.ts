@@ -3,7 +3,7 @@ import type { Workspace } from '../store/workspace.js';
 import type { BackgroundEnricher } from '../structural/enrichment/background.js';
 import type { IndexReport } from '../structural/index/indexer.js';
 import type { StructuralIndex } from '../structural/index/indexerThread.js';
-import { clearStructuralIndex } from '../structural/maintenance.js';
+import { StructuralStore } from '../structural/store.js';
 import { getStatus } from '../structural/status.js';
 import { ChangeQueue } from './changeQueue.js';
 
@@ -150,7 +150,7 @@ export class Session {
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
   async clearAndReindex(recreate: () => StructuralIndex): Promise<IndexReport | undefined> {
     await this.exclusive(async () => {
-      await clearStructuralIndex(this.workspace.db);
+      await new StructuralStore(this.workspace.db).clear();
       await this.indexer.dispose();
       this.indexer = recreate();
     });

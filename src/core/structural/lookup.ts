@@ -3,7 +3,14 @@ import { TenureError } from '../../shared/errors.js';
 import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
+import { SymbolIndex, type SymbolRow } from '../linking/symbolIndex.js';
 
+/*
+ * The symbol namespace, the seam where the memories meet: what a person or
+ * agent typed resolved to symbols, and the symbols as the linker indexes
+ * them. The other memories reach the structural memory through this module
+ * only (eslint.config.mjs: SEAM).
+ */
 
 const SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, s.origin FROM symbols s JOIN files f ON f.id = s.file_id`;
 
@@ -35,8 +42,7 @@ export interface ResolveOptions {
 export async function resolveSymbols(db: Db, text: string, options: ResolveOptions): Promise<SymbolRef[]> {
   const query = text.trim();
   if (!query) throw new TenureError('invalid-input', 'No symbol given. Pass a name such as `SettlementService.retry`, a symbol id, or `path/file.ts:42`.');
-  const indexed = await db.get<{ n: number }>('SELECT count(*) AS n FROM files');
-  if (!indexed?.n) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index` (or wait for the first index in VS Code), then ask again.');
+  if (!(await isIndexed(db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index` (or wait for the first index in VS Code), then ask again.');
 
   if (looksLikeSymbolId(query)) {
     const rows = await db.all<Row>(`${SELECT} WHERE s.sid = ?`, [query]);
@@ -100,11 +106,66 @@ function toRel(p: string, root: string): string {
   return path.relative(root, abs).split(path.sep).join('/');
 }
 
+/** The symbol with this id, if the index has it (the first, when generated code shares it). */
+export async function symbolBySid(db: Db, sid: string): Promise<SymbolRef | undefined> {
+  const row = await db.get<Row>(`${SELECT} WHERE s.sid = ? LIMIT 1`, [sid]);
+  return row ? ref(row) : undefined;
+}
+
+/**
+ * Symbols (modules and constructors aside) whose name contains any of the
+ * words, letter case ignored, each with the name of the type or namespace it
+ * is a member of: the candidates for a question's phrases, at most `limit`.
+ */
+export async function symbolsNamedLike(db: Db, words: readonly string[], limit = 5000): Promise<(SymbolRef & { container: string | null })[]> {
+  if (!words.length) return [];
+  return db.all<SymbolRef & { container: string | null }>(
+    `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, p.name AS container
+       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
+      WHERE s.kind NOT IN ('module', 'constructor') AND (${words.map(() => "lower(s.name) LIKE ? ESCAPE '\\'").join(' OR ')}) LIMIT ?`,
+    // The words are the asker's: % and _ in them are letters, not wildcards.
+    [...words.map((w) => `%${w.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`), limit],
+  );
+}
+
+/** Every symbol with its file and the type or namespace it is a member of, as the linker indexes them. */
+export async function symbolRows(db: Db): Promise<SymbolRow[]> {
+  return db.all<SymbolRow>(
+    `SELECT s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
+     FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`,
+  );
+}
+
+/** The linker's index of a database's symbols, built from them now. */
+export async function loadSymbolIndex(db: Db): Promise<SymbolIndex> {
+  return SymbolIndex.fromRows(await symbolRows(db));
+}
+
+const INDEXES = new WeakMap<Db, { key: string; index: SymbolIndex }>();
+
+/**
+ * The linker's index of a database's symbols, built once and kept until the
+ * symbols change (a query path asks for it on every question; building it
+ * reads every symbol). The key is the structural memory's write stamp with
+ * the symbol count and highest id, which artifact imports also move.
+ */
+export async function symbolIndexOf(db: Db): Promise<SymbolIndex> {
+  const k = await db.get<{ stamp: string | null; n: number; top: number | null }>(
+    "SELECT (SELECT value FROM meta WHERE key = 'structural.indexedAt') AS stamp, count(*) AS n, max(id) AS top FROM symbols",
+  );
+  const key = `${k?.stamp ?? ''}:${k?.n ?? 0}:${k?.top ?? 0}`;
+  const hit = INDEXES.get(db);
+  if (hit?.key === key) return hit.index;
+  const index = await loadSymbolIndex(db);
+  INDEXES.set(db, { key, index });
+  return index;
+}
+
 // ---------------------------------------------------------------- reads other memories make through the seam
 
-/** Whether the structural memory has indexed any file yet. */
-export async function hasIndexedFiles(db: Db): Promise<boolean> {
-  return ((await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n ?? 0) > 0;
+/** Whether the inventory has indexed anything here yet (a file row, read or skipped). */
+export async function isIndexed(db: Db): Promise<boolean> {
+  return !!(await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n;
 }
 
 export interface IndexedFile {

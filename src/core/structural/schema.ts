@@ -1,4 +1,8 @@
+import type { EdgeKind } from '../model/structural.js';
 import type { Migration } from '../store/migrations.js';
+
+/** One inventory site as `file_sites.sites` stores it: [id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic]. */
+export type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
 
 /** Structural memory: files, symbols, use sites, imports and tiered edges. Derived: can be rebuilt. */
 export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
@@ -81,6 +85,25 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX edges_site ON edges(site_id);
 
   CREATE INDEX edges_name_wide ON edges(name) WHERE dst_id IS NULL;
+  `,
+  },
+  {
+    // The kind of a skip (model/skips.ts) decides whether the file is tried again; rows
+    // written before kinds were recorded get theirs from their text, once.
+    id: 'structural-002-skip-kind',
+    sql: `
+    ALTER TABLE files ADD COLUMN skip_kind TEXT;
+    UPDATE files SET skip_kind = CASE
+        WHEN skip_reason LIKE 'too large%' THEN 'too-large'
+        WHEN skip_reason LIKE 'binary%' THEN 'binary'
+        WHEN skip_reason LIKE 'not UTF-8%' THEN 'not-utf8'
+        WHEN skip_reason LIKE 'minified%' THEN 'minified'
+        WHEN skip_reason LIKE 'no grammar%' THEN 'no-grammar'
+        WHEN skip_reason LIKE 'parse took longer%' THEN 'parse-timeout'
+        WHEN skip_reason LIKE 'parser failed%' THEN 'parser-failed'
+        WHEN skip_reason LIKE 'parse worker crashed%' THEN 'worker-crashed'
+        ELSE 'unreadable' END
+      WHERE skip_reason IS NOT NULL;
   `,
   },
 ];

@@ -1,4 +1,6 @@
 import { EDGE_TIERS, type EdgeTier } from '../model/tiers.js';
+import type { SkipKind } from '../model/skips.js';
+import type { Db } from '../store/db.js';
 import type { Workspace } from '../store/workspace.js';
 
 export interface StatusReport {
@@ -6,7 +8,7 @@ export interface StatusReport {
   readonly indexedAt: string | null;
   readonly files: number;
   readonly filesByLanguage: Record<string, number>;
-  readonly skipped: readonly { path: string; reason: string }[];
+  readonly skipped: readonly { path: string; kind: SkipKind; reason: string }[];
   readonly filesWithSyntaxErrors: number;
   readonly symbols: number;
   readonly edges: number;
@@ -18,7 +20,7 @@ export async function getStatus(ws: Workspace): Promise<StatusReport> {
   const db = ws.db;
   const at = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.indexedAt'");
   const langs = await db.all<{ language: string | null; n: number }>('SELECT language, count(*) AS n FROM files WHERE skip_reason IS NULL GROUP BY language');
-  const skipped = await db.all<{ path: string; reason: string }>('SELECT path, skip_reason AS reason FROM files WHERE skip_reason IS NOT NULL ORDER BY path');
+  const skipped = await db.all<{ path: string; kind: SkipKind; reason: string }>('SELECT path, skip_kind AS kind, skip_reason AS reason FROM files WHERE skip_reason IS NOT NULL ORDER BY path');
   const errs = await db.get<{ n: number }>('SELECT count(*) AS n FROM files WHERE error_nodes > 0');
   const symbols = await db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE kind != 'module'");
   const tiers = await db.all<{ tier: EdgeTier; n: number }>('SELECT tier, count(*) AS n FROM edges GROUP BY tier');
@@ -37,6 +39,12 @@ export async function getStatus(ws: Workspace): Promise<StatusReport> {
     edgesByTier,
     edgesBySource: Object.fromEntries(sources.map((s) => [s.source, s.n])),
   };
+}
+
+
+/** Whether the source declares any symbol yet (what artifacts and traces attach to); generated and endpoint symbols do not count. */
+export async function hasSourceSymbols(db: Db): Promise<boolean> {
+  return !!(await db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE origin IS NULL AND kind != 'module'"))?.n;
 }
 
 export function renderStatus(s: StatusReport): string {

@@ -1,23 +1,42 @@
-import type { EdgeKind, SymbolKind } from '../model/structural.js';
-import type { EdgeTier } from '../model/tiers.js';
+import type { SymbolKind } from '../model/structural.js';
+import type { SkipKind } from '../model/skips.js';
 import { specOf, type Edge, type FileEntry, type StructuralState } from './index/state.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
 import { invalidateResolutions } from './enrichment/store.js';
+import type { SiteTuple } from './schema.js';
 
-type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
+
+/** A table's rows, a page at a time, checking the clock before each row: a large workspace has hundreds of thousands. */
+async function* rowsOf<T>(db: Db, yielder: Yielder, table: string, select: string, pageSize?: number): AsyncGenerator<T> {
+  for await (const page of db.pages<T>(table, select, 'true', pageSize)) {
+    for (const row of page) {
+      if (yielder.due()) await yielder.yield();
+      yield row;
+    }
+  }
+}
 
 /** Reads and writes the structural tables; the only module that knows their SQL shape. */
 export class StructuralStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Drops the structural memory (files cascade to their symbols, sites,
+   * imports and edges, and to what artifacts added): the next index starts
+   * from scratch. Nothing else in the database is touched.
+   */
+  async clear(): Promise<void> {
+    await this.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+  }
+
   /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
   async load(state: StructuralState): Promise<void> {
     const files = await this.db.all<{
       id: number; path: string; language: string | null; hash: string | null; size: number; mtime_ms: number;
-      skip_reason: string | null; error_nodes: number; parse_ms: number | null; package: string | null;
-    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package FROM files');
+      skip_reason: string | null; skip_kind: SkipKind | null; error_nodes: number; parse_ms: number | null; package: string | null;
+    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, skip_kind, error_nodes, parse_ms, package FROM files');
     const modules = await this.db.all<{ file_id: number; id: number; qname: string }>("SELECT file_id, id, qname FROM symbols WHERE kind = 'module'");
     const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
     // A large workspace has hundreds of thousands of rows: give the thread back as they are taken in.
@@ -25,11 +44,13 @@ export class StructuralStore {
     for (const f of files) {
       if (yielder.due()) await yielder.yield();
       const spec = specOf(f.language);
-      // Artifact rows (class files, bean exports, traces: schema/artifacts.ts) are not the inventory's to index or remove.
+      // Artifact rows (class files, bean exports, traces: sources/artifacts/schema.ts) are not the inventory's to index or remove.
       if (f.language && !spec) continue;
       const mod = moduleByFile.get(f.id);
       state.addFileEntry({
-        id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms, skipReason: f.skip_reason,
+        id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms,
+        // A skip written without its kind is one to try again.
+        skip: f.skip_reason === null ? null : { kind: f.skip_kind ?? 'unreadable', reason: f.skip_reason },
         errorNodes: f.error_nodes, parseMs: f.parse_ms, packageName: f.package,
         moduleName: spec?.scheme === 'java' ? (f.package ?? '') : (mod?.qname ?? ''),
         moduleSymbolId: mod?.id ?? null,
@@ -39,32 +60,22 @@ export class StructuralStore {
       id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null;
       line: number; col: number; end_line: number; end_col: number; exported: number;
     };
-    for await (const page of this.db.pages<SymbolRow>('symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
-      for (const s of page) {
-        if (yielder.due()) await yielder.yield();
-        if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
-        state.addSymbol({
-          id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
-          line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
-        });
-      }
+    for await (const s of rowsOf<SymbolRow>(this.db, yielder, 'symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
+      if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
+      state.addSymbol({
+        id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+        line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
+      });
     }
     // A file's sites are one JSON text, parsed whole: check the clock after each file.
-    const perFile = new Yielder(12, 1);
-    for await (const page of this.db.pages<{ file_id: number; sites: string }>('file_sites', 'file_id, sites', 'true', 200)) {
-      for (const row of page) {
-        if (perFile.due()) await perFile.yield();
-        for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
-          state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
-        }
+    for await (const row of rowsOf<{ file_id: number; sites: string }>(this.db, new Yielder(12, 1), 'file_sites', 'file_id, sites', 200)) {
+      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
+        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
       }
     }
     type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
-    for await (const page of this.db.pages<ImportRow>('imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
-      for (const i of page) {
-        if (yielder.due()) await yielder.yield();
-        state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
-      }
+    for await (const i of rowsOf<ImportRow>(this.db, yielder, 'imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
+      state.addImport({ id: i.id, fileId: i.file_id, ownerId: i.owner_id, module: i.module, name: i.name, local: i.local, wildcard: i.wildcard === 1, line: i.line, col: i.col, targets: [] });
     }
     const inherit = await this.db.all<{ src_id: number; dst_id: number }>(
       "SELECT src_id, dst_id FROM edges WHERE kind IN ('extends', 'implements') AND dst_id IS NOT NULL AND tier != 'ambiguous'",
@@ -109,12 +120,12 @@ export class StructuralStore {
         await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
       }
       await db.run(
-        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at)
-         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10 FROM json_each(?) WHERE true
+        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at, skip_kind)
+         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11 FROM json_each(?) WHERE true
          ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
            mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
-           package=excluded.package, indexed_at=excluded.indexed_at`,
-        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skipReason, f.errorNodes, f.parseMs, f.packageName, now]))],
+           package=excluded.package, indexed_at=excluded.indexed_at, skip_kind=excluded.skip_kind`,
+        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skip?.reason ?? null, f.errorNodes, f.parseMs, f.packageName, now, f.skip?.kind ?? null]))],
       );
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
@@ -168,4 +179,3 @@ export class StructuralStore {
   }
 }
 
-export type { EdgeTier };

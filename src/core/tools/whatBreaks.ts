@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { EDGE_TIERS } from '../model/tiers.js';
 import { rulesForChangeTo } from '../procedural/hints.js';
-import { whatBreaks, type Dependent, type DependencyKind, type WhatBreaksResult } from '../structural/impact/whatBreaks.js';
+import type { Dependent, DependencyKind, WhatBreaksResult } from '../structural/impact/result.js';
+import { whatBreaks } from '../structural/impact/whatBreaks.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
 import { clip, fitToBudget, moreLine } from './budget.js';
 import { EdgeTier, Omitted, RuleView, SymbolView, edgeTierHeading, ruleView, rulesBlock, symbolView, symbolWords } from './present.js';

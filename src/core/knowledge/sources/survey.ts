@@ -1,3 +1,4 @@
+import { loadSymbolIndex } from '../../structural/lookup.js';
 import { LlmRunner, estimateTokens, messagesTokens } from '../../llm/runner.js';
 import { HashingEmbedder } from '../../llm/offline.js';
 import type { ChatModel } from '../../llm/types.js';
@@ -187,7 +188,7 @@ async function costEstimate(chat: ChatModel, run: DryRun, db: Db | undefined, op
 export async function surveyKnowledge(root: string, db: Db | undefined, options: SurveyOptions = {}): Promise<Survey> {
   const t0 = performance.now();
   const set = await collectSources(root, options.sources ?? {});
-  const symbols = db ? await SymbolIndex.load(db).catch(() => new SymbolIndex([])) : new SymbolIndex([]);
+  const symbols = db ? await loadSymbolIndex(db).catch(() => new SymbolIndex([])) : new SymbolIndex([]);
   const run = dryRun(set.documents, new Vocabulary(symbols.phraseNames()), options);
   const { thin, warnings } = corpusWarnings(run, set.commits, symbols.size);
   const estimate = options.chat && options.chat.provider !== 'offline' ? await costEstimate(options.chat, run, db, options) : undefined;

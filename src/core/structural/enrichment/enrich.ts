@@ -83,7 +83,7 @@ export function describeResolverReport(x: ResolverReport): string {
 
 type Unit = { kind: 'file'; id: number; path: string; language: string } | { kind: 'symbol'; sid: string; want: readonly SymbolQuestion[] };
 
-export const RESOLUTION_STATUS_KEY = 'resolution.status';
+const RESOLUTION_STATUS_KEY = 'resolution.status';
 
 /** The structural generation each resolver last worked against, across passes: files changed since are announced to its server. */
 const seenGeneration = new WeakMap<EdgeResolver, string>();
@@ -114,7 +114,7 @@ export class EnrichmentPass {
   }
 
   private pushHigh(u: Unit): void {
-    const key = u.kind === 'file' ? `f:${u.path}` : `s:${u.sid}`;
+    const key = keyOf(u);
     if (this.highKeys.has(key)) return;
     this.highKeys.add(key);
     this.high.push(u);
@@ -146,143 +146,11 @@ export class EnrichmentPass {
   }
 
   private async runOne(resolver: EdgeResolver, t0: number): Promise<ResolverReport> {
-    const start = performance.now();
-    const report: ResolverReport = {
-      source: resolver.source, languages: resolver.languages ?? [], state: 'complete', files: 0, symbols: 0, confirmed: 0, refuted: 0, added: 0, implementations: 0,
-      staleBatches: 0, notes: [], startMs: start - t0, ms: 0, pending: 0,
-    };
-    const signal = this.options.signal ?? new AbortController().signal;
-    const add = (res: ApplyResult) => {
-      report.confirmed += res.confirmed;
-      report.refuted += res.refuted;
-      report.added += res.added;
-      report.implementations += res.implementations;
-    };
-    try {
-      const ctx: ResolverContext = { root: this.options.root, signal, log: (m) => this.log(`${resolver.source}: ${m}`), readyHint: await this.readyHint(resolver.languages ?? []) };
-      await resolver.start(ctx);
-      // Batch resolvers learn their languages from their artifact when they start.
-      const languages = resolver.languages ?? [];
-      report.languages = languages;
-
-      if (resolver.units.includes('workspace')) {
-        const gen = await this.store.generation();
-        const batch = await resolver.resolve({ kind: 'workspace' }, ctx);
-        const res = await this.store.apply(resolver.source, resolver.tier, batch, gen);
-        if (res.stale) {
-          report.staleBatches++;
-          report.state = 'partial';
-          report.message = 'the workspace changed while the index was read; run again';
-        }
-        add(res);
-        report.files = batch.coveredFiles?.length ?? 0;
-        report.implementations += await this.store.deriveOverrides();
-        report.notes.push(...(batch.notes ?? []).slice(0, 20));
-        return report;
-      }
-
-      // The queue: priority units, then files not enriched at their content, then dispatch roots.
-      const lowFiles = (this.options.force ? await this.store.filesWithLanguage(languages) : await this.store.pendingFiles(resolver.source, languages))
-        .filter((f) => !this.options.files || this.options.files.includes(f.path))
-        .map((f): Unit => ({ kind: 'file', id: f.id, path: f.path, language: f.language }));
-      const low: Unit[] = [...lowFiles];
-      // Dispatch roots need implementation requests; a server without them (pyright) proves overrides from resolved inheritance instead.
-      if (resolver.units.includes('symbol') && this.options.dispatch !== false && (resolver.questions ?? ['implementations']).includes('implementations')) {
-        const roots = await this.store.dispatchRoots(languages, resolver.source);
-        for (const r of roots) if (!this.options.files || this.options.files.includes(r.at.path)) low.push({ kind: 'symbol', sid: r.sid, want: ['implementations'] });
-      }
-      const requeued = new Set<string>();
-      const total = () => done.size + this.high.length - hi + low.length;
-      const deadline = this.options.budgetMs !== undefined ? performance.now() + this.options.budgetMs : Infinity;
-      let lastGen = seenGeneration.get(resolver) ?? (await this.store.generation());
-      const done = new Set<string>();
-      let hi = 0;
-      const nextHigh = (): Unit | undefined => {
-        // Every resolver walks the whole priority list (entries added while it runs included).
-        while (hi < this.high.length) {
-          const u = this.high[hi++]!;
-          if (u.kind === 'file' && !languages.includes(u.language)) continue;
-          if (u.kind === 'symbol' && !resolver.units.includes('symbol')) continue;
-          return u;
-        }
-        return undefined;
-      };
-      // Once the files are done: callables still without a caller get a references search, so a
-      // call the inventory never recorded cannot make the answer "no callers".
-      let orphansQueued = !(resolver.units.includes('symbol') && this.options.orphans !== false && (resolver.questions ?? ['callers']).includes('callers'));
-      for (;;) {
-        let unit = nextHigh() ?? low.shift();
-        if (!unit && !orphansQueued && !signal.aborted) {
-          orphansQueued = true;
-          for (const o of await this.store.uncalledCallables(languages, resolver.source, this.options.orphanLimit ?? 500)) {
-            if (!this.options.files || this.options.files.includes(o.path)) low.push({ kind: 'symbol', sid: o.sid, want: ['callers'] });
-          }
-          unit = low.shift();
-        }
-        if (!unit) break;
-        if (signal.aborted) {
-          report.state = 'cancelled';
-          report.pending = this.high.length - hi + low.length + 1;
-          break;
-        }
-        if (performance.now() > deadline) {
-          report.state = 'partial';
-          report.message = `stopped after its ${Math.round(this.options.budgetMs! / 1000)} s budget; the next pass resumes`;
-          report.pending = this.high.length - hi + low.length + 1;
-          break;
-        }
-        await this.options.idle?.();
-        const gen = await this.store.generation();
-        if (gen !== lastGen) {
-          // Files changed: tell the server before asking it anything more.
-          const changed = await this.store.filesChangedSince(Number(lastGen));
-          await resolver.changed?.(changed);
-          lastGen = gen;
-        }
-        seenGeneration.set(resolver, gen);
-        const key = unit.kind === 'file' ? `f:${unit.path}` : `s:${unit.sid}`;
-        if (done.has(key)) continue;
-        const built = await this.buildUnit(unit);
-        if (!built) continue;
-        this.options.onProgress?.({ source: resolver.source, done: done.size, total: total(), current: unit.kind === 'file' ? unit.path : unit.sid });
-        const batch = await resolver.resolve(built, { root: this.options.root, signal, log: (m) => this.log(`${resolver.source}: ${m}`) });
-        const res = await this.store.apply(resolver.source, resolver.tier, batch, gen);
-        if (res.stale) {
-          report.staleBatches++;
-          if (!requeued.has(key)) {
-            requeued.add(key);
-            low.push(unit);
-          }
-          continue;
-        }
-        add(res);
-        for (const n of batch.notes ?? []) if (report.notes.length < 20) report.notes.push(n);
-        if (unit.kind === 'file') report.files++;
-        else {
-          report.symbols++;
-          await this.store.markSymbol(unit.sid, resolver.source, unit.want);
-        }
-        done.add(key);
-        if (this.options.pauseMs) await new Promise((r) => setTimeout(r, this.options.pauseMs));
-      }
-      if (report.staleBatches && report.state === 'complete') report.state = 'partial';
-      report.implementations += await this.store.deriveOverrides();
-    } catch (e) {
-      if (ResolverUnavailableError.is(e)) {
-        report.state = 'unavailable';
-        report.message = e.message;
-        this.log(e.message);
-      } else if (signal.aborted) {
-        report.state = 'cancelled';
-      } else {
-        report.state = 'unavailable';
-        report.message = `${resolver.source} failed: ${(e as Error).message}`;
-        this.log(report.message);
-      }
-    } finally {
-      report.ms = performance.now() - start;
-    }
-    return report;
+    return new ResolverRun(
+      { store: this.store, options: this.options, high: this.high, readyHint: (l) => this.readyHint(l), buildUnit: (u) => this.buildUnit(u), log: (m) => this.log(m) },
+      resolver,
+      t0,
+    ).run();
   }
 
   private async buildUnit(unit: Unit): Promise<ResolverUnit | undefined> {
@@ -295,14 +163,228 @@ export class EnrichmentPass {
   }
 
   private async saveStatus(reports: readonly ResolverReport[]): Promise<void> {
-    const prev = await this.db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [RESOLUTION_STATUS_KEY]);
-    const status = (prev ? JSON.parse(prev.value) : {}) as Record<string, unknown>;
+    const status: Record<string, unknown> = await resolutionStatus(this.db);
     for (const r of reports) {
       status[r.source] = { state: r.state, languages: r.languages, ...(r.message ? { message: r.message } : {}), at: Date.now(), files: r.files, pending: r.pending, ms: Math.round(r.ms) };
     }
     await this.db.write((db) =>
       db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [RESOLUTION_STATUS_KEY, JSON.stringify(status)]),
     );
+  }
+}
+
+/** What a resolver's run needs of the pass it is part of. */
+interface PassView {
+  readonly store: ResolutionStore;
+  readonly options: EnrichOptions;
+  /** The priority queue, shared by every resolver of the pass and added to while it runs. */
+  readonly high: readonly Unit[];
+  readyHint(languages: readonly string[]): Promise<ReadyHint>;
+  buildUnit(unit: Unit): Promise<ResolverUnit | undefined>;
+  log(message: string): void;
+}
+
+const keyOf = (u: Unit) => (u.kind === 'file' ? `f:${u.path}` : `s:${u.sid}`);
+
+/**
+ * One resolver's share of a pass: started, then either asked once for the
+ * whole workspace (artifact resolvers) or fed unit by unit from its queue
+ * (priority units, then files not enriched at their content, then dispatch
+ * roots, then callables left without a caller), until the queue is empty,
+ * the pass is cancelled or its budget is spent.
+ */
+class ResolverRun {
+  private readonly report: ResolverReport;
+  private readonly start = performance.now();
+  private readonly signal: AbortSignal;
+  private languages: readonly string[] = [];
+  private readonly low: Unit[] = [];
+  private readonly done = new Set<string>();
+  private readonly requeued = new Set<string>();
+  /** How far this resolver is through the shared priority queue. */
+  private hi = 0;
+  private orphansQueued = false;
+  private deadline = Infinity;
+  private lastGen = '';
+
+  constructor(
+    private readonly pass: PassView,
+    private readonly resolver: EdgeResolver,
+    t0: number,
+  ) {
+    this.signal = pass.options.signal ?? new AbortController().signal;
+    this.report = {
+      source: resolver.source, languages: resolver.languages ?? [], state: 'complete', files: 0, symbols: 0, confirmed: 0, refuted: 0, added: 0, implementations: 0,
+      staleBatches: 0, notes: [], startMs: this.start - t0, ms: 0, pending: 0,
+    };
+  }
+
+  async run(): Promise<ResolverReport> {
+    try {
+      const ctx: ResolverContext = { root: this.pass.options.root, signal: this.signal, log: (m) => this.log(m), readyHint: await this.pass.readyHint(this.resolver.languages ?? []) };
+      await this.resolver.start(ctx);
+      // Batch resolvers learn their languages from their artifact when they start.
+      this.languages = this.resolver.languages ?? [];
+      this.report.languages = this.languages;
+      if (this.resolver.units.includes('workspace')) {
+        await this.wholeWorkspace(ctx);
+        return this.report;
+      }
+      await this.fillQueue();
+      await this.drainQueue();
+      if (this.report.staleBatches && this.report.state === 'complete') this.report.state = 'partial';
+      this.report.implementations += await this.pass.store.deriveOverrides();
+    } catch (e) {
+      this.failed(e);
+    } finally {
+      this.report.ms = performance.now() - this.start;
+    }
+    return this.report;
+  }
+
+  private log(m: string): void {
+    this.pass.log(`${this.resolver.source}: ${m}`);
+  }
+
+  private add(res: ApplyResult): void {
+    this.report.confirmed += res.confirmed;
+    this.report.refuted += res.refuted;
+    this.report.added += res.added;
+    this.report.implementations += res.implementations;
+  }
+
+  /** An artifact resolver answers for the whole workspace at once. */
+  private async wholeWorkspace(ctx: ResolverContext): Promise<void> {
+    const gen = await this.pass.store.generation();
+    const batch = await this.resolver.resolve({ kind: 'workspace' }, ctx);
+    const res = await this.pass.store.apply(this.resolver.source, this.resolver.tier, batch, gen);
+    if (res.stale) {
+      this.report.staleBatches++;
+      this.report.state = 'partial';
+      this.report.message = 'the workspace changed while the index was read; run again';
+    }
+    this.add(res);
+    this.report.files = batch.coveredFiles?.length ?? 0;
+    this.report.implementations += await this.pass.store.deriveOverrides();
+    this.report.notes.push(...(batch.notes ?? []).slice(0, 20));
+  }
+
+  /** Files not enriched at their content (or every file, forced), then the methods calls may dispatch through. */
+  private async fillQueue(): Promise<void> {
+    const { store, options } = this.pass;
+    const inScope = (path: string) => !options.files || options.files.includes(path);
+    const files = options.force ? await store.filesWithLanguage(this.languages) : await store.pendingFiles(this.resolver.source, this.languages);
+    for (const f of files) if (inScope(f.path)) this.low.push({ kind: 'file', id: f.id, path: f.path, language: f.language });
+    // Dispatch roots need implementation requests; a server without them (pyright) proves overrides from resolved inheritance instead.
+    if (this.resolver.units.includes('symbol') && options.dispatch !== false && (this.resolver.questions ?? ['implementations']).includes('implementations')) {
+      for (const r of await store.dispatchRoots(this.languages, this.resolver.source)) if (inScope(r.at.path)) this.low.push({ kind: 'symbol', sid: r.sid, want: ['implementations'] });
+    }
+    this.deadline = options.budgetMs !== undefined ? performance.now() + options.budgetMs : Infinity;
+    this.lastGen = seenGeneration.get(this.resolver) ?? (await store.generation());
+    // Once the files are done: callables still without a caller get a references search, so a
+    // call the inventory never recorded cannot make the answer "no callers".
+    this.orphansQueued = !(this.resolver.units.includes('symbol') && options.orphans !== false && (this.resolver.questions ?? ['callers']).includes('callers'));
+  }
+
+  private async drainQueue(): Promise<void> {
+    for (;;) {
+      const unit = await this.next();
+      if (!unit || this.stopsBefore()) break;
+      await this.pass.options.idle?.();
+      const gen = await this.announceChanges();
+      const key = keyOf(unit);
+      if (this.done.has(key)) continue;
+      await this.resolveUnit(unit, key, gen);
+    }
+  }
+
+  /** The next unit: a priority one, else the queue's, else (once) the callables left without a caller. */
+  private async next(): Promise<Unit | undefined> {
+    const unit = this.nextHigh() ?? this.low.shift();
+    if (unit || this.orphansQueued || this.signal.aborted) return unit;
+    this.orphansQueued = true;
+    const { store, options } = this.pass;
+    for (const o of await store.uncalledCallables(this.languages, this.resolver.source, options.orphanLimit ?? 500)) {
+      if (!options.files || options.files.includes(o.path)) this.low.push({ kind: 'symbol', sid: o.sid, want: ['callers'] });
+    }
+    return this.low.shift();
+  }
+
+  /** Every resolver walks the whole priority list (entries added while it runs included). */
+  private nextHigh(): Unit | undefined {
+    const high = this.pass.high;
+    while (this.hi < high.length) {
+      const u = high[this.hi++]!;
+      if (u.kind === 'file' && !this.languages.includes(u.language)) continue;
+      if (u.kind === 'symbol' && !this.resolver.units.includes('symbol')) continue;
+      return u;
+    }
+    return undefined;
+  }
+
+  /** Whether the pass was cancelled or the budget spent before the unit at hand; the report says so and counts what is left. */
+  private stopsBefore(): boolean {
+    if (this.signal.aborted) {
+      this.report.state = 'cancelled';
+    } else if (performance.now() > this.deadline) {
+      this.report.state = 'partial';
+      this.report.message = `stopped after its ${Math.round(this.pass.options.budgetMs! / 1000)} s budget; the next pass resumes`;
+    } else return false;
+    this.report.pending = this.pass.high.length - this.hi + this.low.length + 1;
+    return true;
+  }
+
+  /** Files changed since the resolver last worked: tell its server before asking it anything more. Returns the current generation. */
+  private async announceChanges(): Promise<string> {
+    const gen = await this.pass.store.generation();
+    if (gen !== this.lastGen) {
+      const changed = await this.pass.store.filesChangedSince(Number(this.lastGen));
+      await this.resolver.changed?.(changed);
+      this.lastGen = gen;
+    }
+    seenGeneration.set(this.resolver, gen);
+    return gen;
+  }
+
+  /** Asks the resolver about one unit and applies the answer; a batch made stale by an edit puts the unit back once. */
+  private async resolveUnit(unit: Unit, key: string, gen: string): Promise<void> {
+    const built = await this.pass.buildUnit(unit);
+    if (!built) return;
+    const { store, options } = this.pass;
+    options.onProgress?.({ source: this.resolver.source, done: this.done.size, total: this.done.size + this.pass.high.length - this.hi + this.low.length, current: unit.kind === 'file' ? unit.path : unit.sid });
+    const batch = await this.resolver.resolve(built, { root: options.root, signal: this.signal, log: (m) => this.log(m) });
+    const res = await store.apply(this.resolver.source, this.resolver.tier, batch, gen);
+    if (res.stale) {
+      this.report.staleBatches++;
+      if (!this.requeued.has(key)) {
+        this.requeued.add(key);
+        this.low.push(unit);
+      }
+      return;
+    }
+    this.add(res);
+    for (const n of batch.notes ?? []) if (this.report.notes.length < 20) this.report.notes.push(n);
+    if (unit.kind === 'file') this.report.files++;
+    else {
+      this.report.symbols++;
+      await store.markSymbol(unit.sid, this.resolver.source, unit.want);
+    }
+    this.done.add(key);
+    if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
+  }
+
+  private failed(e: unknown): void {
+    if (ResolverUnavailableError.is(e)) {
+      this.report.state = 'unavailable';
+      this.report.message = e.message;
+      this.pass.log(e.message);
+    } else if (this.signal.aborted) {
+      this.report.state = 'cancelled';
+    } else {
+      this.report.state = 'unavailable';
+      this.report.message = `${this.resolver.source} failed: ${(e as Error).message}`;
+      this.pass.log(this.report.message);
+    }
   }
 }
 

@@ -1,9 +1,10 @@
-import type { EdgeKind } from '../../model/structural.js';
-import type { ImplementationFact, Loc, ResolutionBatch, SiteQuery, SiteVerdict, SymbolAnchor, SymbolQuery } from './types.js';
+import type { ResolutionBatch, SiteQuery, SymbolQuery } from './types.js';
 import type { Db } from '../../store/db.js';
+import type { SiteTuple } from '../schema.js';
+import { applyBatch, type FileRow } from './applyBatch.js';
 
 /*
- * Reads and writes what resolvers proved (schema/resolution.ts). Two duties:
+ * Reads and writes what resolvers proved (enrichment/schema.ts). Two duties:
  *
  * 1. invalidateResolutions(): called by the structural store inside the very
  *    transaction that rewrites or removes files. Every resolver claim that may
@@ -11,10 +12,9 @@ import type { Db } from '../../store/db.js';
  *    transaction commits, so no reader ever sees a stale `resolved`.
  *
  * 2. ResolutionStore.apply(): turns a resolver's batch (locations and symbol
- *    ids) into edge rows: confirm in place, refute (move to refutations), add.
+ *    ids) into edge rows: confirm in place, refute (move to refutations), add
+ *    (applyBatch.ts).
  */
-
-type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
 
 const json = (list: Iterable<number>) => JSON.stringify([...list]);
 
@@ -36,7 +36,7 @@ async function hasResolutions(db: Db): Promise<boolean> {
  * follow, such as path aliases). A change to an ambient declaration file
  * (`*.d.ts`) can change any TypeScript file's types: all of them depend on it.
  */
-export async function dependentFiles(db: Db, seeds: readonly number[]): Promise<number[]> {
+async function dependentFiles(db: Db, seeds: readonly number[]): Promise<number[]> {
   if (!seeds.length) return [];
   const rows = await db.all<{ f: number }>(
     `WITH RECURSIVE dep(f) AS (
@@ -97,85 +97,6 @@ export async function invalidateResolutions(
 }
 
 // ---------------------------------------------------------------------------
-
-interface FileRow {
-  id: number;
-  path: string;
-  hash: string | null;
-  language: string | null;
-}
-
-interface SymRow {
-  id: number;
-  sid: string;
-  name: string;
-  kind: string;
-  line: number;
-  col: number;
-  end_line: number;
-  end_col: number;
-  parent_id: number | null;
-  file_id: number;
-}
-
-interface InvSite {
-  id: number;
-  ownerId: number;
-  kind: EdgeKind;
-  name: string;
-  receiver: string | null;
-  line: number;
-  col: number;
-  dynamic: string | null;
-}
-
-interface EdgeRow {
-  id: number;
-  site_id: number | null;
-  src_id: number;
-  dst_id: number | null;
-  kind: EdgeKind;
-  name: string;
-  tier: string;
-  source: string;
-  reason: string;
-  candidates: number;
-  file_id: number;
-  line: number;
-  col: number;
-  base_tier: string | null;
-  base_source: string | null;
-  base_reason: string | null;
-  added: number;
-}
-
-/** Per-file data needed to map locations to rows, loaded once per batch. */
-class FileIndex {
-  readonly symbols: SymRow[] = [];
-  readonly sitesAt = new Map<string, InvSite>();
-  constructor(readonly file: FileRow) {}
-
-  /**
-   * The definition whose name starts exactly here. No nearest-match: a
-   * location the inventory has no definition for (a local, a parameter) is
-   * not one of its symbols, and guessing would confirm a wrong edge.
-   */
-  symbolAt(at: Loc): SymRow | undefined {
-    return this.symbols.find((s) => s.line === at.line && s.col === at.col && s.kind !== 'module');
-  }
-
-  /** The innermost definition around a position: the dependent a missed site belongs to. */
-  enclosing(at: Loc): SymRow | undefined {
-    let best: SymRow | undefined;
-    for (const s of this.symbols) {
-      const starts = s.kind === 'module' ? 0 : s.line;
-      const inside = (at.line > starts || (at.line === starts && at.col >= (s.kind === 'module' ? 0 : s.col))) && (at.line < s.end_line || (at.line === s.end_line && (s.end_col === 0 || at.col <= s.end_col)) || s.kind === 'module');
-      if (!inside) continue;
-      if (!best || best.kind === 'module' || (s.kind !== 'module' && s.end_line - s.line <= best.end_line - best.line && s.line >= best.line)) best = s;
-    }
-    return best;
-  }
-}
 
 export interface ApplyResult {
   readonly confirmed: number;
@@ -314,222 +235,9 @@ export class ResolutionStore {
       if (generation !== undefined && generation !== (await this.generation())) {
         return { confirmed: 0, refuted: 0, added: 0, implementations: 0, stale: true, unmatchedSites: 0 };
       }
-      const files = await this.loadFiles(db, batch);
-      const now = Date.now();
-      let confirmed = 0;
-      let refuted = 0;
-      let added = 0;
-      let unmatchedSites = 0;
-      const perFile = new Map<number, { sites: number; confirmed: number; refuted: number; added: number }>();
-      const count = (fileId: number) => {
-        let c = perFile.get(fileId);
-        if (!c) perFile.set(fileId, (c = { sites: 0, confirmed: 0, refuted: 0, added: 0 }));
-        return c;
-      };
-
-      const upgrade: [number, string][] = [];
-      const refute: number[] = [];
-      const refuteReason = new Map<number, string>();
-      const dropAdded: number[] = [];
-      const inserts: (string | number | null)[][] = [];
-
-      // Edges already at the sites of this batch, in one query per file.
-      const edgesBySite = new Map<number, EdgeRow[]>();
-      const edgesAtLoc = new Map<string, EdgeRow[]>();
-      const siteFileIds = new Set<number>();
-      for (const v of batch.sites) {
-        const fi = files.get(v.site.path);
-        if (fi) siteFileIds.add(fi.file.id);
-      }
-      for (const fid of siteFileIds) {
-        const rows = await db.all<EdgeRow>(
-          `SELECT id, site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, base_tier, base_source, base_reason, added FROM edges WHERE file_id = ?`,
-          [fid],
-        );
-        for (const r of rows) {
-          if (r.site_id !== null) {
-            const list = edgesBySite.get(r.site_id) ?? [];
-            list.push(r);
-            edgesBySite.set(r.site_id, list);
-          } else {
-            const key = `${r.file_id}:${r.line}:${r.col}`;
-            const list = edgesAtLoc.get(key) ?? [];
-            list.push(r);
-            edgesAtLoc.set(key, list);
-          }
-        }
-      }
-
-      for (const v of batch.sites) {
-        const fi = files.get(v.site.path);
-        if (!fi) {
-          unmatchedSites++;
-          continue;
-        }
-        const c = count(fi.file.id);
-        c.sites++;
-        const site = fi.sitesAt.get(`${v.site.line}:${v.site.col}`);
-        if (site?.dynamic) continue;
-        const targets = new Set<number>();
-        let outside = 0;
-        for (const t of v.targets) {
-          const id = this.mapAnchor(files, t);
-          if (id === undefined) outside++;
-          else targets.add(id);
-        }
-        if (!targets.size && !v.complete) continue;
-        const existing = site ? (edgesBySite.get(site.id) ?? []) : (edgesAtLoc.get(`${fi.file.id}:${v.site.line}:${v.site.col}`) ?? []);
-        const have = new Set<number>();
-        for (const e of existing) {
-          if (e.dst_id !== null && targets.has(e.dst_id)) {
-            have.add(e.dst_id);
-            upgrade.push([e.id, v.reason]);
-            if (e.tier !== tier || e.source !== source) {
-              confirmed++;
-              c.confirmed++;
-            }
-          } else if (v.complete) {
-            if (e.added) dropAdded.push(e.id);
-            else {
-              refute.push(e.id);
-              refuteReason.set(e.id, targets.size ? v.reason : `${v.reason}${outside ? ' (the target is outside the workspace or not a definition the inventory lists)' : ''}`);
-              refuted++;
-              c.refuted++;
-            }
-          }
-        }
-        const missing = [...targets].filter((t) => !have.has(t));
-        if (!missing.length) continue;
-        let srcId: number | undefined;
-        let kind: EdgeKind;
-        let name: string;
-        if (site) {
-          srcId = site.ownerId;
-          kind = site.kind;
-          name = site.name;
-        } else {
-          srcId = v.from ? this.mapAnchor(files, v.from) : undefined;
-          srcId ??= fi.enclosing(v.site)?.id;
-          kind = v.kind ?? 'reference';
-          name = files.get(targetPath(files, missing[0]!) ?? '')?.symbols.find((s) => s.id === missing[0])?.name ?? '';
-        }
-        if (srcId === undefined) continue;
-        for (const dst of missing) {
-          if (dst === srcId && kind !== 'call') continue;
-          const dstName = site ? name : (symbolName(files, dst) ?? name);
-          inserts.push([site?.id ?? null, srcId, dst, kind, dstName, tier, source, v.reason, targets.size, fi.file.id, v.site.line, v.site.col, 1]);
-          added++;
-          c.added++;
-        }
-      }
-
-      if (refute.length) {
-        await db.run(
-          `INSERT INTO refutations (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, refuted_by, refuted_reason, at)
-             SELECT site_id, src_id, dst_id, kind, name, COALESCE(base_tier, tier), COALESCE(base_source, source), COALESCE(base_reason, reason), candidates, file_id, line, col, ?2, j.value->>1, ?3
-             FROM edges JOIN json_each(?1) j ON j.value->>0 = edges.id`,
-          [JSON.stringify(refute.map((id) => [id, refuteReason.get(id) ?? ''])), source, now],
-        );
-        await db.run(`DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))`, [json(refute)]);
-      }
-      if (dropAdded.length) await db.run(`DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))`, [json(dropAdded)]);
-      if (upgrade.length) {
-        await db.run(
-          `UPDATE edges SET base_tier = COALESCE(base_tier, CASE WHEN added = 1 THEN NULL ELSE tier END),
-                            base_source = COALESCE(base_source, CASE WHEN added = 1 THEN NULL ELSE source END),
-                            base_reason = COALESCE(base_reason, CASE WHEN added = 1 THEN NULL ELSE reason END),
-                            tier = ?2, source = ?3, reason = (SELECT j.value->>1 FROM json_each(?1) j WHERE j.value->>0 = edges.id)
-             WHERE id IN (SELECT value->>0 FROM json_each(?1))`,
-          [JSON.stringify(upgrade), tier, source],
-        );
-      }
-      if (inserts.length) {
-        await db.run(
-          `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, added)
-             SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12 FROM json_each(?)`,
-          [JSON.stringify(inserts)],
-        );
-      }
-
-      let impls = 0;
-      for (const fact of batch.implementations) impls += await this.insertImplementation(db, files, fact, tier, source);
-
-      for (const p of batch.coveredFiles ?? []) {
-        const fi = files.get(p);
-        if (!fi) continue;
-        const c = perFile.get(fi.file.id) ?? { sites: 0, confirmed: 0, refuted: 0, added: 0 };
-        await db.run(
-          `INSERT INTO resolution_files (file_id, source, hash, at, sites, confirmed, refuted, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT(file_id, source) DO UPDATE SET hash = excluded.hash, at = excluded.at, sites = excluded.sites,
-               confirmed = excluded.confirmed, refuted = excluded.refuted, added = excluded.added`,
-          [fi.file.id, source, fi.file.hash, now, c.sites, c.confirmed, c.refuted, c.added],
-        );
-      }
-      return { confirmed, refuted, added, implementations: impls, stale: false, unmatchedSites };
+      const o = await applyBatch(db, source, tier, batch);
+      return { confirmed: o.confirmed, refuted: o.refuted, added: o.added, implementations: o.implementations, stale: false, unmatchedSites: o.unmatchedSites };
     });
-  }
-
-  private async insertImplementation(db: Db, files: Map<string, FileIndex>, fact: ImplementationFact, tier: string, source: string): Promise<number> {
-    const base = this.mapAnchor(files, fact.base);
-    const impl = this.mapAnchor(files, fact.impl);
-    if (base === undefined || impl === undefined || base === impl) return 0;
-    const r = await db.run(
-      `INSERT INTO implementations (impl_id, base_id, file_id, tier, source, reason, wired_by) SELECT ?1, ?2, file_id, ?3, ?4, ?5, ?6 FROM symbols WHERE id = ?1
-         ON CONFLICT(impl_id, base_id, source) DO UPDATE SET tier = excluded.tier, reason = excluded.reason, wired_by = excluded.wired_by`,
-      [impl, base, tier, source, fact.reason, fact.wiredBy ?? null],
-    );
-    return r.changes;
-  }
-
-  private mapAnchor(files: Map<string, FileIndex>, a: SymbolAnchor): number | undefined {
-    if ('external' in a) return undefined;
-    if ('sid' in a) {
-      for (const fi of files.values()) {
-        const s = fi.symbols.find((x) => x.sid === a.sid);
-        if (s) return s.id;
-      }
-      return undefined;
-    }
-    return files.get(a.at.path)?.symbolAt(a.at)?.id;
-  }
-
-  /** Loads the files a batch mentions: their symbols and inventory sites. */
-  private async loadFiles(db: Db, batch: ResolutionBatch): Promise<Map<string, FileIndex>> {
-    const paths = new Set<string>();
-    const sids = new Set<string>();
-    const addAnchor = (a: SymbolAnchor | undefined) => {
-      if (!a) return;
-      if ('at' in a) paths.add(a.at.path);
-      else if ('sid' in a) sids.add(a.sid);
-    };
-    for (const v of batch.sites) {
-      paths.add(v.site.path);
-      addAnchor(v.from);
-      for (const t of v.targets) addAnchor(t);
-    }
-    for (const i of batch.implementations) {
-      addAnchor(i.base);
-      addAnchor(i.impl);
-    }
-    for (const p of batch.coveredFiles ?? []) paths.add(p);
-    if (sids.size) {
-      for (const r of await db.all<{ path: string }>(`SELECT DISTINCT f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid IN (SELECT value FROM json_each(?))`, [JSON.stringify([...sids])])) paths.add(r.path);
-    }
-    const out = new Map<string, FileIndex>();
-    const fileRows = await db.all<FileRow>(`SELECT id, path, hash, language FROM files WHERE path IN (SELECT value FROM json_each(?))`, [JSON.stringify([...paths])]);
-    for (const f of fileRows) out.set(f.path, new FileIndex(f));
-    const byId = new Map([...out.values()].map((fi) => [fi.file.id, fi]));
-    const ids = json(byId.keys());
-    for (const s of await db.all<SymRow>(`SELECT id, sid, name, kind, line, col, end_line, end_col, parent_id, file_id FROM symbols WHERE file_id IN (SELECT value FROM json_each(?))`, [ids])) {
-      byId.get(s.file_id)!.symbols.push(s);
-    }
-    for (const row of await db.all<{ file_id: number; sites: string }>(`SELECT file_id, sites FROM file_sites WHERE file_id IN (SELECT value FROM json_each(?))`, [ids])) {
-      const fi = byId.get(row.file_id)!;
-      for (const [id, ownerId, kind, name, receiver, , line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
-        fi.sitesAt.set(`${line}:${col}`, { id, ownerId, kind, name, receiver, line, col, dynamic });
-      }
-    }
-    return out;
   }
 
   /**
@@ -579,18 +287,3 @@ export class ResolutionStore {
     return { bySource, edges: { resolved: e?.resolved ?? 0, upgraded: e?.upgraded ?? 0, added: e?.added ?? 0, refutations: r?.n ?? 0, implementations: i?.n ?? 0 } };
   }
 }
-
-function targetPath(files: Map<string, FileIndex>, id: number): string | undefined {
-  for (const [p, fi] of files) if (fi.symbols.some((s) => s.id === id)) return p;
-  return undefined;
-}
-
-function symbolName(files: Map<string, FileIndex>, id: number): string | undefined {
-  for (const fi of files.values()) {
-    const s = fi.symbols.find((x) => x.id === id);
-    if (s) return s.name;
-  }
-  return undefined;
-}
-
-export type { SiteVerdict };

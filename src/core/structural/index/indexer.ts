@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TenureError } from '../../../shared/errors.js';
 import { toPosixRelative } from '../../../shared/paths.js';
 import { Yielder } from '../../../shared/yielder.js';
 import { StructuralStore } from '../store.js';
 import type { Workspace } from '../../store/workspace.js';
+import { worthRetrying, type SkipKind } from '../../model/skips.js';
+import { IgnoreRules } from '../../repo/gitignore.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import { discover, type DiscoveredFile } from '../inventory/discover.js';
 import { languageForPath } from '../inventory/languages.js';
@@ -12,7 +13,6 @@ import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePoo
 import type { ParseResponse } from '../inventory/parseProtocol.js';
 import { Resolver } from './resolve.js';
 import { StructuralState, type FileEntry, type Site, type Sym } from './state.js';
-import ignore from 'ignore';
 
 export interface IndexerOptions {
   /** Parse workers; defaults to the cores available, at most 4. */
@@ -35,7 +35,7 @@ export interface IndexReport {
   readonly parsed: number;
   readonly unchanged: number;
   readonly removed: number;
-  readonly skipped: readonly { path: string; reason: string }[];
+  readonly skipped: readonly { path: string; kind: SkipKind; reason: string }[];
   readonly symbols: number;
   readonly sites: number;
   readonly edges: number;
@@ -49,6 +49,24 @@ interface Parsed {
   readonly rel: string;
   readonly file?: DiscoveredFile;
   readonly response: ParseResponse;
+}
+
+/** What one batch of parsed and removed files changes in the working set, as it is taken in. */
+interface Batch {
+  /** Nothing was indexed before: every site is resolved, nothing is compared. */
+  readonly fresh: boolean;
+  /** Names that gained or lost a definition: the sites that use them may resolve differently. */
+  readonly names: Set<string>;
+  /** Files came or went, so modules may resolve to other files. */
+  structureChanged: boolean;
+  /** Files whose rows are rewritten (parsed or skipped). */
+  readonly replaced: FileEntry[];
+  /** Files with the same bytes and a new mtime. */
+  readonly touched: FileEntry[];
+  /** Symbols an edit kept (same id), so edges from other files into them survive. */
+  readonly kept: number[];
+  parsed: number;
+  unchanged: number;
 }
 
 /**
@@ -125,12 +143,12 @@ export class StructuralIndexer {
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         // A file skipped for a passing reason (a budget, a crashed worker) is tried again every time;
         // one skipped for what its bytes are (binary, minified, not UTF-8) only when they change; size limits are settings, so "too large" is re-checked too.
-        if (known && !isTransientSkip(known.skipReason) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
+        if (known && !worthRetrying(known.skip) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
           unchanged++;
           continue;
         }
         jobFiles.push(f);
-        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}) });
+        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
       }
       const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
       const tp = performance.now();
@@ -139,8 +157,8 @@ export class StructuralIndexer {
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
       const result = await this.apply(parsed, removed);
       const skipped = [
-        ...d.skipped.map((s) => ({ path: s.rel, reason: s.reason })),
-        ...[...this.state.files.values()].filter((f) => f.skipReason).map((f) => ({ path: f.rel, reason: f.skipReason! })),
+        ...d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason })),
+        ...[...this.state.files.values()].flatMap((f) => (f.skip ? [{ path: f.rel, kind: f.skip.kind, reason: f.skip.reason }] : [])),
       ];
       const report: IndexReport = {
         files: d.files.length,
@@ -172,12 +190,12 @@ export class StructuralIndexer {
       const jobs: ParseJob[] = [];
       const rels: string[] = [];
       const removed: number[] = [];
-      const isIgnored = this.ignoreFilter();
+      const rules = new IgnoreRules(this.workspace.root, this.options.exclude ?? []);
       for (const abs of await this.expandFolders(absPaths)) {
         const rel = toPosixRelative(this.workspace.root, abs);
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
         const language = languageForPath(abs);
-        if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || isIgnored(rel)) continue;
+        if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || rules.ignoresPath(rel)) continue;
         const knownId = this.state.fileByRel.get(rel);
         if (!fs.existsSync(abs) && texts.get(abs) === undefined) {
           if (knownId !== undefined) removed.push(knownId);
@@ -185,7 +203,7 @@ export class StructuralIndexer {
         }
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         const text = texts.get(abs);
-        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !isTransientSkip(known.skipReason) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
@@ -220,7 +238,7 @@ export class StructuralIndexer {
       const rel = toPosixRelative(this.workspace.root, abs);
       if (isDir) {
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
-        const sub = await discover(abs, { exclude: this.options.exclude ?? [] });
+        const sub = await discover(this.workspace.root, { exclude: this.options.exclude ?? [], under: rel });
         for (const f of sub.files) out.add(f.abs);
         continue;
       }
@@ -244,133 +262,39 @@ export class StructuralIndexer {
     await this.queue.catch(() => undefined);
     await this.ensureLoaded();
     let skipped = 0;
-    for (const f of this.state.files.values()) if (f.skipReason) skipped++;
+    for (const f of this.state.files.values()) if (f.skip) skipped++;
     let symbols = 0;
     for (const s of this.state.symbols.values()) if (s.kind !== 'module') symbols++;
     return { files: this.state.files.size - skipped, skipped, symbols, edges: await this.countEdges() };
   }
 
-  private ignoreFilter(): (rel: string) => boolean {
-    const root = this.workspace.root;
-    const cache = new Map<string, ReturnType<typeof ignore> | null>();
-    const rulesFor = (dir: string) => {
-      if (!cache.has(dir)) {
-        try {
-          cache.set(dir, ignore().add(fs.readFileSync(path.join(root, dir, '.gitignore'), 'utf8')));
-        } catch {
-          cache.set(dir, null);
-        }
-      }
-      return cache.get(dir);
-    };
-    const exclude = this.options.exclude?.length ? ignore().add([...this.options.exclude]) : null;
-    return (rel) => {
-      if (exclude?.ignores(rel)) return true;
-      const parts = rel.split('/');
-      for (let i = 0; i < parts.length; i++) {
-        const dir = parts.slice(0, i).join('/');
-        const ig = rulesFor(dir);
-        if (!ig) continue;
-        const sub = parts.slice(i).join('/');
-        // A folder rule ("build/") must be tested against the folder itself.
-        for (let j = i + 1; j < parts.length; j++) if (ig.ignores(parts.slice(i, j).join('/') + '/')) return true;
-        if (ig.ignores(sub)) return true;
-      }
-      return false;
-    };
-  }
-
   private async apply(parsed: readonly Parsed[], removed: readonly number[]): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number }> {
     const t0 = performance.now();
-    const fresh = this.state.sites.size === 0 && this.state.symbols.size === 0;
-    const names = new Set<string>();
-    let structureChanged = removed.length > 0;
-    for (const id of removed) for (const n of this.state.removeFile(id)) names.add(n);
-    const replaced: FileEntry[] = [];
-    const metaOnly: FileEntry[] = [];
-    const keptIds: number[] = [];
-    let parsedCount = 0;
-    let unchanged = 0;
+    const batch: Batch = {
+      fresh: this.state.sites.size === 0 && this.state.symbols.size === 0,
+      names: new Set(),
+      structureChanged: removed.length > 0,
+      replaced: [],
+      touched: [],
+      kept: [],
+      parsed: 0,
+      unchanged: 0,
+    };
+    for (const id of removed) for (const n of this.state.removeFile(id)) batch.names.add(n);
     // Per file: one large file's facts take milliseconds to take in.
     const yielder = new Yielder(12, 1);
     for (const p of parsed) {
       if (yielder.due()) await yielder.yield();
-      const r = p.response;
-      if (r.status === 'missing') continue;
-      const existingId = this.state.fileByRel.get(p.rel);
-      let entry = existingId !== undefined ? this.state.files.get(existingId) : undefined;
-      const stat = p.file ?? statOf(path.join(this.workspace.root, p.rel));
-      if (r.status === 'unchanged') {
-        if (!entry) continue;
-        // Same bytes, new mtime: remember the mtime so the next run skips it without reading.
-        entry.mtimeMs = stat?.mtimeMs ?? entry.mtimeMs;
-        entry.size = r.size;
-        metaOnly.push(entry);
-        unchanged++;
-        continue;
-      }
-      const previous = new Map<string, Sym>();
-      if (entry) {
-        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
-        this.state.removeFile(entry.id, true);
-      } else {
-        structureChanged = true;
-        entry = {
-          id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
-          skipReason: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
-        };
-        this.state.addFileEntry(entry);
-      }
-      entry.size = 'size' in r ? r.size : 0;
-      entry.mtimeMs = stat?.mtimeMs ?? 0;
-      entry.hash = 'hash' in r ? (r.hash ?? null) : null;
-      entry.moduleSymbolId = null;
-      if (r.status === 'parsed') {
-        entry.skipReason = null;
-        entry.errorNodes = r.facts.errorNodes;
-        entry.parseMs = r.facts.parseMs;
-        const kept = this.state.addFacts(entry, r.facts, previous);
-        // Only names that gained or lost a definition can change how other files resolve.
-        for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
-          if (kept.has(sym.id)) keptIds.push(sym.id);
-          else names.add(sym.name);
-        }
-        for (const old of previous.values()) if (!kept.has(old.id)) names.add(old.name);
-        parsedCount++;
-      } else if (r.status === 'skipped') {
-        for (const old of previous.values()) names.add(old.name);
-        entry.skipReason = r.reason;
-        entry.errorNodes = 0;
-        entry.parseMs = null;
-      }
-      replaced.push(entry);
+      this.takeIn(p, batch);
     }
-
-    // Import targets: recomputed for changed files, and for every file when files came or went.
-    if (structureChanged) this.resolver.invalidateModules();
-    const importFiles = structureChanged || fresh ? [...this.state.files.keys()] : replaced.map((f) => f.id);
-    const before = new Map<number, string>();
-    if (!fresh) for (const id of importFiles) before.set(id, targetsKey(this.state, id));
-    await this.resolver.resolveImports(importFiles);
-    const importChanged = new Set<number>();
-    if (!fresh) for (const id of importFiles) if (before.get(id) !== targetsKey(this.state, id)) importChanged.add(id);
-
-    let affected: Site[];
-    if (fresh) {
-      affected = [...this.state.sites.values()];
-    } else {
-      const set = new Set<Site>();
-      for (const f of replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
-      for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
-      for (const n of names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
-      affected = [...set];
-    }
-    const replacedIds = new Set(replaced.map((f) => f.id));
+    const importChanged = await this.reresolveImports(batch);
+    const affected = this.affectedSites(batch, importChanged);
+    const replacedIds = new Set(batch.replaced.map((f) => f.id));
     let t1 = performance.now();
     // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
     await this.store.apply(
       this.state,
-      { fresh, removed, replaced, touched: metaOnly, keptSymbols: keptIds, resolvedSites: affected.map((s) => s.id) },
+      { fresh: batch.fresh, removed, replaced: batch.replaced, touched: batch.touched, keptSymbols: batch.kept, resolvedSites: affected.map((s) => s.id) },
       async () => {
         const edges = await this.resolver.resolveSites(affected);
         t1 = performance.now();
@@ -382,7 +306,82 @@ export class StructuralIndexer {
       .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null })));
     await this.store.updateImportTargets(importRows);
     const t2 = performance.now();
-    return { parsed: parsedCount, unchanged, resolveMs: t1 - t0, writeMs: t2 - t1 };
+    return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1 };
+  }
+
+  /** One parsed file into the working set: its facts replace the old ones, a skip is recorded, the same bytes only move its mtime. */
+  private takeIn(p: Parsed, batch: Batch): void {
+    const r = p.response;
+    if (r.status === 'missing') return;
+    const existingId = this.state.fileByRel.get(p.rel);
+    let entry = existingId !== undefined ? this.state.files.get(existingId) : undefined;
+    const stat = p.file ?? statOf(path.join(this.workspace.root, p.rel));
+    if (r.status === 'unchanged') {
+      if (!entry) return;
+      // Same bytes, new mtime: remember the mtime so the next run skips it without reading.
+      entry.mtimeMs = stat?.mtimeMs ?? entry.mtimeMs;
+      entry.size = r.size;
+      batch.touched.push(entry);
+      batch.unchanged++;
+      return;
+    }
+    const previous = new Map<string, Sym>();
+    if (entry) {
+      for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
+      this.state.removeFile(entry.id, true);
+    } else {
+      batch.structureChanged = true;
+      entry = {
+        id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
+        skip: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
+      };
+      this.state.addFileEntry(entry);
+    }
+    entry.size = 'size' in r ? r.size : 0;
+    entry.mtimeMs = stat?.mtimeMs ?? 0;
+    entry.hash = 'hash' in r ? (r.hash ?? null) : null;
+    entry.moduleSymbolId = null;
+    if (r.status === 'parsed') {
+      entry.skip = null;
+      entry.errorNodes = r.facts.errorNodes;
+      entry.parseMs = r.facts.parseMs;
+      const kept = this.state.addFacts(entry, r.facts, previous);
+      // Only names that gained or lost a definition can change how other files resolve.
+      for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
+        if (kept.has(sym.id)) batch.kept.push(sym.id);
+        else batch.names.add(sym.name);
+      }
+      for (const old of previous.values()) if (!kept.has(old.id)) batch.names.add(old.name);
+      batch.parsed++;
+    } else if (r.status === 'skipped') {
+      for (const old of previous.values()) batch.names.add(old.name);
+      entry.skip = r.skip;
+      entry.errorNodes = 0;
+      entry.parseMs = null;
+    }
+    batch.replaced.push(entry);
+  }
+
+  /** Import targets, recomputed for changed files, and for every file when files came or went; returns the files whose targets moved. */
+  private async reresolveImports(batch: Batch): Promise<Set<number>> {
+    if (batch.structureChanged) this.resolver.invalidateModules();
+    const importFiles = batch.structureChanged || batch.fresh ? [...this.state.files.keys()] : batch.replaced.map((f) => f.id);
+    const before = new Map<number, string>();
+    if (!batch.fresh) for (const id of importFiles) before.set(id, targetsKey(this.state, id));
+    await this.resolver.resolveImports(importFiles);
+    const importChanged = new Set<number>();
+    if (!batch.fresh) for (const id of importFiles) if (before.get(id) !== targetsKey(this.state, id)) importChanged.add(id);
+    return importChanged;
+  }
+
+  /** The sites to resolve again: those of rewritten files, of files whose imports moved, and those naming what gained or lost a definition. */
+  private affectedSites(batch: Batch, importChanged: ReadonlySet<number>): Site[] {
+    if (batch.fresh) return [...this.state.sites.values()];
+    const set = new Set<Site>();
+    for (const f of batch.replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
+    for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
+    for (const n of batch.names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+    return [...set];
   }
 
   private async countEdges(): Promise<number> {
@@ -405,11 +404,6 @@ export class StructuralIndexer {
   }
 }
 
-/** Skip reasons that say nothing about the file's bytes: worth another try on the next index. */
-export function isTransientSkip(reason: string | null): boolean {
-  return reason !== null && /^(parse took longer|parser failed|parse worker crashed|unreadable|too large)/.test(reason);
-}
-
 function statOf(abs: string): { mtimeMs: number } | undefined {
   try {
     return { mtimeMs: Math.floor(fs.statSync(abs).mtimeMs) };
@@ -422,4 +416,3 @@ function targetsKey(state: StructuralState, fileId: number): string {
   return (state.importsByFile.get(fileId) ?? []).map((i) => i.targets.join(',')).join(';');
 }
 
-export { TenureError };

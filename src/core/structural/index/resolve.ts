@@ -20,9 +20,9 @@ import { moduleKey, type Edge, type FileEntry, type Import, type Site, type Stru
  * Nothing is dropped except names that resolve outside the workspace.
  */
 
-export const SOURCE = 'tree-sitter';
+const SOURCE = 'tree-sitter';
 /** Above this many candidates a site is stored once, by name, instead of once per candidate. */
-export const MAX_CANDIDATES = 50;
+const MAX_CANDIDATES = 50;
 
 const CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor', 'class']);
 const MEMBER_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method']);

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { EdgeKind, FileFacts, SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
+import type { Skip } from '../../model/skips.js';
 import { languageById, type LanguageSpec } from '../inventory/languages.js';
 import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.js';
 
@@ -18,7 +19,8 @@ export interface FileEntry {
   hash: string | null;
   size: number;
   mtimeMs: number;
-  skipReason: string | null;
+  /** Why the inventory did not read it, if it did not. */
+  skip: Skip | null;
   errorNodes: number;
   parseMs: number | null;
   packageName: string | null;

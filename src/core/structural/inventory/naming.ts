@@ -23,7 +23,7 @@ export interface ModuleIdentity {
  * (hold an __init__.py) form its prefix; a workspace whose root is itself a
  * package (Django's own tree) is named after the root folder.
  */
-export function pythonModuleName(rel: string, hasFile: (rel: string) => boolean, rootName: string): string {
+function pythonModuleName(rel: string, hasFile: (rel: string) => boolean, rootName: string): string {
   const segments = rel.replace(/\.pyi?$/, '').split('/');
   const base = segments.pop()!;
   let k = segments.length;
@@ -34,7 +34,7 @@ export function pythonModuleName(rel: string, hasFile: (rel: string) => boolean,
   return parts.join('.') || base;
 }
 
-export function goImportPath(rel: string, goModules: ReadonlyMap<string, string>): string {
+function goImportPath(rel: string, goModules: ReadonlyMap<string, string>): string {
   const dir = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
   // The nearest go.mod above the file gives the module path.
   let best: [string, string] | undefined;

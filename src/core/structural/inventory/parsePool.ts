@@ -103,7 +103,7 @@ export class ParsePool {
         try {
           out = await this.runBatch(batch);
         } catch (e) {
-          out = batch.map((r) => ({ id: r.id, status: 'skipped', reason: `parse worker crashed (${String(e)})`, size: 0 }));
+          out = batch.map((r) => ({ id: r.id, status: 'skipped', skip: { kind: 'worker-crashed', reason: `parse worker crashed (${String(e)})` }, size: 0 }));
         }
         for (const r of out) results[r.id] = r;
         done += batch.length;

@@ -1,3 +1,4 @@
+import type { Skip } from '../../model/skips.js';
 import type { FileFacts } from '../../model/structural.js';
 
 /** Messages between the parse pool (main thread) and its workers. */
@@ -16,5 +17,5 @@ export interface ParseRequest {
 export type ParseResponse =
   | { readonly id: number; readonly status: 'parsed'; readonly hash: string; readonly size: number; readonly facts: FileFacts }
   | { readonly id: number; readonly status: 'unchanged'; readonly hash: string; readonly size: number }
-  | { readonly id: number; readonly status: 'skipped'; readonly reason: string; readonly hash?: string; readonly size: number }
+  | { readonly id: number; readonly status: 'skipped'; readonly skip: Skip; readonly hash?: string; readonly size: number }
   | { readonly id: number; readonly status: 'missing' };

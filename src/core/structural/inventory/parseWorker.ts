@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import type { Skip } from '../../model/skips.js';
 import { Inventory, ParseTimeout } from './inventory.js';
 import { languageById } from './languages.js';
 import type { ParseRequest, ParseResponse } from './parseProtocol.js';
@@ -21,20 +22,20 @@ async function handle(req: ParseRequest): Promise<ParseResponse> {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return { id: req.id, status: 'missing' };
-      return { id: req.id, status: 'skipped', reason: `unreadable (${code ?? String(e)})`, size: 0 };
+      return { id: req.id, status: 'skipped', skip: { kind: 'unreadable', reason: `unreadable (${code ?? String(e)})` }, size: 0 };
     }
   }
   if (req.knownHash && req.knownHash === hashBytes(bytes)) return { id: req.id, status: 'unchanged', hash: req.knownHash, size: bytes.length };
   const check = checkSource(bytes, req.abs, req.maxBytes);
-  if (!check.ok) return { id: req.id, status: 'skipped', reason: check.reason, hash: check.hash, size: bytes.length };
+  if (!check.ok) return { id: req.id, status: 'skipped', skip: check.skip, hash: check.hash, size: bytes.length };
   const language = languageById(req.language);
-  if (!language) return { id: req.id, status: 'skipped', reason: `no grammar for ${req.language}`, hash: check.hash, size: bytes.length };
+  if (!language) return { id: req.id, status: 'skipped', skip: { kind: 'no-grammar', reason: `no grammar for ${req.language}` }, hash: check.hash, size: bytes.length };
   try {
     const facts = await inventory.parse(language, check.text, req.budgetMs);
     return { id: req.id, status: 'parsed', hash: check.hash, size: bytes.length, facts };
   } catch (e) {
-    const reason = e instanceof ParseTimeout ? `parse took longer than its budget (${req.budgetMs} ms)` : `parser failed: ${String(e)}`;
-    return { id: req.id, status: 'skipped', reason, hash: check.hash, size: bytes.length };
+    const skip: Skip = e instanceof ParseTimeout ? { kind: 'parse-timeout', reason: `parse took longer than its budget (${req.budgetMs} ms)` } : { kind: 'parser-failed', reason: `parser failed: ${String(e)}` };
+    return { id: req.id, status: 'skipped', skip, hash: check.hash, size: bytes.length };
   }
 }
 

@@ -5,7 +5,7 @@ import { insertRows } from '../../../store/bulk.js';
 import type { Db } from '../../../store/db.js';
 
 /*
- * Reads and writes the artifact tables (schema/artifacts.ts): artifact file
+ * Reads and writes the artifact tables (schema.ts beside this file): artifact file
  * rows, the symbols only an artifact shows (generated code, service
  * endpoints), DI wiring and trace observations. Artifact rows and their
  * symbols take negative ids (see the schema for why).
@@ -13,6 +13,7 @@ import type { Db } from '../../../store/db.js';
 
 export type ArtifactKind = 'bytecode' | 'beans' | 'traces';
 
+/** An artifact to import: the files row it gets and what the artifacts row says of it. */
 export interface ArtifactSpec {
   /** The `files.path` of the row: workspace-relative for files inside the workspace, else an absolute path or URL. */
   readonly path: string;
@@ -29,32 +30,32 @@ export interface ArtifactSpec {
   readonly summary?: unknown;
 }
 
-export interface ArtifactRow {
+/** An artifact as stored: what it was imported as, its row id, and when. */
+export interface ArtifactRow extends ArtifactSpec {
   readonly fileId: number;
-  readonly path: string;
-  readonly language: string;
-  readonly kind: ArtifactKind;
-  readonly format: string;
-  readonly location: string;
-  readonly hash: string | null;
-  readonly size: number;
-  readonly mtimeMs: number;
   readonly importedAt: number;
   readonly capturedAt: number | null;
   readonly profile: string | null;
   readonly summary: unknown;
 }
 
-export interface NewSymbol {
+/** A symbol only an artifact shows (generated code, a service endpoint), as its reader found it. */
+export interface ArtifactSymbol {
   readonly sid: string;
   readonly name: string;
   readonly qname: string;
   readonly kind: SymbolKind;
-  /** Sid of the parent: a source symbol or another new symbol of the same batch. */
+  /** Sid of the parent: a source symbol or another symbol of the same artifact. */
   readonly parentSid: string | null;
+  /** The source symbol it is derived from, where that can be told (the field of an accessor, the interface method a mapper implements). */
   readonly derivedFrom: string | null;
-  readonly origin: string;
+  /** Line in its own (generated) source; 0 when unknown. */
   readonly line: number;
+}
+
+/** An artifact symbol to store: what produced it and which artifact row owns it. */
+export interface NewSymbol extends ArtifactSymbol {
+  readonly origin: string;
   /** Which artifact row owns it (an index into the batch's artifacts, or a file id). */
   readonly fileId: number;
 }

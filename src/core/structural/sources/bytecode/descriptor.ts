@@ -55,22 +55,6 @@ export function javaName(internal: string): string {
   return internal.replace(/[/$]/g, '.');
 }
 
-/** `java/util/Map$Entry` → `Map.Entry`; anonymous parts (`$1`) are kept as written. */
-export function simpleName(internal: string): string {
-  const last = internal.slice(internal.lastIndexOf('/') + 1);
-  return last.replace(/\$/g, '.');
-}
-
-export function typeText(t: FieldType, qualified = false): string {
-  const base = t.primitive ? t.base : qualified ? javaName(t.base) : simpleName(t.base);
-  return base + '[]'.repeat(t.dims);
-}
-
-/** `(Ljava/lang/String;I)V` → `(String, int)`. */
-export function paramsText(desc: string, qualified = false): string {
-  return `(${parseMethodDescriptor(desc).params.map((p) => typeText(p, qualified)).join(', ')})`;
-}
-
 /** Package of an internal name: `com/acme/X` → `com.acme`. */
 export function packageOf(internal: string): string {
   const i = internal.lastIndexOf('/');

@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ArtifactStore, type ArtifactSpec, type NewSymbol } from '../artifacts/store.js';
-import { ResolutionStore, type ApplyResult } from '../../enrichment/store.js';
-import { BytecodeResolver, BYTECODE_SOURCE, type BytecodeInput } from './resolver.js';
+import type { ApplyResult } from '../../enrichment/store.js';
+import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
+import { BytecodeResolver, type BytecodeInput } from './resolver.js';
 import type { Workspace } from '../../../store/workspace.js';
-import { analyzeBytecode, type BytecodeAnalysis } from './link.js';
-import { findBytecode, listFiles, loadClasses, type ArtifactFile, type BytecodeLayout, type LoadProblem } from './load.js';
+import type { BytecodeAnalysis } from './analysis.js';
+import { analyzeBytecode } from './link.js';
+import { findBytecode, listFiles, loadClasses, type ArtifactFile, type BytecodeLayout, type LoadedArtifacts, type LoadProblem } from './load.js';
+import type { SourceIndex } from './sourceIndex.js';
 
 /**
  * Reads the JVM build output of a workspace into the structural memory:
@@ -48,15 +51,7 @@ export async function importBytecode(ws: Workspace, options: BytecodeImportOptio
   const t0 = performance.now();
   const store = new ArtifactStore(ws.db);
   const layout = options.layout ?? findBytecode(ws.root);
-  const classFiles = listFiles(ws.root, layout.classDirs, /\.class$/);
-  const jarFiles: ArtifactFile[] = layout.jars.flatMap((j) => {
-    try {
-      const st = fs.statSync(path.join(ws.root, j));
-      return [{ rel: j, abs: path.join(ws.root, j), size: st.size, mtimeMs: Math.floor(st.mtimeMs) }];
-    } catch {
-      return [];
-    }
-  });
+  const { classFiles, jarFiles } = builtFiles(ws.root, layout);
   const sources = await store.sourceFiles('java');
   const fingerprint = createHash('sha1')
     .update(JSON.stringify([classFiles.map((f) => [f.rel, f.size, f.mtimeMs]), jarFiles.map((f) => [f.rel, f.size, f.mtimeMs]), [...sources].map(([p, s]) => [p, s.hash, s.mtimeMs])]))
@@ -67,11 +62,9 @@ export async function importBytecode(ws: Workspace, options: BytecodeImportOptio
     return { unchanged: true, layout, classFiles: classFiles.length, jars: jarFiles.length, classes: empty, generatedSymbols: 0, callSites: 0, applied: null, staleSources: [], problems: [], ms: performance.now() - t0 };
   }
 
-  const loaded = loadClasses(classFiles, jarFiles);
-  options.log?.(`bytecode: read ${classFiles.length} class files and ${jarFiles.length} jars (${loaded.classes.length} classes) in ${Math.round(performance.now() - t0)} ms`);
-  const index = await store.sourceIndex(['java']);
-  const generatedSourceText = generatedSourceReader(ws.root, layout.generatedSourceDirs);
-  const analysis = analyzeBytecode(loaded.classes, index, { generatedSource: generatedSourceText });
+  const { loaded, index, analysis } = await linkBuilt(ws, layout, classFiles, jarFiles, (classes) =>
+    options.log?.(`bytecode: read ${classFiles.length} class files and ${jarFiles.length} jars (${classes} classes) in ${Math.round(performance.now() - t0)} ms`),
+  );
 
   const staleSources = staleSourcesOf(analysis, [...classFiles, ...jarFiles], sources);
 
@@ -98,7 +91,11 @@ export async function importBytecode(ws: Workspace, options: BytecodeImportOptio
   });
 
   const input: BytecodeInput = { analysis, index, staleSources };
-  const applied = await applyResolver(ws, new BytecodeResolver(async () => input), options);
+  const applied = await applyWorkspaceResolver(ws.db, ws.root, new BytecodeResolver(async () => input), {
+    signal: options.signal,
+    log: options.log,
+    onUnavailable: (e) => options.log?.(`bytecode: ${(e as Error).message}`),
+  });
   const report: BytecodeImportReport = {
     unchanged: false,
     layout,
@@ -135,30 +132,10 @@ function staleSourcesOf(analysis: BytecodeAnalysis, built: readonly ArtifactFile
 /** What the bytecode resolver needs, read from the workspace without writing (for the enrichment pass). */
 export async function loadBytecodeInput(ws: Workspace): Promise<BytecodeInput | undefined> {
   const layout = findBytecode(ws.root);
-  const classFiles = listFiles(ws.root, layout.classDirs, /\.class$/);
-  const jarFiles = listFiles(ws.root, [...new Set(layout.jars.map((j) => path.posix.dirname(j)))], /\.(jar|war)$/i).filter((f) => layout.jars.includes(f.rel));
+  const { classFiles, jarFiles } = builtFiles(ws.root, layout);
   if (!classFiles.length && !jarFiles.length) return undefined;
-  const store = new ArtifactStore(ws.db);
-  const index = await store.sourceIndex(['java']);
-  const analysis = analyzeBytecode(loadClasses(classFiles, jarFiles).classes, index, { generatedSource: generatedSourceReader(ws.root, layout.generatedSourceDirs) });
-  return { analysis, index, staleSources: staleSourcesOf(analysis, [...classFiles, ...jarFiles], await store.sourceFiles('java')) };
-}
-
-/** Runs one resolver over the whole workspace and applies its answer (what the enrichment pass does for a workspace unit). */
-async function applyResolver(ws: Workspace, resolver: BytecodeResolver, options: BytecodeImportOptions): Promise<ApplyResult | null> {
-  const ctx = { root: ws.root, signal: options.signal ?? new AbortController().signal, log: options.log ?? (() => undefined) };
-  try {
-    await resolver.start(ctx);
-  } catch (e) {
-    options.log?.(`bytecode: ${(e as Error).message}`);
-    return null;
-  }
-  try {
-    const batch = await resolver.resolve({ kind: 'workspace' }, ctx);
-    return await new ResolutionStore(ws.db).apply(BYTECODE_SOURCE, 'resolved', batch);
-  } finally {
-    await resolver.dispose();
-  }
+  const { index, analysis } = await linkBuilt(ws, layout, classFiles, jarFiles);
+  return { analysis, index, staleSources: staleSourcesOf(analysis, [...classFiles, ...jarFiles], await new ArtifactStore(ws.db).sourceFiles('java')) };
 }
 
 /** Reads `@Generated("…")` from generated sources the build left (target/generated-sources/annotations). */
@@ -179,17 +156,35 @@ function generatedSourceReader(root: string, dirs: readonly string[]): (internal
 
 /** Reads and links the workspace's class files without writing anything: the type model DI wiring and traces build on. */
 export async function readBytecode(ws: Workspace, layout: BytecodeLayout = findBytecode(ws.root)): Promise<BytecodeAnalysis | undefined> {
-  const classFiles = listFiles(ws.root, layout.classDirs, /\.class$/);
-  const jarFiles: ArtifactFile[] = layout.jars.flatMap((j) => {
+  const { classFiles, jarFiles } = builtFiles(ws.root, layout);
+  if (!classFiles.length && !jarFiles.length) return undefined;
+  return (await linkBuilt(ws, layout, classFiles, jarFiles)).analysis;
+}
+
+/** The class files and jars a layout names, with size and mtime (jars that are gone are left out). */
+function builtFiles(root: string, layout: BytecodeLayout): { classFiles: ArtifactFile[]; jarFiles: ArtifactFile[] } {
+  const classFiles = listFiles(root, layout.classDirs, /\.class$/);
+  const jarFiles = layout.jars.flatMap((j): ArtifactFile[] => {
     try {
-      const st = fs.statSync(path.join(ws.root, j));
-      return [{ rel: j, abs: path.join(ws.root, j), size: st.size, mtimeMs: Math.floor(st.mtimeMs) }];
+      const st = fs.statSync(path.join(root, j));
+      return [{ rel: j, abs: path.join(root, j), size: st.size, mtimeMs: Math.floor(st.mtimeMs) }];
     } catch {
       return [];
     }
   });
-  if (!classFiles.length && !jarFiles.length) return undefined;
+  return { classFiles, jarFiles };
+}
+
+/** Reads the class files and jars and links them to the workspace's Java sources. */
+async function linkBuilt(
+  ws: Workspace,
+  layout: BytecodeLayout,
+  classFiles: readonly ArtifactFile[],
+  jarFiles: readonly ArtifactFile[],
+  onLoaded?: (classes: number) => void,
+): Promise<{ loaded: LoadedArtifacts; index: SourceIndex; analysis: BytecodeAnalysis }> {
   const loaded = loadClasses(classFiles, jarFiles);
+  onLoaded?.(loaded.classes.length);
   const index = await new ArtifactStore(ws.db).sourceIndex(['java']);
-  return analyzeBytecode(loaded.classes, index, { generatedSource: generatedSourceReader(ws.root, layout.generatedSourceDirs) });
+  return { loaded, index, analysis: analyzeBytecode(loaded.classes, index, { generatedSource: generatedSourceReader(ws.root, layout.generatedSourceDirs) }) };
 }

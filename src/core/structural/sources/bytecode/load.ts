@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { toPosixRelative } from '../../../../shared/paths.js';
+import { ALWAYS_SKIPPED_DIRS } from '../../../repo/walk.js';
 import { ClassFormatError, parseClassFile } from './classFile.js';
-import type { LoadedClass } from './link.js';
+import type { LoadedClass } from './analysis.js';
 import { ZipArchive, ZipFormatError } from './zip.js';
 
 /**
@@ -24,7 +25,8 @@ export interface BytecodeLayout {
   readonly aotSourceDirs: readonly string[];
 }
 
-const NEVER = new Set(['.git', '.hg', '.svn', '.tenure', 'node_modules', '.vscode-test', '__pycache__', '.gradle', '.idea', '.mvn']);
+// Build tools' own state holds no build output of the project.
+const NEVER = new Set([...ALWAYS_SKIPPED_DIRS, '.gradle', '.idea', '.mvn']);
 const CLASS_DIRS = [/(^|\/)target\/(test-)?classes$/, /(^|\/)build\/classes\/(java|kotlin|groovy|scala)\/[^/]+$/, /(^|\/)out\/(production|test)\/[^/]+$/];
 const GENERATED_DIRS = [/(^|\/)target\/generated-(test-)?sources\/(test-)?annotations$/, /(^|\/)build\/generated\/sources\/annotationProcessor\/java\/[^/]+$/];
 const AOT_DIRS = [/(^|\/)target\/spring-aot\/(main|test)\/sources$/, /(^|\/)build\/generated\/aot(Test)?Sources$/];

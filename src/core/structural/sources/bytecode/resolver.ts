@@ -1,4 +1,4 @@
-import type { BytecodeAnalysis, CallFact, ImplFact } from './link.js';
+import type { BytecodeAnalysis, CallFact, ImplFact } from './analysis.js';
 import { SourceText } from './sourceText.js';
 import type { SourceIndex } from './sourceIndex.js';
 import {
@@ -30,7 +30,7 @@ export interface BytecodeInput {
   readonly staleSources: ReadonlySet<string>;
 }
 
-export const BYTECODE_SOURCE = 'bytecode';
+const BYTECODE_SOURCE = 'bytecode';
 
 export class BytecodeResolver implements EdgeResolver {
   readonly source = BYTECODE_SOURCE;

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import type { SymbolKind } from '../../../model/structural.js';
+import { TYPE_KINDS } from '../../../model/structural.js';
+import type { SymbolRef } from '../../../model/symbolRef.js';
 
 /**
  * The inventory's view of a workspace's Java (or any) source symbols, as
@@ -8,16 +9,12 @@ import type { SymbolKind } from '../../../model/structural.js';
  * file's call sites (line numbers only) are placed back in the source.
  */
 
-export interface SourceSymbol {
-  readonly sid: string;
-  readonly name: string;
-  /** Dotted qualified name (`com.acme.clearing.SepaRail.submit`); a module's qname is its path. */
-  readonly qname: string;
-  readonly kind: SymbolKind;
-  /** Workspace-relative path of the file that declares it. */
-  readonly path: string;
-  /** Line and column of its name. */
-  readonly line: number;
+/**
+ * A source symbol: its qname dotted (`com.acme.clearing.SepaRail.submit`; a
+ * module's is its path), its path workspace-relative, its line and column
+ * those of its name.
+ */
+export interface SourceSymbol extends Omit<SymbolRef, 'id'> {
   readonly col: number;
   /** Last line of the definition. */
   readonly endLine: number;
@@ -27,8 +24,6 @@ export interface SourceSymbol {
   /** The file's declared package (Java), if any. */
   readonly filePackage?: string | null;
 }
-
-const TYPE_KINDS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum', 'type']);
 
 export class SourceIndex {
   readonly bySid = new Map<string, SourceSymbol>();

@@ -115,7 +115,7 @@ export async function fetchActuatorBeans(url: string, options: { timeoutMs?: num
  * Offset of the first JSON syntax error (V8's messages no longer always say),
  * by a strict recursive-descent reading; undefined if the text is valid.
  */
-export function jsonErrorOffset(text: string): number | undefined {
+function jsonErrorOffset(text: string): number | undefined {
   let i = 0;
   const ws = () => {
     while (i < text.length && ' \t\n\r\ufeff'.includes(text[i]!)) i++;

@@ -4,10 +4,11 @@ import * as path from 'node:path';
 import { TenureError } from '../../../../shared/errors.js';
 import { filesUnder, toPosixRelative } from '../../../../shared/paths.js';
 import { readBytecode } from '../bytecode/importer.js';
-import type { BytecodeAnalysis } from '../bytecode/link.js';
+import type { BytecodeAnalysis } from '../bytecode/analysis.js';
 import { SourceText } from '../bytecode/sourceText.js';
 import { ArtifactStore, type ArtifactSpec, type WiringRow } from '../artifacts/store.js';
-import { ResolutionStore, type ApplyResult } from '../../enrichment/store.js';
+import type { ApplyResult } from '../../enrichment/store.js';
+import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
 import { DiResolver, type DiSource } from './resolver.js';
 import type { Workspace } from '../../../store/workspace.js';
 import { fetchActuatorBeans, looksLikeActuatorBeans, parseActuatorBeans, parseJson } from './actuator.js';
@@ -48,7 +49,7 @@ export interface BeansImportReport {
   readonly applied: ApplyResult | null;
 }
 
-export function beansLabel(format: string, capturedAt: number | null): string {
+function beansLabel(format: string, capturedAt: number | null): string {
   const day = capturedAt ? new Date(capturedAt).toISOString().slice(0, 10) : 'unknown date';
   return format === 'actuator-beans' ? `actuator beans of ${day}` : `Spring AOT output of ${day}`;
 }
@@ -136,17 +137,7 @@ export async function applyDi(ws: Workspace, source: DiSource, options: { signal
     rows: (await store.wiring()).filter((w) => w.format === format),
     index: await store.sourceIndex(['java'], { withArtifacts: true }),
   }));
-  const ctx = { root: ws.root, signal: options.signal ?? new AbortController().signal, log: options.log ?? (() => undefined) };
-  try {
-    await resolver.start(ctx);
-  } catch {
-    return null;
-  }
-  try {
-    return await new ResolutionStore(ws.db).apply(source, resolver.tier, await resolver.resolve({ kind: 'workspace' }));
-  } finally {
-    await resolver.dispose();
-  }
+  return applyWorkspaceResolver(ws.db, ws.root, resolver, options);
 }
 
 function sha1(text: string): string {

@@ -51,7 +51,7 @@ export class DiResolver implements EdgeResolver {
 }
 
 /** Type and method facts for each wired bean whose class differs from the type asked for. */
-export function wiringFacts(rows: readonly WiringRow[], index: SourceIndex): ImplementationFact[] {
+function wiringFacts(rows: readonly WiringRow[], index: SourceIndex): ImplementationFact[] {
   const out: ImplementationFact[] = [];
   const seen = new Set<string>();
   for (const r of rows) {

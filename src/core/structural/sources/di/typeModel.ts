@@ -1,6 +1,6 @@
 import { ACC, hasFlag } from '../bytecode/classFile.js';
 import { javaName, parseFieldDescriptor, parseMethodDescriptor } from '../bytecode/descriptor.js';
-import type { JvmType } from '../bytecode/link.js';
+import type { JvmType } from '../bytecode/analysis.js';
 import type { SourceIndex, SourceSymbol } from '../bytecode/sourceIndex.js';
 import type { SourceText } from '../bytecode/sourceText.js';
 
@@ -41,6 +41,20 @@ export interface DiTypeModel {
 
 const IGNORED = /^(java|javax|jakarta|kotlin|scala)\./;
 
+/** A type and all its supertypes, depth first, each once. */
+function withSupertypes(qname: string, direct: (qname: string) => readonly string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const walk = (q: string) => {
+    if (seen.has(q)) return;
+    seen.add(q);
+    out.push(q);
+    for (const s of direct(q)) walk(s);
+  };
+  walk(qname);
+  return out;
+}
+
 export class BytecodeTypeModel implements DiTypeModel {
   readonly description = 'class files';
   private readonly byQname = new Map<string, JvmType>();
@@ -54,19 +68,10 @@ export class BytecodeTypeModel implements DiTypeModel {
   }
 
   supertypes(qname: string): string[] {
-    const out: string[] = [];
-    const seen = new Set<string>();
-    const walk = (q: string) => {
-      if (seen.has(q)) return;
-      seen.add(q);
-      out.push(q);
+    return withSupertypes(qname, (q) => {
       const t = this.byQname.get(q);
-      if (!t) return;
-      if (t.superName) walk(javaName(t.superName));
-      for (const i of t.interfaces) walk(javaName(i));
-    };
-    walk(qname);
-    return out;
+      return t ? [...(t.superName ? [javaName(t.superName)] : []), ...t.interfaces.map(javaName)] : [];
+    });
   }
 
   isInterface(qname: string): boolean {
@@ -119,16 +124,7 @@ export class SourceTypeModel implements DiTypeModel {
   }
 
   supertypes(qname: string): string[] {
-    const out: string[] = [];
-    const seen = new Set<string>();
-    const walk = (q: string) => {
-      if (seen.has(q)) return;
-      seen.add(q);
-      out.push(q);
-      for (const s of this.inheritance.get(q) ?? []) walk(s);
-    };
-    walk(qname);
-    return out;
+    return withSupertypes(qname, (q) => this.inheritance.get(q) ?? []);
   }
 
   isInterface(qname: string): boolean {

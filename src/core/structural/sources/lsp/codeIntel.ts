@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CodeIntel, CodeLocation, IncomingCall, Loc, ReadyHint } from '../../enrichment/types.js';
-import { LspCancelledError, LspClient, LspTimeoutError, sleep, type LspClientOptions } from './client.js';
+import { LspClient, type LspClientOptions } from './client.js';
 import type { LanguageServerSpec } from './servers.js';
 
 interface LspPosition {
@@ -27,7 +27,7 @@ interface CallHierarchyItem {
 }
 
 /** Inventory positions are 1-based lines and 0-based UTF-16 columns; LSP's are 0-based lines, UTF-16 characters. */
-export function toLspPosition(at: Loc): LspPosition {
+function toLspPosition(at: Loc): LspPosition {
   return { line: at.line - 1, character: at.col };
 }
 
@@ -148,4 +148,3 @@ export class LspCodeIntel implements CodeIntel {
   }
 }
 
-export { LspCancelledError, LspTimeoutError, sleep };

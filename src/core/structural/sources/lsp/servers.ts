@@ -48,7 +48,7 @@ function nodeExecutable(): string {
   return process.versions.electron ? 'node' : process.execPath;
 }
 
-export function onPath(name: string): string | undefined {
+function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const p = path.join(dir, name);
@@ -64,7 +64,7 @@ export function onPath(name: string): string | undefined {
 
 const TS_LANGUAGE_IDS: Record<string, string> = { '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'typescriptreact', '.jsx': 'javascriptreact' };
 
-export function typescriptServer(memoryMb = 3072): LanguageServerSpec {
+function typescriptServer(memoryMb = 3072): LanguageServerSpec {
   return {
     id: 'typescript',
     displayName: 'typescript-language-server',
@@ -91,7 +91,7 @@ export function typescriptServer(memoryMb = 3072): LanguageServerSpec {
   };
 }
 
-export function pythonServer(memoryMb = 3072): LanguageServerSpec {
+function pythonServer(memoryMb = 3072): LanguageServerSpec {
   return {
     id: 'python',
     displayName: 'pyright',

@@ -37,7 +37,7 @@ export interface ScipIndexData {
 }
 
 /** Languages as the inventory names them, from a SCIP document's language or its extension. */
-export function inventoryLanguage(scipLanguage: string, rel: string): string {
+function inventoryLanguage(scipLanguage: string, rel: string): string {
   const l = scipLanguage.toLowerCase();
   if (l === 'typescriptreact' || rel.endsWith('.tsx')) return 'tsx';
   if (l.startsWith('typescript') || /\.[mc]?ts$/.test(rel)) return 'typescript';

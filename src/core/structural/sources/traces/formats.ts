@@ -21,6 +21,35 @@ type Rec = Record<string, unknown>;
 
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A span as every reader builds it: the parent kept only when it is a real one (an all-zero id means none). */
+function spanOf(s: Omit<Span, 'parentSpanId'> & { readonly parent: string | undefined }): Span {
+  return {
+    traceId: s.traceId,
+    spanId: s.spanId,
+    ...(s.parent && !isZeroId(s.parent) ? { parentSpanId: s.parent } : {}),
+    links: s.links,
+    service: s.service,
+    name: s.name,
+    kind: s.kind,
+    startMs: s.startMs,
+    endMs: s.endMs,
+    attributes: s.attributes,
+    resource: s.resource,
+  };
+}
+
+/** Attributes written as a list of `{key, value}` (OTLP attributes, Jaeger tags), each value read by the format's rule. */
+function keyValues(list: unknown, valueOf: (entry: Rec) => AttrValue | undefined): Record<string, AttrValue> {
+  const out: Record<string, AttrValue> = {};
+  if (!Array.isArray(list)) return out;
+  for (const a of list) {
+    if (!isRec(a) || typeof a.key !== 'string') continue;
+    const v = valueOf(a);
+    if (v !== undefined) out[a.key] = v;
+  }
+  return out;
+}
+
 export function parseTraceExport(text: string, label: string): TraceExport {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const trimmed = body.trim();
@@ -94,14 +123,7 @@ function otlpValue(v: unknown): AttrValue | undefined {
 }
 
 function otlpAttributes(list: unknown): Record<string, AttrValue> {
-  const out: Record<string, AttrValue> = {};
-  if (!Array.isArray(list)) return out;
-  for (const a of list) {
-    if (!isRec(a) || typeof a.key !== 'string') continue;
-    const v = otlpValue(a.value);
-    if (v !== undefined) out[a.key] = v;
-  }
-  return out;
+  return keyValues(list, (a) => otlpValue(a.value));
 }
 
 /** Nanoseconds (a decimal string or number) → milliseconds. */
@@ -140,19 +162,8 @@ function readOtlp(docs: readonly { doc: Json; where: string }[], warnings: strin
           const links = (Array.isArray(s.links) ? s.links : [])
             .map((l) => (isRec(l) ? { traceId: normaliseId(l.traceId, 16), spanId: normaliseId(l.spanId, 8) } : undefined))
             .filter((l): l is { traceId: string; spanId: string } => !!l?.traceId && !!l.spanId);
-          spans.push({
-            traceId,
-            spanId,
-            ...(parent && !isZeroId(parent) ? { parentSpanId: parent } : {}),
-            links,
-            service,
-            name: typeof s.name === 'string' ? s.name : '',
-            kind: OTLP_KINDS[String(s.kind ?? '0')] ?? 'unspecified',
-            startMs: start,
-            endMs: end ?? start,
-            attributes: otlpAttributes(s.attributes),
-            resource,
-          });
+          const name = typeof s.name === 'string' ? s.name : '';
+          spans.push(spanOf({ traceId, spanId, parent, links, service, name, kind: OTLP_KINDS[String(s.kind ?? '0')] ?? 'unspecified', startMs: start, endMs: end ?? start, attributes: otlpAttributes(s.attributes), resource }));
         }
       }
     }
@@ -163,14 +174,11 @@ function readOtlp(docs: readonly { doc: Json; where: string }[], warnings: strin
 // ---- Jaeger ----------------------------------------------------------------
 
 function jaegerTags(list: unknown): Record<string, AttrValue> {
-  const out: Record<string, AttrValue> = {};
-  if (!Array.isArray(list)) return out;
-  for (const t of list) {
-    if (!isRec(t) || typeof t.key !== 'string') continue;
+  return keyValues(list, (t) => {
     const v = t.value;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[t.key] = t.type === 'int64' || t.type === 'float64' ? Number(v) : v;
-  }
-  return out;
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return undefined;
+    return t.type === 'int64' || t.type === 'float64' ? Number(v) : v;
+  });
 }
 
 function readJaeger(traces: readonly unknown[], label: string): TraceExport {
@@ -200,19 +208,9 @@ function readJaeger(traces: readonly unknown[], label: string): TraceExport {
       const kindTag = String(tags['span.kind'] ?? '').toLowerCase();
       const kind: SpanKind = (['server', 'client', 'producer', 'consumer', 'internal'] as const).find((k) => k === kindTag) ?? 'unspecified';
       const resource: Record<string, AttrValue> = { 'service.name': service, ...jaegerTags(proc.tags) };
-      spans.push({
-        traceId,
-        spanId,
-        ...(parent && !isZeroId(parent) ? { parentSpanId: parent } : {}),
-        links,
-        service,
-        name: typeof s.operationName === 'string' ? s.operationName : '',
-        kind,
-        startMs: s.startTime / 1000,
-        endMs: (s.startTime + (typeof s.duration === 'number' ? s.duration : 0)) / 1000,
-        attributes: tags,
-        resource,
-      });
+      const name = typeof s.operationName === 'string' ? s.operationName : '';
+      const endMs = (s.startTime + (typeof s.duration === 'number' ? s.duration : 0)) / 1000;
+      spans.push(spanOf({ traceId, spanId, parent, links, service, name, kind, startMs: s.startTime / 1000, endMs, attributes: tags, resource }));
     }
   });
   return { format: 'jaeger-json', spans, warnings };
@@ -246,19 +244,9 @@ function readZipkin(list: readonly unknown[], label: string): TraceExport {
     if (isRec(s.tags)) for (const [k, v] of Object.entries(s.tags)) if (typeof v === 'string') tags[k] = /^(code\.lineno|code\.line\.number|http\.status_code)$/.test(k) && /^\d+$/.test(v) ? Number(v) : v;
     if (typeof remote.serviceName === 'string' && !tags['peer.service']) tags['peer.service'] = remote.serviceName;
     const kind: SpanKind = ({ SERVER: 'server', CLIENT: 'client', PRODUCER: 'producer', CONSUMER: 'consumer' } as Record<string, SpanKind>)[String(s.kind)] ?? 'internal';
-    spans.push({
-      traceId,
-      spanId,
-      ...(parent && !isZeroId(parent) ? { parentSpanId: parent } : {}),
-      links: [],
-      service,
-      name: typeof s.name === 'string' ? s.name : '',
-      kind,
-      startMs: s.timestamp / 1000,
-      endMs: (s.timestamp + (typeof s.duration === 'number' ? s.duration : 0)) / 1000,
-      attributes: tags,
-      resource: { 'service.name': service },
-    });
+    const name = typeof s.name === 'string' ? s.name : '';
+    const endMs = (s.timestamp + (typeof s.duration === 'number' ? s.duration : 0)) / 1000;
+    spans.push(spanOf({ traceId, spanId, parent, links: [], service, name, kind, startMs: s.timestamp / 1000, endMs, attributes: tags, resource: { 'service.name': service } }));
   }
   return { format: 'zipkin-json', spans, warnings };
 }

@@ -4,13 +4,15 @@ import * as path from 'node:path';
 import { TenureError } from '../../../../shared/errors.js';
 import { toPosixRelative } from '../../../../shared/paths.js';
 import { readBytecode } from '../bytecode/importer.js';
-import type { BytecodeAnalysis } from '../bytecode/link.js';
+import type { BytecodeAnalysis } from '../bytecode/analysis.js';
 import { SourceText } from '../bytecode/sourceText.js';
 import { ArtifactStore } from '../artifacts/store.js';
-import { ResolutionStore, type ApplyResult } from '../../enrichment/store.js';
-import { TraceResolver, TRACES_SOURCE } from './resolver.js';
+import type { ApplyResult } from '../../enrichment/store.js';
+import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
+import { TraceResolver } from './resolver.js';
 import type { Workspace } from '../../../store/workspace.js';
 import { parseTraceExport } from './formats.js';
+import { STALE_AFTER_KEY } from './model.js';
 import { analyzeTraces, type TraceAnalysis } from './map.js';
 import { routesFromBytecode, routesFromSource, type RouteTable } from './routes.js';
 
@@ -43,9 +45,6 @@ export interface TraceImportReport {
   readonly ms: number;
   readonly spansPerSecond: number;
 }
-
-export const STALE_AFTER_KEY = 'traces.staleAfterDays';
-export const DEFAULT_STALE_AFTER_DAYS = 30;
 
 export async function importTraces(ws: Workspace, file: string, options: TraceImportOptions = {}): Promise<TraceImportReport> {
   const t0 = performance.now();
@@ -104,16 +103,5 @@ async function routeTable(ws: Workspace, analysis: BytecodeAnalysis | undefined,
 /** Derives the observed edges of every imported export again (after a re-index, symbol rows may be new). */
 export async function applyTraces(ws: Workspace, options: { signal?: AbortSignal; log?: (m: string) => void } = {}): Promise<ApplyResult | null> {
   const store = new ArtifactStore(ws.db);
-  const resolver = new TraceResolver(async () => ({ observations: await store.observations() }));
-  const ctx = { root: ws.root, signal: options.signal ?? new AbortController().signal, log: options.log ?? (() => undefined) };
-  try {
-    await resolver.start(ctx);
-  } catch {
-    return null;
-  }
-  try {
-    return await new ResolutionStore(ws.db).apply(TRACES_SOURCE, 'observed', await resolver.resolve({ kind: 'workspace' }));
-  } finally {
-    await resolver.dispose();
-  }
+  return applyWorkspaceResolver(ws.db, ws.root, new TraceResolver(async () => ({ observations: await store.observations() })), options);
 }

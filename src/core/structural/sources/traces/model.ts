@@ -65,3 +65,7 @@ export function normaliseId(id: unknown, bytes: 8 | 16): string | undefined {
 export function isZeroId(id: string | undefined): boolean {
   return !id || /^0+$/.test(id);
 }
+
+/** Where the workspace keeps how many days an observed path may go unseen before the answer calls it stale. */
+export const STALE_AFTER_KEY = 'traces.staleAfterDays';
+export const DEFAULT_STALE_AFTER_DAYS = 30;

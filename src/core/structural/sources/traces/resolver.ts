@@ -6,11 +6,11 @@ import { ResolverUnavailableError, type EdgeResolver, type ResolutionBatch, type
  * each is the trace export it came from: its site is in that artifact (the
  * n-th observation of the file), so re-importing the export replaces its
  * edges, and an edit to a source file does not make a real execution untrue.
- * Observations are kept by symbol id (schema/artifacts.ts), so their edges
+ * Observations are kept by symbol id (artifacts/schema.ts), so their edges
  * are derived again after a re-index.
  */
 
-export const TRACES_SOURCE = 'traces';
+const TRACES_SOURCE = 'traces';
 
 export interface TraceInput {
   readonly observations: readonly (ObservationRow & { readonly path: string })[];
@@ -39,7 +39,7 @@ export class TraceResolver implements EdgeResolver {
   }
 }
 
-export function observationVerdicts(rows: readonly (ObservationRow & { readonly path: string })[]): SiteVerdict[] {
+function observationVerdicts(rows: readonly (ObservationRow & { readonly path: string })[]): SiteVerdict[] {
   const ordinal = new Map<string, number>();
   return rows.map((o) => {
     const line = (ordinal.get(o.path) ?? 0) + 1;

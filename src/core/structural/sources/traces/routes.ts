@@ -1,5 +1,5 @@
 import { ACC, hasFlag, type Annotation, type AnnotationValue } from '../bytecode/classFile.js';
-import type { JvmType } from '../bytecode/link.js';
+import type { JvmType } from '../bytecode/analysis.js';
 import type { SourceIndex, SourceSymbol } from '../bytecode/sourceIndex.js';
 import type { SourceText } from '../bytecode/sourceText.js';
 

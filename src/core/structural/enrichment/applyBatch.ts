@@ -1,0 +1,391 @@
+import type { EdgeKind } from '../../model/structural.js';
+import type { Db } from '../../store/db.js';
+import type { SiteTuple } from '../schema.js';
+import type { ImplementationFact, Loc, ResolutionBatch, SiteVerdict, SymbolAnchor } from './types.js';
+
+/*
+ * A resolver's batch (locations and symbol ids) turned into edge rows, in
+ * one transaction (ResolutionStore.apply): for each site verdict, the
+ * inventory's edges it proves are confirmed in place, the ones a complete
+ * verdict rules out are refuted (moved to refutations), and the targets the
+ * inventory missed are added; then implementations, and the files the batch
+ * covered.
+ */
+
+/** What applying a batch did. */
+export interface BatchOutcome {
+  readonly confirmed: number;
+  readonly refuted: number;
+  readonly added: number;
+  readonly implementations: number;
+  readonly unmatchedSites: number;
+}
+
+export interface FileRow {
+  id: number;
+  path: string;
+  hash: string | null;
+  language: string | null;
+}
+
+interface SymRow {
+  id: number;
+  sid: string;
+  name: string;
+  kind: string;
+  line: number;
+  col: number;
+  end_line: number;
+  end_col: number;
+  parent_id: number | null;
+  file_id: number;
+}
+
+interface InvSite {
+  id: number;
+  ownerId: number;
+  kind: EdgeKind;
+  name: string;
+  receiver: string | null;
+  line: number;
+  col: number;
+  dynamic: string | null;
+}
+
+interface EdgeRow {
+  id: number;
+  site_id: number | null;
+  src_id: number;
+  dst_id: number | null;
+  kind: EdgeKind;
+  name: string;
+  tier: string;
+  source: string;
+  reason: string;
+  candidates: number;
+  file_id: number;
+  line: number;
+  col: number;
+  base_tier: string | null;
+  base_source: string | null;
+  base_reason: string | null;
+  added: number;
+}
+
+interface FileCounts {
+  sites: number;
+  confirmed: number;
+  refuted: number;
+  added: number;
+}
+
+const json = (list: Iterable<number>) => JSON.stringify([...list]);
+
+export async function applyBatch(db: Db, source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch): Promise<BatchOutcome> {
+  const files = await BatchFiles.load(db, batch);
+  const now = Date.now();
+  const existing = await ExistingEdges.load(db, files, batch);
+  const plan = new EdgePlan(source, tier, files, existing);
+  for (const v of batch.sites) plan.take(v);
+  await plan.write(db, now);
+  let implementations = 0;
+  for (const fact of batch.implementations) implementations += await insertImplementation(db, files, fact, tier, source);
+  await recordCoverage(db, files, batch.coveredFiles ?? [], plan.perFile, source, now);
+  return { confirmed: plan.confirmed, refuted: plan.refuted, added: plan.added, implementations, unmatchedSites: plan.unmatchedSites };
+}
+
+/** Per-file data needed to map locations to rows, loaded once per batch. */
+class FileIndex {
+  readonly symbols: SymRow[] = [];
+  readonly sitesAt = new Map<string, InvSite>();
+  constructor(readonly file: FileRow) {}
+
+  /**
+   * The definition whose name starts exactly here. No nearest-match: a
+   * location the inventory has no definition for (a local, a parameter) is
+   * not one of its symbols, and guessing would confirm a wrong edge.
+   */
+  symbolAt(at: Loc): SymRow | undefined {
+    return this.symbols.find((s) => s.line === at.line && s.col === at.col && s.kind !== 'module');
+  }
+
+  /** The innermost definition around a position: the dependent a missed site belongs to. */
+  enclosing(at: Loc): SymRow | undefined {
+    let best: SymRow | undefined;
+    for (const s of this.symbols) {
+      const starts = s.kind === 'module' ? 0 : s.line;
+      const inside = (at.line > starts || (at.line === starts && at.col >= (s.kind === 'module' ? 0 : s.col))) && (at.line < s.end_line || (at.line === s.end_line && (s.end_col === 0 || at.col <= s.end_col)) || s.kind === 'module');
+      if (!inside) continue;
+      if (!best || best.kind === 'module' || (s.kind !== 'module' && s.end_line - s.line <= best.end_line - best.line && s.line >= best.line)) best = s;
+    }
+    return best;
+  }
+}
+
+/** The files a batch mentions, with their symbols and inventory sites, and anchors mapped to symbol rows. */
+class BatchFiles {
+  private constructor(private readonly byPath: Map<string, FileIndex>) {}
+
+  static async load(db: Db, batch: ResolutionBatch): Promise<BatchFiles> {
+    const paths = new Set<string>();
+    const sids = new Set<string>();
+    const addAnchor = (a: SymbolAnchor | undefined) => {
+      if (!a) return;
+      if ('at' in a) paths.add(a.at.path);
+      else if ('sid' in a) sids.add(a.sid);
+    };
+    for (const v of batch.sites) {
+      paths.add(v.site.path);
+      addAnchor(v.from);
+      for (const t of v.targets) addAnchor(t);
+    }
+    for (const i of batch.implementations) {
+      addAnchor(i.base);
+      addAnchor(i.impl);
+    }
+    for (const p of batch.coveredFiles ?? []) paths.add(p);
+    if (sids.size) {
+      for (const r of await db.all<{ path: string }>(`SELECT DISTINCT f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid IN (SELECT value FROM json_each(?))`, [JSON.stringify([...sids])])) paths.add(r.path);
+    }
+    const out = new Map<string, FileIndex>();
+    const fileRows = await db.all<FileRow>(`SELECT id, path, hash, language FROM files WHERE path IN (SELECT value FROM json_each(?))`, [JSON.stringify([...paths])]);
+    for (const f of fileRows) out.set(f.path, new FileIndex(f));
+    const byId = new Map([...out.values()].map((fi) => [fi.file.id, fi]));
+    const ids = json(byId.keys());
+    for (const s of await db.all<SymRow>(`SELECT id, sid, name, kind, line, col, end_line, end_col, parent_id, file_id FROM symbols WHERE file_id IN (SELECT value FROM json_each(?))`, [ids])) {
+      byId.get(s.file_id)!.symbols.push(s);
+    }
+    for (const row of await db.all<{ file_id: number; sites: string }>(`SELECT file_id, sites FROM file_sites WHERE file_id IN (SELECT value FROM json_each(?))`, [ids])) {
+      const fi = byId.get(row.file_id)!;
+      for (const [id, ownerId, kind, name, receiver, , line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
+        fi.sitesAt.set(`${line}:${col}`, { id, ownerId, kind, name, receiver, line, col, dynamic });
+      }
+    }
+    return new BatchFiles(out);
+  }
+
+  get(path: string): FileIndex | undefined {
+    return this.byPath.get(path);
+  }
+
+  /** The symbol row an anchor names; undefined outside the workspace or for a location with no definition. */
+  anchor(a: SymbolAnchor): number | undefined {
+    if ('external' in a) return undefined;
+    if ('sid' in a) {
+      for (const fi of this.byPath.values()) {
+        const s = fi.symbols.find((x) => x.sid === a.sid);
+        if (s) return s.id;
+      }
+      return undefined;
+    }
+    return this.byPath.get(a.at.path)?.symbolAt(a.at)?.id;
+  }
+
+  /** The file that defines a symbol row. */
+  fileOf(id: number): FileIndex | undefined {
+    for (const fi of this.byPath.values()) if (fi.symbols.some((s) => s.id === id)) return fi;
+    return undefined;
+  }
+
+  nameOf(id: number): string | undefined {
+    for (const fi of this.byPath.values()) {
+      const s = fi.symbols.find((x) => x.id === id);
+      if (s) return s.name;
+    }
+    return undefined;
+  }
+}
+
+/** The edges already at the sites of a batch, read in one query per file: by inventory site, else by location. */
+class ExistingEdges {
+  private readonly bySite = new Map<number, EdgeRow[]>();
+  private readonly byLoc = new Map<string, EdgeRow[]>();
+
+  static async load(db: Db, files: BatchFiles, batch: ResolutionBatch): Promise<ExistingEdges> {
+    const out = new ExistingEdges();
+    const siteFileIds = new Set<number>();
+    for (const v of batch.sites) {
+      const fi = files.get(v.site.path);
+      if (fi) siteFileIds.add(fi.file.id);
+    }
+    for (const fid of siteFileIds) {
+      const rows = await db.all<EdgeRow>(
+        `SELECT id, site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, base_tier, base_source, base_reason, added FROM edges WHERE file_id = ?`,
+        [fid],
+      );
+      for (const r of rows) {
+        if (r.site_id !== null) push(out.bySite, r.site_id, r);
+        else push(out.byLoc, `${r.file_id}:${r.line}:${r.col}`, r);
+      }
+    }
+    return out;
+  }
+
+  at(site: InvSite | undefined, fileId: number, loc: Loc): readonly EdgeRow[] {
+    return site ? (this.bySite.get(site.id) ?? []) : (this.byLoc.get(`${fileId}:${loc.line}:${loc.col}`) ?? []);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The edits a batch makes to the edges, gathered verdict by verdict and written at once. */
+class EdgePlan {
+  confirmed = 0;
+  refuted = 0;
+  added = 0;
+  unmatchedSites = 0;
+  readonly perFile = new Map<number, FileCounts>();
+  private readonly upgrade: [number, string][] = [];
+  private readonly refute: number[] = [];
+  private readonly refuteReason = new Map<number, string>();
+  private readonly dropAdded: number[] = [];
+  private readonly inserts: (string | number | null)[][] = [];
+
+  constructor(
+    private readonly source: string,
+    private readonly tier: 'resolved' | 'observed',
+    private readonly files: BatchFiles,
+    private readonly existing: ExistingEdges,
+  ) {}
+
+  /** One site verdict: confirm the edges it proves, refute (if complete) the others, add what the inventory missed. */
+  take(v: SiteVerdict): void {
+    const fi = this.files.get(v.site.path);
+    if (!fi) {
+      this.unmatchedSites++;
+      return;
+    }
+    const c = this.countsOf(fi.file.id);
+    c.sites++;
+    const site = fi.sitesAt.get(`${v.site.line}:${v.site.col}`);
+    if (site?.dynamic) return;
+    const targets = new Set<number>();
+    let outside = 0;
+    for (const t of v.targets) {
+      const id = this.files.anchor(t);
+      if (id === undefined) outside++;
+      else targets.add(id);
+    }
+    if (!targets.size && !v.complete) return;
+    const have = this.confirmOrRefute(v, this.existing.at(site, fi.file.id, v.site), targets, outside, c);
+    const missing = [...targets].filter((t) => !have.has(t));
+    if (missing.length) this.addMissing(v, fi, site, missing, targets.size, c);
+  }
+
+  /** The existing edges at the site: those to a proven target are upgraded, the rest refuted when the verdict is complete. Returns the targets already there. */
+  private confirmOrRefute(v: SiteVerdict, existing: readonly EdgeRow[], targets: ReadonlySet<number>, outside: number, c: FileCounts): Set<number> {
+    const have = new Set<number>();
+    for (const e of existing) {
+      if (e.dst_id !== null && targets.has(e.dst_id)) {
+        have.add(e.dst_id);
+        this.upgrade.push([e.id, v.reason]);
+        if (e.tier !== this.tier || e.source !== this.source) {
+          this.confirmed++;
+          c.confirmed++;
+        }
+      } else if (v.complete) {
+        if (e.added) this.dropAdded.push(e.id);
+        else {
+          this.refute.push(e.id);
+          this.refuteReason.set(e.id, targets.size ? v.reason : `${v.reason}${outside ? ' (the target is outside the workspace or not a definition the inventory lists)' : ''}`);
+          this.refuted++;
+          c.refuted++;
+        }
+      }
+    }
+    return have;
+  }
+
+  /** Edges to the proven targets the inventory did not have, from the site's owner (or the verdict's dependent, or the definition around it). */
+  private addMissing(v: SiteVerdict, fi: FileIndex, site: InvSite | undefined, missing: readonly number[], candidates: number, c: FileCounts): void {
+    let srcId: number | undefined;
+    let kind: EdgeKind;
+    let name: string;
+    if (site) {
+      srcId = site.ownerId;
+      kind = site.kind;
+      name = site.name;
+    } else {
+      srcId = v.from ? this.files.anchor(v.from) : undefined;
+      srcId ??= fi.enclosing(v.site)?.id;
+      kind = v.kind ?? 'reference';
+      name = this.files.fileOf(missing[0]!)?.symbols.find((s) => s.id === missing[0])?.name ?? '';
+    }
+    if (srcId === undefined) return;
+    for (const dst of missing) {
+      if (dst === srcId && kind !== 'call') continue;
+      const dstName = site ? name : (this.files.nameOf(dst) ?? name);
+      this.inserts.push([site?.id ?? null, srcId, dst, kind, dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1]);
+      this.added++;
+      c.added++;
+    }
+  }
+
+  private countsOf(fileId: number): FileCounts {
+    let c = this.perFile.get(fileId);
+    if (!c) this.perFile.set(fileId, (c = { sites: 0, confirmed: 0, refuted: 0, added: 0 }));
+    return c;
+  }
+
+  /** Refuted edges move to refutations with their inventory tier; upgraded ones keep their inventory tier as their base. */
+  async write(db: Db, now: number): Promise<void> {
+    if (this.refute.length) {
+      await db.run(
+        `INSERT INTO refutations (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, refuted_by, refuted_reason, at)
+           SELECT site_id, src_id, dst_id, kind, name, COALESCE(base_tier, tier), COALESCE(base_source, source), COALESCE(base_reason, reason), candidates, file_id, line, col, ?2, j.value->>1, ?3
+           FROM edges JOIN json_each(?1) j ON j.value->>0 = edges.id`,
+        [JSON.stringify(this.refute.map((id) => [id, this.refuteReason.get(id) ?? ''])), this.source, now],
+      );
+      await db.run(`DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))`, [json(this.refute)]);
+    }
+    if (this.dropAdded.length) await db.run(`DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))`, [json(this.dropAdded)]);
+    if (this.upgrade.length) {
+      await db.run(
+        `UPDATE edges SET base_tier = COALESCE(base_tier, CASE WHEN added = 1 THEN NULL ELSE tier END),
+                          base_source = COALESCE(base_source, CASE WHEN added = 1 THEN NULL ELSE source END),
+                          base_reason = COALESCE(base_reason, CASE WHEN added = 1 THEN NULL ELSE reason END),
+                          tier = ?2, source = ?3, reason = (SELECT j.value->>1 FROM json_each(?1) j WHERE j.value->>0 = edges.id)
+           WHERE id IN (SELECT value->>0 FROM json_each(?1))`,
+        [JSON.stringify(this.upgrade), this.tier, this.source],
+      );
+    }
+    if (this.inserts.length) {
+      await db.run(
+        `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, added)
+           SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12 FROM json_each(?)`,
+        [JSON.stringify(this.inserts)],
+      );
+    }
+  }
+}
+
+async function insertImplementation(db: Db, files: BatchFiles, fact: ImplementationFact, tier: string, source: string): Promise<number> {
+  const base = files.anchor(fact.base);
+  const impl = files.anchor(fact.impl);
+  if (base === undefined || impl === undefined || base === impl) return 0;
+  const r = await db.run(
+    `INSERT INTO implementations (impl_id, base_id, file_id, tier, source, reason, wired_by) SELECT ?1, ?2, file_id, ?3, ?4, ?5, ?6 FROM symbols WHERE id = ?1
+       ON CONFLICT(impl_id, base_id, source) DO UPDATE SET tier = excluded.tier, reason = excluded.reason, wired_by = excluded.wired_by`,
+    [impl, base, tier, source, fact.reason, fact.wiredBy ?? null],
+  );
+  return r.changes;
+}
+
+/** The files the batch answered for, recorded as enriched at their current content with what it did in them. */
+async function recordCoverage(db: Db, files: BatchFiles, covered: readonly string[], perFile: ReadonlyMap<number, FileCounts>, source: string, now: number): Promise<void> {
+  for (const p of covered) {
+    const fi = files.get(p);
+    if (!fi) continue;
+    const c = perFile.get(fi.file.id) ?? { sites: 0, confirmed: 0, refuted: 0, added: 0 };
+    await db.run(
+      `INSERT INTO resolution_files (file_id, source, hash, at, sites, confirmed, refuted, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(file_id, source) DO UPDATE SET hash = excluded.hash, at = excluded.at, sites = excluded.sites,
+           confirmed = excluded.confirmed, refuted = excluded.refuted, added = excluded.added`,
+      [fi.file.id, source, fi.file.hash, now, c.sites, c.confirmed, c.refuted, c.added],
+    );
+  }
+}
