@@ -1,37 +1,25 @@
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { clockFromEnv } from '../../src/core/episodic/clock.js';
-import { DEFAULT_OPTIONS } from '../../src/core/episodic/options.js';
-import { importEpisodes } from '../../src/core/episodic/seed.js';
 import { attemptsTouching, episodeCounts, episodeTotals, loadEpisodes, recentEpisodes } from '../../src/core/episodic/store.js';
-import { refreshRules } from '../../src/core/procedural/refresh.js';
 import { listRules, ruleCountsByStatus } from '../../src/core/procedural/store.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
-import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import type { Workspace } from '../../src/core/store/workspace.js';
 import { openWorkspace } from '../../src/core/workspace.js';
-import { copyExample, tempDir } from '../helpers/fixtures.js';
+import { filledExample, type FilledExample } from '../helpers/example.js';
+import { tempDir } from '../helpers/fixtures.js';
 
 /* The episodic and procedural reads behind the editor's timeline, CodeLens, hover and status view, on the settlement example's seeded history. */
 
 describe('episodic and procedural reads for the editor (examples/settlement)', function () {
   this.timeout(120_000);
   let ws: Workspace;
-  let cleanup: () => void;
+  let ex: FilledExample;
 
   before(async () => {
-    const ex = copyExample();
-    cleanup = ex.cleanup;
-    ws = await openWorkspace(ex.root);
-    const indexer = await StructuralIndexer.create(ws);
-    await indexer.indexAll();
-    await indexer.dispose();
-    await importEpisodes(ws, path.join(ex.root, 'tenure-seed', 'episodes.json'), clockFromEnv(), DEFAULT_OPTIONS);
-    await refreshRules(ws, DEFAULT_OPTIONS, clockFromEnv());
+    ex = await filledExample({ episodes: true });
+    ws = ex.ws;
   });
   after(async () => {
-    await ws.close();
-    cleanup();
+    await ex.close();
   });
 
   it('lists the latest episodes newest first, each with the symbols it touched, archived ones only when asked', async () => {

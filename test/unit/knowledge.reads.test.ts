@@ -1,34 +1,27 @@
 import * as assert from 'node:assert/strict';
-import { indexKnowledge } from '../../src/core/knowledge/pipeline.js';
 import { knowledgeOverview, knowledgeTotals } from '../../src/core/knowledge/status.js';
 import { documentsNaming } from '../../src/core/knowledge/store/links.js';
 import { CORE_MIGRATIONS } from '../../src/core/store/migrations.js';
 import { Workspace } from '../../src/core/store/workspace.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
-import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { STRUCTURAL_MIGRATIONS } from '../../src/core/structural/schema.js';
 import { openWorkspace } from '../../src/core/workspace.js';
-import { copyExample, tempDir, write } from '../helpers/fixtures.js';
+import { filledExample, type FilledExample } from '../helpers/example.js';
+import { tempDir, write } from '../helpers/fixtures.js';
 
 /* The knowledge reads behind the editor's CodeLens, hover, sidebar and status view, on the settlement example and on empty memories. */
 
 describe('knowledge reads for the editor (examples/settlement)', function () {
   this.timeout(120_000);
   let ws: Workspace;
-  let cleanup: () => void;
+  let ex: FilledExample;
 
   before(async () => {
-    const ex = copyExample();
-    cleanup = ex.cleanup;
-    ws = await openWorkspace(ex.root);
-    const indexer = await StructuralIndexer.create(ws);
-    await indexer.indexAll();
-    await indexer.dispose();
-    await indexKnowledge(ws, {});
+    ex = await filledExample({ knowledge: true });
+    ws = ex.ws;
   });
   after(async () => {
-    await ws.close();
-    cleanup();
+    await ex.close();
   });
 
   it('lists documents by kind and communities with their reports', async () => {

@@ -1,10 +1,5 @@
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { clockFromEnv } from '../../src/core/episodic/clock.js';
 import { DEFAULT_OPTIONS } from '../../src/core/episodic/options.js';
-import { importEpisodes } from '../../src/core/episodic/seed.js';
-import { indexKnowledge } from '../../src/core/knowledge/pipeline.js';
-import { refreshRules } from '../../src/core/procedural/refresh.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { type Workspace } from '../../src/core/store/workspace.js';
@@ -16,29 +11,22 @@ import { Responsiveness } from '../../src/vscode/responsiveness.js';
 import { answerAbout } from '../../src/core/compose/ask.js';
 import { systemClock } from '../../src/core/episodic/clock.js';
 import { FromWebview } from '../../src/webview/protocol.js';
-import { copyExample, tempDir, write } from '../helpers/fixtures.js';
+import { filledExample, type FilledExample } from '../helpers/example.js';
+import { tempDir, write } from '../helpers/fixtures.js';
 
 /* The vscode-free reads behind CodeLens, hover, the sidebar and "Why is this?", on the settlement example with all four memories filled. */
 
 describe('VS Code memory reads (examples/settlement, four memories)', function () {
   this.timeout(120_000);
   let ws: Workspace;
-  let cleanup: () => void;
+  let ex: FilledExample;
 
   before(async () => {
-    const ex = copyExample();
-    cleanup = ex.cleanup;
-    ws = await openWorkspace(ex.root);
-    const indexer = await StructuralIndexer.create(ws);
-    await indexer.indexAll();
-    await indexer.dispose();
-    await importEpisodes(ws, path.join(ex.root, 'tenure-seed', 'episodes.json'), clockFromEnv(), DEFAULT_OPTIONS);
-    await refreshRules(ws, DEFAULT_OPTIONS, clockFromEnv());
-    await indexKnowledge(ws, {});
+    ex = await filledExample({ episodes: true, knowledge: true });
+    ws = ex.ws;
   });
   after(async () => {
-    await ws.close();
-    cleanup();
+    await ex.close();
   });
 
   it('counts callers, incidents, decisions and failed attempts per symbol of a file', async () => {

@@ -1,0 +1,60 @@
+import * as path from 'node:path';
+import { ManualClock, type Clock } from '../../src/core/episodic/clock';
+import { DEFAULT_OPTIONS } from '../../src/core/episodic/options';
+import { importEpisodes } from '../../src/core/episodic/seed';
+import { indexKnowledge } from '../../src/core/knowledge/pipeline';
+import { refreshRules } from '../../src/core/procedural/refresh';
+import type { Workspace } from '../../src/core/store/workspace';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { indexArtifacts } from '../../src/core/structural/sources/bytecode/artifacts';
+import { openWorkspace } from '../../src/core/workspace';
+import { copyExample } from './fixtures';
+
+export interface FilledExample {
+  readonly root: string;
+  readonly ws: Workspace;
+  close(): Promise<void>;
+}
+
+/** Indexes a folder's structural memory, as `tenure index --no-knowledge` does without the build output. */
+export async function indexStructure(ws: Workspace): Promise<void> {
+  const indexer = await StructuralIndexer.create(ws);
+  try {
+    await indexer.indexAll();
+  } finally {
+    await indexer.dispose();
+  }
+}
+
+/**
+ * A copy of examples/settlement with the memories a test asks for filled:
+ * the structural index always; the build output (class files, DI wiring,
+ * traces), the offline knowledge pass and the seeded episodes with their
+ * rules on request, at the clock given (default: the system clock).
+ */
+export async function filledExample(fill: { artifacts?: boolean; knowledge?: boolean; episodes?: boolean; clock?: Clock } = {}): Promise<FilledExample> {
+  const ex = copyExample();
+  const ws = await openWorkspace(ex.root);
+  try {
+    await indexStructure(ws);
+    if (fill.artifacts) await indexArtifacts(ws, { log: () => undefined });
+    if (fill.knowledge) await indexKnowledge(ws);
+    if (fill.episodes) {
+      const clock = fill.clock ?? new ManualClock(Date.now());
+      await importEpisodes(ws, path.join(ex.root, 'tenure-seed', 'episodes.json'), clock, DEFAULT_OPTIONS);
+      await refreshRules(ws, DEFAULT_OPTIONS, clock);
+    }
+  } catch (e) {
+    await ws.close();
+    ex.cleanup();
+    throw e;
+  }
+  return {
+    root: ex.root,
+    ws,
+    async close() {
+      await ws.close();
+      ex.cleanup();
+    },
+  };
+}
