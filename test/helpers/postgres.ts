@@ -55,7 +55,7 @@ export interface PostgresServer {
   url(user?: string, db?: string, password?: string): string;
   /** Runs SQL as the superuser through psql-free means: the caller uses `pg`. */
   stop(): Promise<void>;
-  /** Stops the server hard (SIGKILL), as a crash would; `start()` brings it back on the same port. */
+  /** Stops the server at once, as a crash would; `start()` brings it back on the same port. */
   kill(): void;
   start(): Promise<void>;
 }
@@ -158,11 +158,10 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
       return `postgresql://${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}@127.0.0.1:${port}/${db}`;
     },
     kill() {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
+      // Immediate shutdown: every backend quits at once with no checkpoint, as after a crash (the next start recovers).
+      // A SIGKILLed postmaster can linger as a zombie where nothing reaps it, and then blocks the restart.
+      const [c, a] = asUser(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+      run(c, a);
     },
     start,
     async stop() {

@@ -2,6 +2,7 @@ import { errorMessage } from '../../shared/errors.js';
 import type { Workspace } from '../store/workspace.js';
 import { detectCi } from './ci.js';
 import type { PasswordSources } from './config.js';
+import type { TeamDbOptions } from './pg.js';
 import { TeamError } from './errors.js';
 import { configuredUrl, lastSyncTime, openTeam, pullChanged, recordSyncTime, sync, type SyncReport, type TeamSession } from './sync.js';
 
@@ -32,7 +33,7 @@ export interface TeamSyncStatus {
   readonly connection: { readonly url: string; readonly repository: string; readonly access: string; readonly user: string } | null;
 }
 
-export interface TeamSyncOptions extends PasswordSources {
+export interface TeamSyncOptions extends PasswordSources, TeamDbOptions {
   /** False in VS Code's restricted mode: nothing is synced. */
   readonly trusted: boolean;
   /** Default 60 s. */

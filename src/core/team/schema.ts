@@ -36,13 +36,13 @@ const FEED = `
 
 /** Row-level security for a repository-scoped table: read, write (stamped with the writer), and optionally update. */
 function policies(table: string, opts: { insertCheck?: string; update?: boolean } = {}): string {
-  const read = `repo_id = ANY ((SELECT tenure.repos_at(current_user, 1)))`;
-  const write = `repo_id = ANY ((SELECT tenure.repos_at(current_user, 2))) AND recorded_by = current_user`;
+  const read = `repo_id = ANY ((SELECT tenure.repos_at(current_user, 1))::bigint[])`;
+  const write = `repo_id = ANY ((SELECT tenure.repos_at(current_user, 2))::bigint[]) AND recorded_by = current_user`;
   return `
   ALTER TABLE tenure.${table} ENABLE ROW LEVEL SECURITY;
   CREATE POLICY ${table}_read ON tenure.${table} FOR SELECT USING (${read});
   CREATE POLICY ${table}_write ON tenure.${table} FOR INSERT WITH CHECK (${write}${opts.insertCheck ? ` AND (${opts.insertCheck})` : ''});
-  ${opts.update ? `CREATE POLICY ${table}_update ON tenure.${table} FOR UPDATE USING (repo_id = ANY ((SELECT tenure.repos_at(current_user, 2)))) WITH CHECK (${write});` : ''}
+  ${opts.update ? `CREATE POLICY ${table}_update ON tenure.${table} FOR UPDATE USING (repo_id = ANY ((SELECT tenure.repos_at(current_user, 2))::bigint[])) WITH CHECK (${write});` : ''}
   CREATE INDEX ${table}_feed ON tenure.${table} (repo_id, txid, seq);`;
 }
 
@@ -105,12 +105,12 @@ export const TEAM_MIGRATIONS: readonly PgMigration[] = [
     WHERE a.ci AND a.level IN ('write', 'admin') AND pg_has_role(session_user, who, 'MEMBER') AND pg_has_role(who, r.oid, 'MEMBER')
   $$;
 
-  -- A repository by its root commit, with the caller's access (0 none, 1 read, 2 write, 3 admin) and whether it writes as CI.
+  -- A repository by its root commit, with the login's access (0 none, 1 read, 2 write, 3 admin) and whether it writes as CI.
   CREATE FUNCTION tenure.find_repository(root text) RETURNS TABLE (id bigint, name text, level int, ci boolean)
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, tenure AS $$
     SELECT r.id, r.name,
-      CASE WHEN r.id = ANY (tenure.repos_at(current_user, 3)) THEN 3 WHEN r.id = ANY (tenure.repos_at(current_user, 2)) THEN 2 WHEN r.id = ANY (tenure.repos_at(current_user, 1)) THEN 1 ELSE 0 END,
-      r.id = ANY (tenure.ci_repos(current_user))
+      CASE WHEN r.id = ANY (tenure.repos_at(session_user, 3)) THEN 3 WHEN r.id = ANY (tenure.repos_at(session_user, 2)) THEN 2 WHEN r.id = ANY (tenure.repos_at(session_user, 1)) THEN 1 ELSE 0 END,
+      r.id = ANY (tenure.ci_repos(session_user))
     FROM tenure.repositories r WHERE r.root_commit = root
   $$;
 
@@ -172,9 +172,9 @@ export const TEAM_MIGRATIONS: readonly PgMigration[] = [
   END $$;
 
   ALTER TABLE tenure.repositories ENABLE ROW LEVEL SECURITY;
-  CREATE POLICY repositories_read ON tenure.repositories FOR SELECT USING (id = ANY ((SELECT tenure.repos_at(current_user, 1))));
+  CREATE POLICY repositories_read ON tenure.repositories FOR SELECT USING (id = ANY ((SELECT tenure.repos_at(current_user, 1))::bigint[]));
   ALTER TABLE tenure.remotes ENABLE ROW LEVEL SECURITY;
-  CREATE POLICY remotes_read ON tenure.remotes FOR SELECT USING (repo_id = ANY ((SELECT tenure.repos_at(current_user, 1))));
+  CREATE POLICY remotes_read ON tenure.remotes FOR SELECT USING (repo_id = ANY ((SELECT tenure.repos_at(current_user, 1))::bigint[]));
   `,
   },
   {
@@ -214,7 +214,7 @@ export const TEAM_MIGRATIONS: readonly PgMigration[] = [
   ) PARTITION BY HASH (repo_id);
   ${partitions('episodes')}
   CREATE INDEX episodes_sids ON tenure.episodes USING gin (touched_sids);
-  ${policies('episodes', { insertCheck: `(ci IS NULL AND actor IS DISTINCT FROM 'ci') OR repo_id = ANY ((SELECT tenure.ci_repos(current_user)))` })}
+  ${policies('episodes', { insertCheck: `(ci IS NULL AND actor IS DISTINCT FROM 'ci') OR repo_id = ANY ((SELECT tenure.ci_repos(current_user))::bigint[])` })}
 
   CREATE TABLE tenure.conclusions (
     repo_id bigint NOT NULL REFERENCES tenure.repositories(id),
@@ -277,7 +277,7 @@ export const TEAM_MIGRATIONS: readonly PgMigration[] = [
     ${FEED},
     PRIMARY KEY (repo_id, uid)
   );
-  ${policies('rule_events', { insertCheck: `NOT repo_id = ANY ((SELECT tenure.ci_repos(current_user)))` })}
+  ${policies('rule_events', { insertCheck: `NOT repo_id = ANY ((SELECT tenure.ci_repos(current_user))::bigint[])` })}
   `,
   },
   {
@@ -408,7 +408,7 @@ export const TEAM_MIGRATIONS: readonly PgMigration[] = [
     ${FEED},
     PRIMARY KEY (repo_id, uid)
   );
-  ${policies('kn_builds', { insertCheck: `ci IS NULL OR repo_id = ANY ((SELECT tenure.ci_repos(current_user)))` })}
+  ${policies('kn_builds', { insertCheck: `ci IS NULL OR repo_id = ANY ((SELECT tenure.ci_repos(current_user))::bigint[])` })}
   `,
   },
 ];

@@ -49,7 +49,10 @@ export class TeamStore {
     try {
       applied = (await this.db.query<{ id: string }>('SELECT id FROM tenure.schema_migrations ORDER BY id', [], 'reading the schema version')).map((r) => r.id);
     } catch (e) {
-      if (TeamError.is(e, 'schema') || TeamError.is(e, 'denied')) {
+      if (TeamError.is(e, 'denied')) {
+        throw new TeamError('denied', 'This login may not use the team store yet: no repository has been shared with it. Ask a repository admin to run `tenure team grant <your role> read|write`.', { cause: e });
+      }
+      if (TeamError.is(e, 'schema')) {
         throw new TeamError('schema', 'The team store has no Tenure tables here (or this login may not read them). A database admin runs `tenure team setup <postgresql-url>` once, then grants access with `tenure team grant`.', { cause: e });
       }
       throw e;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { clockFromEnv, describeAge } from '../episodic/clock.js';
+import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import { LINK_TIERS, type LinkTier as LinkTierT } from '../model/tiers.js';
 import { QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
 import { whyIsThis, type ScopeRelation, type WhyIsThisResult } from '../knowledge/why.js';
@@ -44,6 +46,7 @@ const WhyIsThisOutput = z.object({
   indexed: z.boolean().describe('false: the knowledge memory has not been built'),
   summary: z.string(),
   extraction: z.string().describe('how the documents were read (offline or by which model)'),
+  source: z.string().optional().describe("where the knowledge came from when it is the team's: whose model pass, when, with which model"),
   documents: z.array(DocumentView),
   constraints: z.array(ConstraintView),
   notSeen: z.array(z.string()),
@@ -75,7 +78,7 @@ export function quoteView(q: Quotation, max = 240): QuoteView {
   return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}) };
 }
 
-export function presentWhyIsThis(r: WhyIsThisResult, limit: number): WhyIsThisOutput {
+export function presentWhyIsThis(r: WhyIsThisResult, limit: number, source?: string): WhyIsThisOutput {
   const items = r.items.slice(0, limit);
   const documents = items.map((i) => {
     const a = i.anchors[0];
@@ -108,6 +111,7 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number): WhyIsThisOu
     indexed: r.indexed,
     summary: r.summary,
     extraction: describeExtraction(r.extractedBy),
+    ...(source ? { source } : {}),
     documents,
     constraints,
     notSeen: [...r.notSeen],
@@ -119,6 +123,7 @@ export function renderWhyIsThis(a: WhyIsThisOutput): string {
   const lines = [`why_is_this ${symbolWords(a.target)}`, a.summary];
   if (!a.indexed || (!a.documents.length && !a.constraints.length)) return lines.join('\n');
   if (a.extraction) lines.push(a.extraction);
+  if (a.source) lines.push(`Source: ${a.source}.`);
   lines.push(QUOTED_DATA_NOTE);
   for (const tier of LINK_TIERS) {
     for (const d of a.documents.filter((x) => x.tier === tier)) {
@@ -150,6 +155,14 @@ export { LINK_TIERS_FOR_AGENTS };
 
 const BUDGET = 1000;
 
+/** "team knowledge index, built 2 days ago with gpt-4o-mini by CI (GitHub Actions) on main": only when the graph's model-made parts came from the team. */
+export function teamSourceWords(t: Awaited<ReturnType<typeof teamKnowledgeSource>>, now: number): string | undefined {
+  if (!t) return undefined;
+  const b = t.build;
+  const who = b.ci ? `CI (${b.ci.provider === 'github-actions' ? 'GitHub Actions' : b.ci.provider === 'gitlab-ci' ? 'GitLab CI' : 'Jenkins'})` : b.recordedBy;
+  return `team knowledge index, built ${describeAge(now - b.finishedAt)} with ${b.model.replace(/^[a-z-]+:/, '')} by ${who}${b.branch ? ` on ${b.branch}` : ''}, assembled here from the team's model answers`;
+}
+
 export const whyIsThisTool = defineTool({
   name: 'why_is_this',
   title: 'Why is this code the way it is?',
@@ -171,6 +184,7 @@ export const whyIsThisTool = defineTool({
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
     const result = await whyIsThis(db, target, input.limit);
-    return fitToBudget((limit) => presentWhyIsThis(result, limit), renderWhyIsThis, input.limit, BUDGET);
+    const source = teamSourceWords(await teamKnowledgeSource(db), clockFromEnv().now());
+    return fitToBudget((limit) => presentWhyIsThis(result, limit, source), renderWhyIsThis, input.limit, BUDGET);
   },
 });
