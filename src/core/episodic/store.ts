@@ -442,22 +442,43 @@ export async function localEpisodesAfter(db: Db, afterId: number, limit: number)
   return { episodes: await loadEpisodes(db, ids), lastId: rows.length ? rows[rows.length - 1]!.id : afterId };
 }
 
-/** Adds episodes recorded elsewhere (pulled from the team store); a uid already here is skipped. Call inside `db.write`. */
+/** Adds episodes recorded elsewhere (pulled from the team store), a page in a few statements; a uid already here is skipped. Call inside `db.write`. */
 export async function insertSharedEpisodes(db: Db, list: readonly SharedEpisode[], now: number): Promise<number> {
   if (!list.length) return 0;
   const known = await episodeIdsByUid(db, list.map((e) => e.uid));
-  let added = 0;
-  for (const ep of list) {
-    if (known.has(ep.uid)) continue;
-    const { id } = await insertEpisode(db, ep, ep.commandKey, now);
-    const p = ep.provenance;
-    await db.run('UPDATE episodes SET origin = ?, recorded_by = ?, author = ?, ci_provider = ?, pipeline_url = ?, ci_job = ? WHERE id = ?', [
-      p.origin === 'team' ? 'team' : null, p.recordedBy, p.author, p.ci?.provider ?? null, p.ci?.pipelineUrl ?? null, p.ci?.job ?? null, id,
-    ]);
-    known.set(ep.uid, id);
-    added++;
-  }
-  return added;
+  const fresh = [...new Map(list.filter((e) => !known.has(e.uid)).map((e) => [e.uid, e])).values()];
+  if (!fresh.length) return 0;
+  await insertRows(
+    db,
+    'episodes',
+    ['uid', 'started_at', 'ended_at', 'source', 'actor', 'intent', 'command', 'command_key', 'command_kind', 'cwd', 'branch', 'head', 'commit_message', 'diff_files', 'diff_added', 'diff_removed',
+      'touch_basis', 'outcome_kind', 'outcome_status', 'outcome_source', 'exit_code', 'evidence', 'tests_total', 'tests_failed', 'tests_skipped', 'test_reports', 'created_at',
+      'origin', 'recorded_by', 'author', 'ci_provider', 'pipeline_url', 'ci_job'],
+    fresh.map((ep) => {
+      const t = ep.tests;
+      const p = ep.provenance;
+      return [
+        ep.uid, ep.startedAt, ep.endedAt, ep.source, ep.actor, ep.intent, ep.command, ep.commandKey, ep.commandKind, ep.cwd, ep.branch, ep.head, ep.commitMessage, ep.diff.files, ep.diff.added, ep.diff.removed,
+        ep.touchBasis, ep.outcome.kind, ep.outcome.status, ep.outcome.source, ep.outcome.exitCode, ep.outcome.evidence,
+        t ? t.total : null, t ? t.failed + t.errors : null, t ? t.skipped : null, t ? JSON.stringify(t.reports) : null, now,
+        p.origin === 'team' ? 'team' : null, p.recordedBy, p.author, p.ci?.provider ?? null, p.ci?.pipelineUrl ?? null, p.ci?.job ?? null,
+      ];
+    }),
+  );
+  const ids = await episodeIdsByUid(db, fresh.map((e) => e.uid));
+  await insertRows(
+    db,
+    'episode_touches',
+    ['episode_id', 'path', 'sid', 'qname', 'kind', 'lines', 'change', 'fingerprint', 'fresh'],
+    fresh.flatMap((ep) => ep.touches.map((x) => [ids.get(ep.uid)!, x.path, x.sid, x.qname, x.kind, x.lines, x.change, x.fingerprint, x.fresh ? 1 : 0])),
+  );
+  await insertRows(
+    db,
+    'episode_tests',
+    ['episode_id', 'suite', 'name', 'status', 'message', 'file'],
+    fresh.flatMap((ep) => (ep.tests?.failing ?? []).slice(0, 500).map((f) => [ids.get(ep.uid)!, f.suite, f.name, f.status, f.message, f.file])),
+  );
+  return fresh.length;
 }
 
 /** Marks an episode as CI's record of a run (actor ci, the pipeline), adding touches its working tree could not show (a CI checkout is clean). */
