@@ -10,6 +10,7 @@ import { createChatModel, createEmbedder, missingKey, modelSettings } from '../c
 import type { ChatModel } from '../core/llm/types.js';
 import { applySectionChange, declineProposal, planSectionChange, type SectionPlan } from '../core/procedural/promotion.js';
 import { refreshRules } from '../core/procedural/refresh.js';
+import { openTeamModelCalls } from '../core/session/teamSync.js';
 import { listRules } from '../core/procedural/store.js';
 import { resolveSymbols } from '../core/structural/lookup.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
@@ -192,9 +193,19 @@ async function indexKnowledgeCommand(ctx: CommandHost): Promise<void> {
       try {
         // A VS Code model is reachable only from the host; everything else runs in a worker thread, off the event loop.
         if (provider === 'vscode-lm' && chat) {
-          return await ctx.measure('knowledge index', () =>
-            indexKnowledge(ws, { chat, embedder: createEmbedder({}), signal: ac.signal, log: (m) => ctx.log.info(m), onProgress }),
-          );
+          // In a workspace connected to a team store, what a teammate's pass already asked is not asked again.
+          const team = await openTeamModelCalls(ws, { trusted: vscode.workspace.isTrusted, log: (m) => ctx.log.info(m) });
+          try {
+            return await ctx.measure('knowledge index', () =>
+              indexKnowledge(ws, { chat, embedder: createEmbedder({}), signal: ac.signal, log: (m) => ctx.log.info(m), onProgress, ...(team ? { calls: team.calls } : {}) }),
+            );
+          } finally {
+            if (team) {
+              const hits = team.teamHits();
+              if (hits) ctx.log.info(`${hits} model answers came from the team's cache (not paid again)`);
+              await team.finish();
+            }
+          }
         }
         return await ctx.measure('knowledge index (worker)', () =>
           runKnowledgeWorker(ctx.extension.extensionPath, { root: ws.root, settings: { ...settings, fetch: undefined } as KnowledgeJob['settings'], embedWithModel: !!chat && !!settings.embeddingModel }, ac.signal, (m) => ctx.log.info(m), onProgress),

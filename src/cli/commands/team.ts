@@ -1,18 +1,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { errorMessage } from '../../shared/errors.js';
 import { clockFromEnv, describeAge } from '../../core/episodic/clock.js';
 import { loadOptions } from '../../core/episodic/options.js';
 import { sharedEpisodeCounts } from '../../core/episodic/store.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
-import { SqliteCallStore } from '../../core/knowledge/store/calls.js';
 import { sharedTotals } from '../../core/knowledge/store/exchange.js';
 import type { CallStore } from '../../core/llm/types.js';
 import { refreshRules } from '../../core/procedural/refresh.js';
+import { openTeamModelCalls } from '../../core/session/teamSync.js';
 import { isIndexed } from '../../core/structural/lookup.js';
 import type { Workspace } from '../../core/store/workspace.js';
 import { detectCi } from '../../core/team/ci.js';
 import { connectionFile, readConnection, redact, URL_ENV } from '../../core/team/config.js';
-import { PgCallStore, TieredCallStore } from '../../core/team/calls.js';
 import { connectWorkspace, disconnectWorkspace } from '../../core/team/connect.js';
 import { TeamError } from '../../core/team/errors.js';
 import { TeamDb } from '../../core/team/pg.js';
@@ -231,35 +229,17 @@ export const teamCommands: CommandGroup = (program) => {
     });
 };
 
-/**
- * For a model pass (`tenure knowledge index --model …`) in a connected
- * workspace: the team's model-call cache in front of the model, so what
- * anyone on the team already paid for is not paid again; `finish` shares
- * the pass's answers and its record with the team. Undefined when not
- * connected; a store that does not answer leaves the pass local.
- */
+/** For a model pass (`tenure knowledge index --model …`) in a connected workspace: the team's model-call cache first, its answers shared after. */
 export async function teamModelCalls(ws: Workspace): Promise<{ calls: CallStore; finish(): Promise<void> } | undefined> {
-  if (!configuredUrl(ws.root)) return undefined;
-  let t: TeamSession;
-  try {
-    t = await openTeam(ws, { ci: detectCi() });
-  } catch (e) {
-    warn(`the team store is not used for this pass (${errorMessage(e)}): answers stay here until \`tenure team push\``);
-    return undefined;
-  }
-  const tiered = new TieredCallStore(new SqliteCallStore(ws.db), new PgCallStore(t), warn);
+  const team = await openTeamModelCalls(ws, { trusted: true, log: warn });
+  if (!team) return undefined;
   return {
-    calls: tiered,
+    calls: team.calls,
     async finish() {
-      try {
-        if (tiered.teamHits) warn(`${tiered.teamHits} model answers came from the team's cache (not paid again)`);
-        if (t.repo.access !== 'read') warn(`team store: ${pushLine(await push(t))}`);
-        await recordSyncTime(t, Date.now());
-      } catch (e) {
-        warn(`the pass is stored here, but sharing it with the team store failed: ${errorMessage(e)}`);
-      } finally {
-        await t.close();
-      }
+      const hits = team.teamHits();
+      if (hits) warn(`${hits} model answers came from the team's cache (not paid again)`);
+      const r = await team.finish();
+      if (r) warn(`team store: ${pushLine(r)}`);
     },
   };
 }

@@ -38,6 +38,8 @@ export interface ConclusionView {
   readonly at: string;
   /** Always true: a conclusion is someone's reading of an outcome, not an outcome. */
   readonly isConclusion: true;
+  /** Set when it was pulled from the team store: the login that wrote it there. */
+  readonly team?: { readonly recordedBy: string | null };
 }
 
 export interface HistoryEntry {
@@ -164,6 +166,7 @@ function conclusionView(c: Conclusion, now: number): ConclusionView {
     age: describeAge(now - c.at),
     at: new Date(c.at).toISOString(),
     isConclusion: true,
+    ...(c.team ? { team: c.team } : {}),
   };
 }
 

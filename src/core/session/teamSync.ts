@@ -1,8 +1,16 @@
+import { errorMessage } from '../../shared/errors.js';
 import { systemClock } from '../episodic/clock.js';
 import { loadOptions } from '../episodic/options.js';
 import { indexKnowledge } from '../knowledge/pipeline.js';
 import { refreshRules } from '../procedural/refresh.js';
+import { SqliteCallStore } from '../knowledge/store/calls.js';
+import type { CallStore } from '../llm/types.js';
+import type { Workspace } from '../store/workspace.js';
 import { startTeamSync, type TeamSyncHandle, type TeamSyncOptions } from '../team/autoSync.js';
+import { PgCallStore, TieredCallStore } from '../team/calls.js';
+import { detectCi } from '../team/ci.js';
+import type { PasswordSources } from '../team/config.js';
+import { configuredUrl, openTeam, push, recordSyncTime, type PushReport, type TeamSession } from '../team/sync.js';
 import type { Session } from './session.js';
 
 /*
@@ -27,4 +35,44 @@ export function startSessionTeamSync(session: Session, options: Omit<TeamSyncOpt
       }
     },
   });
+}
+
+/**
+ * For a model pass in a workspace connected to a team store: the team's
+ * model-call cache in front of the model (what anyone on the team paid for is
+ * not paid again), and `finish` to share the pass's answers and its record.
+ * Undefined when not connected, untrusted, or the store does not answer (the
+ * pass then stays local until the next sync). Used by `tenure knowledge
+ * index`, and by the editor's knowledge command as `calls` of indexKnowledge.
+ */
+export async function openTeamModelCalls(
+  ws: Workspace,
+  options: PasswordSources & { readonly trusted: boolean; readonly log?: (message: string) => void },
+): Promise<{ readonly calls: CallStore; readonly teamHits: () => number; finish(): Promise<PushReport | undefined> } | undefined> {
+  const log = options.log ?? (() => undefined);
+  if (!options.trusted || !configuredUrl(ws.root, options.env)) return undefined;
+  let t: TeamSession;
+  try {
+    t = await openTeam(ws, { ...options, ci: detectCi(options.env) });
+  } catch (e) {
+    log(`the team store is not used for this pass (${errorMessage(e)}): its answers stay here until the next sync`);
+    return undefined;
+  }
+  const tiered = new TieredCallStore(new SqliteCallStore(ws.db), new PgCallStore(t), log);
+  return {
+    calls: tiered,
+    teamHits: () => tiered.teamHits,
+    async finish() {
+      try {
+        const r = t.repo.access !== 'read' ? await push(t) : undefined;
+        await recordSyncTime(t, Date.now());
+        return r;
+      } catch (e) {
+        log(`the pass is stored here, but sharing it with the team store failed: ${errorMessage(e)}`);
+        return undefined;
+      } finally {
+        await t.close();
+      }
+    },
+  };
 }

@@ -77,7 +77,8 @@ export function linkWords(l: HistoryEntry['link']): string {
 
 export function conclusionOut(c: ConclusionView): z.infer<typeof ConclusionOut> {
   const by = c.authorKind === 'agent' ? (c.author === 'agent' ? "the agent's own conclusion" : `${c.author}'s (agent) own conclusion`) : `${c.author}'s note (person)`;
-  return { id: c.id, text: clip(c.text, 240), by, confidence: `${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d)` };
+  const from = c.team ? ` from the team store (written by ${c.team.recordedBy ?? 'a teammate'})` : '';
+  return { id: c.id, text: clip(c.text, 240), by: `${by}${from}`, confidence: `${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d)` };
 }
 
 export function conclusionWords(c: z.infer<typeof ConclusionOut>): string {
