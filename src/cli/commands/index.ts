@@ -10,7 +10,7 @@ import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
 import type { Command } from 'commander';
-import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
+import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, restrictedOf, withWorkspace, type CommandGroup } from '../context.js';
 
 /** index, status, watch, mcp: building and serving the memories. */
 export const indexCommands: CommandGroup = (program) => {
@@ -94,7 +94,7 @@ function watchCommand(program: Command): void {
       });
       const report = await session.reindex();
       if (report) process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
-      const fresh = await keepFresh(session, { enrich: opts.enrich, log, onReport: (line) => process.stdout.write(`${line}\n`) });
+      const fresh = await keepFresh(session, { enrich: opts.enrich && !restrictedOf(program), log, onReport: (line) => process.stdout.write(`${line}\n`) });
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
@@ -125,12 +125,12 @@ function mcpCommand(program: Command): void {
         void s
           .reindex()
           .then(async () => {
-            if (opts.watch) fresh = await keepFresh(s, { enrich: opts.enrich, log, onReport: log });
+            if (opts.watch) fresh = await keepFresh(s, { enrich: opts.enrich && !restrictedOf(program), log, onReport: log });
           })
           .catch((e: unknown) => log(`indexing failed: ${errorMessage(e)}`));
       }
       try {
-        await serveStdio(ws, VERSION, { queried: (symbols) => session?.prioritize({ symbols }) });
+        await serveStdio(ws, VERSION, { queried: (symbols) => session?.prioritize({ symbols }), ...(restrictedOf(program) ? { restricted: true } : {}) });
       } finally {
         await fresh?.close();
         await session?.dispose();

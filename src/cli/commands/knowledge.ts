@@ -19,7 +19,7 @@ import { isIndexed } from '../../core/structural/lookup.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import type { ChatModel } from '../../core/llm/types.js';
 import { openWorkspace } from '../../core/workspace.js';
-import { cwdOf, findRoot, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
+import { cwdOf, findRoot, positiveInt, refuseInRestricted, withWorkspace, type CommandGroup } from '../context.js';
 
 /*
  * `tenure knowledge survey|index|ask|status|communities|fetch-github`: the
@@ -224,7 +224,11 @@ function indexCommand(program: Command, knowledge: Command): void {
       .option('--rebuild', 'rebuild the knowledge graph from the documents (model answers stay cached)')
       .option('-y, --yes', 'run a model pass without asking')
       .option('--json', 'print the report as JSON'),
-  )).action((dir: string | undefined, opts: IndexFlags) => runIndex(findRoot(dir ?? cwdOf(program)), opts));
+  )).action((dir: string | undefined, opts: IndexFlags) => {
+    // Offline indexing reads the repository as data; a model would be sent its text.
+    if (opts.model) refuseInRestricted(program, 'a model pass over the workspace\'s text');
+    return runIndex(findRoot(dir ?? cwdOf(program)), opts);
+  });
 }
 
 /** `tenure knowledge ask` */

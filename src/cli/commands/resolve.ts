@@ -10,7 +10,7 @@ import { StructuralIndexer } from '../../core/structural/index/indexer.js';
 import { isIndexed } from '../../core/structural/lookup.js';
 import { ResolutionStore } from '../../core/structural/enrichment/store.js';
 import type { Workspace } from '../../core/store/workspace.js';
-import { cwdOf, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
+import { cwdOf, positiveInt, refuseInRestricted, withWorkspace, type CommandGroup } from '../context.js';
 
 /** `go=gopls serve` → ['go', ['gopls', 'serve']] */
 function serverOption(value: string, previous: Record<string, string[]> = {}): Record<string, string[]> {
@@ -91,6 +91,7 @@ export const resolveCommands: CommandGroup = (program) => {
     .option('--memory <mb>', 'memory cap per language server', positiveInt)
     .option('--json', 'print the report as JSON')
     .action(async (opts: { only?: string[]; server?: Record<string, string[]>; scip?: string; indexer?: string; lsp: boolean; dispatch: boolean; files?: string[]; force?: boolean; budget?: number; timeout?: number; memory?: number; json?: boolean }) => {
+      refuseInRestricted(program, 'starting language servers and SCIP indexers');
       await withWorkspace(cwdOf(program), async (ws) => {
         await ensureIndexed(ws);
         const resolvers: EdgeResolver[] = [];

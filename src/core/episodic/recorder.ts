@@ -13,6 +13,7 @@ import type { MemoryOptions } from './options.js';
 import { hasEpisode, insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import { ANY, changesSince, currentTree, saveSnapshot, type ChangesSinceLastOutcome, type CurrentTree, type FileChange } from './worktree.js';
+import { readWorkspaceText } from '../repo/read.js';
 
 /*
  * Turns what happened into episodes: a command and its exit code, the test
@@ -253,7 +254,7 @@ export class EpisodeRecorder {
     const changes: FileChange[] = files.map((f) => {
       let newText: string | null = null;
       try {
-        if (f.change !== 'deleted') newText = fs.readFileSync(path.join(root, f.path), 'utf8');
+        if (f.change !== 'deleted') newText = readWorkspaceText(root, path.join(root, f.path)) ?? null;
       } catch {
         newText = null;
       }

@@ -31,6 +31,20 @@ export class StructuralStore {
     await this.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
   }
 
+  /**
+   * What the last full walk passed over that is not a file row (folders it
+   * could not list, links out of the workspace, FIFOs and devices, broken
+   * links): kept so `tenure status` reports them, not only the index run.
+   */
+  async saveWalkSkips(skips: readonly { path: string; kind: SkipKind; reason: string }[]): Promise<void> {
+    await this.db.write((db) => db.run("INSERT INTO meta (key, value) VALUES ('structural.walkSkips', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [JSON.stringify(skips)]).then(() => undefined));
+  }
+
+  async walkSkips(): Promise<{ path: string; kind: SkipKind; reason: string }[]> {
+    const row = await this.db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.walkSkips'");
+    return row ? (JSON.parse(row.value) as { path: string; kind: SkipKind; reason: string }[]) : [];
+  }
+
   /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
   async load(state: StructuralState): Promise<void> {
     const files = await this.db.all<{

@@ -148,7 +148,7 @@ export class StructuralIndexer {
           continue;
         }
         jobFiles.push(f);
-        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
+        jobs.push({ root: this.workspace.root, abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
       }
       const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
       const tp = performance.now();
@@ -156,8 +156,10 @@ export class StructuralIndexer {
       const tParse = performance.now() - tp;
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
       const result = await this.apply(parsed, removed);
+      const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
+      await new StructuralStore(this.workspace.db).saveWalkSkips(walkSkips);
       const skipped = [
-        ...d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason })),
+        ...walkSkips,
         ...[...this.state.files.values()].flatMap((f) => (f.skip ? [{ path: f.rel, kind: f.skip.kind, reason: f.skip.reason }] : [])),
       ];
       const report: IndexReport = {
@@ -203,7 +205,7 @@ export class StructuralIndexer {
         }
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         const text = texts.get(abs);
-        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        jobs.push({ root: this.workspace.root, abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
