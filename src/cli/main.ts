@@ -5,10 +5,11 @@ import { resolveCommands } from './commands/resolve.js';
 import { episodeCommands } from './commands/episodes.js';
 import { knowledgeCommands } from './commands/knowledge.js';
 import { importCommands } from './commands/import.js';
+import { setupCommands } from './commands/setup.js';
 import { RESTRICTED_ENV, VERSION, runProgram, type CommandGroup } from './context.js';
 
 /** Command groups, one per area; each memory adds its own. */
-const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands];
+const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands, setupCommands];
 
 export function buildProgram(): Command {
   const program = new Command();
