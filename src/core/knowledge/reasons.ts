@@ -208,6 +208,7 @@ const CUES: readonly Cue[] = [
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
+  { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
   { re: /\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
 ];
 
@@ -238,6 +239,9 @@ function explanation(c: Candidate, threaded: boolean): { explains: number; const
   // A question is not its own answer ("Why not two?"); the reply is.
   if (/\?\s*$/.test(t)) explains *= 0.35;
   const words = t.split(/\s+/).length;
+  // A sentence that is mostly code (a config literal, an expression) explains little in words.
+  const code = (c.text.match(/``?[^`]+``?/g) ?? []).reduce((n, m) => n + m.length, 0);
+  if (code > c.text.length * 0.4) explains *= 0.5;
   if (words > 70) explains *= 0.7;
   if (words < 8) explains *= 0.7;
   return { explains, constraint: constraint && numbers };
@@ -273,6 +277,12 @@ export function tieMatcher(ties: Ties): TieMatcher {
   const values = ties.values.map((v) => ({ v, re: new RegExp(`(?<![\\w.])${escape(v)}(?![\\w]|\\.\\d)`, 'i') }));
   const places = ties.places.filter((p) => p.length >= 3).map((p) => ({ p, re: new RegExp(`(?<![\\w])${escape(p)}(?![\\w])`) }));
   const neighbours = ties.neighbours.filter((n) => n.length >= 4).map((n) => ({ n, re: new RegExp(`(?<![\\w$])${escape(n)}(?![\\w$])`) }));
+  // Part of a long name written as prose ("the cached http client" for getAuthenticatedHttpClient): two or more of its words in a row, not its verb.
+  const partial: string[][] = [];
+  for (const p of ties.phrases) {
+    const body = /^(get|set|is|has|creat|make|build|load|do|handl|on|to|with|new)$/.test(p[0] ?? '') ? p.slice(1) : p;
+    for (let len = Math.min(body.length - 1, 3); len >= 2; len--) for (let i = 0; i + len <= body.length; i++) partial.push(body.slice(i, i + len));
+  }
   return (text) => {
     let tie = 0;
     let tiedBy: string | undefined;
@@ -283,9 +293,10 @@ export function tieMatcher(ties: Ties): TieMatcher {
     for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); break; }
     const words = stemmedWords(text);
     for (const p of ties.phrases) if (containsRun(words, p)) { hit(p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
+    for (const p of partial) if (containsRun(words, p)) { hit(0.7, `names part of it: "${p.join(' ')}"`); break; }
     for (const { v, re } of values) if (re.test(text)) { hit(1.4, `states its value ${v}`); break; }
-    for (const { p, re } of places) if (re.test(text)) { hit(0.9, `names its file ${p}`); break; }
-    for (const { n, re } of neighbours) if (re.test(text)) { hit(0.5, `names ${n}`); break; }
+    for (const { p, re } of places) if (re.test(text)) { hit(0.5, `names its file ${p}`); break; }
+    for (const { n, re } of neighbours) if (re.test(text)) { hit(0.35, `names ${n}`); break; }
     return { tie, ...(tiedBy ? { tiedBy } : {}) };
   };
 }

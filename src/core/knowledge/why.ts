@@ -56,6 +56,8 @@ export interface ReasonFound {
   readonly score: number;
   /** What ties it to the symbol: "names RetryPolicy.MAX_ATTEMPTS", "states its value three". */
   readonly tiedBy?: string;
+  /** How tightly the sentence (or its paragraph) is tied to the symbol. */
+  readonly tie: number;
   /** It states a limit with its number. */
   readonly constraint: boolean;
 }
@@ -402,7 +404,8 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
 
 function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
-  if (r.document.kind === 'commit' || r.text) return true;
+  // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
+  if (r.text) return r.document.kind !== 'commit';
   const title = r.document.title;
   return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && title.toLowerCase().includes(p[0]!.slice(0, 4)) && title.toLowerCase().includes(p[p.length - 1]!.slice(0, 4))) || title.includes(target.name);
 }
@@ -431,7 +434,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
 }
 
 function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
-  return { quote: { document, quote: quote(s.text, 320), ...text.cite(s.start) }, score: s.score, ...(s.tiedBy ? { tiedBy: s.tiedBy } : {}), constraint: s.constraint };
+  return { quote: { document, quote: quote(s.text, 320), ...text.cite(s.start) }, score: s.score, tie: s.tie, ...(s.tiedBy ? { tiedBy: s.tiedBy } : {}), constraint: s.constraint };
 }
 
 /** The symbol's own notes and its class's, as sources. */
@@ -514,8 +517,8 @@ function rankItems(docs: Iterable<Reached>): WhyItem[] {
     .sort(
       (x, y) =>
         group(x) - group(y) ||
-        TIER_RANK[x.tier] - TIER_RANK[y.tier] ||
         Number(!x.reasons.length) - Number(!y.reasons.length) ||
+        TIER_RANK[x.tier] - TIER_RANK[y.tier] ||
         (y.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(y.document.kind)] - (x.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(x.document.kind)] ||
         CATEGORY_ORDER.indexOf(categoryOf(x.document.kind)) - CATEGORY_ORDER.indexOf(categoryOf(y.document.kind)) ||
         RELATION_RANK[x.relation] - RELATION_RANK[y.relation] ||
@@ -557,8 +560,11 @@ function handleOf(d: DocumentRef): string {
 function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
   let best: { item: WhyItem; reason: ReasonFound; score: number } | undefined;
   for (const item of items) {
-    if (item.relation !== 'self' || item.hops !== 1) continue;
+    // Only a source about the symbol itself, linked exact or strong, may say why it is so; a weak link is a concept spanning it and others.
+    if (item.relation !== 'self' || item.hops !== 1 || (item.tier !== 'exact' && item.tier !== 'strong')) continue;
     for (const reason of item.reasons.slice(0, 1)) {
+      // A commit's message may be about anything else it changed: it leads only with a sentence that names the symbol.
+      if (item.category === 'commit' && reason.tie < 0.7) continue;
       const score = reason.score * CATEGORY_WEIGHT[item.category] * (item.tier === 'exact' ? 1 : item.tier === 'strong' ? 0.85 : 0.6);
       if (!best || score > best.score) best = { item, reason, score };
     }
@@ -589,9 +595,9 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const constraints = status.documents ? await constraintsAround(db, best, docs) : [];
 
   const items = rankItems(docs.values());
-  // Notes (READMEs, general docs) that give no reason come after the rest, at most three.
-  const isFiller = (i: WhyItem) => (i.category === 'note' || i.category === 'changelog') && !i.reasons.length;
-  const shown = [...items.filter((i) => !isFiller(i)), ...items.filter(isFiller).slice(0, 3)].slice(0, Math.max(limit, 1));
+  // Sources that give a reason first; of those that merely name the symbol, at most three.
+  const mentions = items.filter((i) => !i.reasons.length);
+  const shown = [...items.filter((i) => i.reasons.length), ...mentions.slice(0, 3)].slice(0, Math.max(limit, 1));
   const byCategory: Partial<Record<Category, number>> = {};
   const byTier = zeroTiers();
   for (const i of shown) {

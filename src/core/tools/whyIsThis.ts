@@ -87,6 +87,13 @@ function howWords(i: WhyItem): string {
 function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   const l = r.lead;
   if (!l) {
+    const weight = (i: WhyItem) => (i.reasons[0]?.score ?? 0) * (i.category === 'commit' && (i.reasons[0]?.tie ?? 0) < 0.7 ? 0.3 : 1);
+    const closest = r.items.filter((i) => i.relation === 'self' && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
+    if (closest) {
+      const q = quoteView(closest.reasons[0]!.quote, 320);
+      const handle = closest.document.ref ?? closest.document.title;
+      return { found: false, text: `Why: no recorded reason names ${r.target.qname} itself; the closest, ${closest.tier} — verify it is about it: ${quoteLine({ ...q, source: `${handle}${q.source !== handle ? `, ${q.source}` : ''}` })}`, quote: q, handle, category: closest.category, tier: closest.tier };
+    }
     const named = r.items.filter((i) => i.relation === 'self').length;
     const text = `Why: no recorded reason for ${r.target.qname} — nothing indexed, commented or committed explains it${named ? `; ${named === 1 ? '1 source merely names it' : `${named} sources merely name it`}` : ''}.`;
     return { found: false, text };
