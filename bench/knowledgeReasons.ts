@@ -134,7 +134,12 @@ async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult[
   } catch (e) {
     return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '' };
   }
-  const r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: sid });
+  let r: Awaited<ReturnType<typeof whyIsThisTool.invoke>>;
+  try {
+    r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: sid });
+  } catch (e) {
+    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '' };
+  }
   const data = r.data as { why: { found: boolean }; documents: { where?: string; tier: string; relation: string; category: string; ref?: string; title: string }[] };
   const quotes = quotations(r.text);
   const quoted = (c.needed ?? []).filter((n) => isQuoted(n, quotes)).length;

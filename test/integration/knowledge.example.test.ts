@@ -50,7 +50,8 @@ describe('knowledge memory on examples/settlement, offline', function () {
     cleanup();
   });
 
-  const why = async (symbol: string) => whyIsThis(ws.db, await resolveOneSymbol(ws.db, symbol, { root }), 10);
+  // As the tool asks: with the workspace root, so the symbol's declaration (its literal value), comments and history are read too.
+  const why = async (symbol: string) => whyIsThis(ws.db, await resolveOneSymbol(ws.db, symbol, { root }), 10, { root });
 
   it('runs every workflow offline, with no model call', () => {
     assert.equal(first.status, 'done', first.message);

@@ -152,6 +152,8 @@ export function candidates(text: string): Candidate[] {
     if (/^\s*\|/.test(line) || /^\s*[+][-=+]+[+]\s*$/.test(line)) continue;
     if (/^\s*<!--/.test(line) || /^\s*<\/?[a-z][^>]*>\s*$/i.test(line)) continue;
     if (META_LINE.test(line)) continue;
+    // A thread's comment headers ("--- review comment by @x on path:6, 2024-03-19 ---") are metadata.
+    if (/^---\s.*\s---\s*$/.test(trimmed)) continue;
     if (isLinkLine(line)) continue;
     // Markdown indented code (four spaces after a blank line, not a list continuation).
     if (/^( {4}|\t)/.test(line) && !lines[i - 1]?.trim() && !/^\s*([-*+]|\d+[.)])\s/.test(line.trim()) && lines.slice(Math.max(0, i - 3), i).every((l) => !/^\s*([-*+]|\d+[.)])\s/.test(l))) {
@@ -208,6 +210,7 @@ const CUES: readonly Cue[] = [
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
+  { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
   { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
   { re: /\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
 ];
@@ -223,7 +226,8 @@ export function hasNumberWithUnit(text: string): boolean {
 }
 
 function explanation(c: Candidate, threaded: boolean): { explains: number; constraint: boolean } {
-  const t = plain(c.text);
+  // An aside in parentheses ("(at least)", "(see ADR-3)") is not the sentence's claim.
+  const t = plain(c.text).replace(/\([^()]*\)/g, ' ');
   let cues = 0;
   let constraint = false;
   for (const cue of CUES) {
@@ -240,7 +244,8 @@ function explanation(c: Candidate, threaded: boolean): { explains: number; const
   if (/\?\s*$/.test(t)) explains *= 0.35;
   const words = t.split(/\s+/).length;
   // A sentence that is mostly code (a config literal, an expression) explains little in words.
-  const code = (c.text.match(/``?[^`]+``?/g) ?? []).reduce((n, m) => n + m.length, 0);
+  // Code spans that are names (`RetryPolicy.MAX_ATTEMPTS`) are words here; literals and expressions are not.
+  const code = (c.text.match(/``?[^`]+``?/g) ?? []).filter((m) => !/^``?[\w$.#:/()-]+``?$/.test(m)).reduce((n, m) => n + m.length, 0);
   if (code > c.text.length * 0.4) explains *= 0.5;
   if (words > 70) explains *= 0.7;
   if (words < 8) explains *= 0.7;
@@ -308,11 +313,15 @@ export interface RankOptions {
   readonly threaded?: boolean;
   /** The document as a whole is about the symbol (it names it in its title, or it is the symbol's own docstring or commit): untied sentences count. */
   readonly focused?: boolean;
+  /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
+  readonly aboutIt?: boolean;
 }
 
 /** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
 export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
   const own = list.map((c) => match(plain(c.text)));
+  // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
+  const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
   const out: RankedSentence[] = list.map((c, i) => {
     const { explains, constraint } = explanation(c, !!options.threaded);
     const self = own[i]!;
@@ -323,10 +332,13 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
       const share = list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
       lent = Math.max(lent, own[k]!.tie * share);
     }
-    const tie = Math.max(self.tie, lent);
+    const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
+    const tie = Math.max(self.tie, lent, sectionTie);
     const base = options.focused ? 0.6 : 0.12;
-    const score = explains * (base + tie);
-    return { ...c, score, explains, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
+    // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
+    const decided = (c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 ? explains + 0.5 : explains;
+    const score = decided * (base + tie);
+    return { ...c, score, explains: decided, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
   });
   return out.sort((a, b) => b.score - a.score || a.start - b.start);
 }
@@ -338,7 +350,7 @@ export function bestSentences(ranked: readonly RankedSentence[], max = 3): Ranke
   const chosen = [top];
   for (const r of ranked.slice(1)) {
     if (chosen.length >= max) break;
-    if (r.score < top.score * 0.35 || r.explains < 0.5) break;
+    if (r.score < top.score * 0.25 || r.explains < 0.5) break;
     if (chosen.some((c) => c.start === r.start)) continue;
     chosen.push(r);
   }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Yielder } from '../../shared/yielder.js';
-import { isCodeShaped, segments } from '../linking/names.js';
+import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
@@ -11,7 +11,7 @@ import { bestSentences, candidates, hasNumberWithUnit, literalOf, proseForms, ra
 import { symbolText, type CodeNote } from './sources/codeNotes.js';
 import type { Section } from './sources/document.js';
 import { historyOfLines } from './sources/lineHistory.js';
-import { chunksOfDocuments, commitDocumentsBySha, firstChunkOf, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, commitDocumentsBySha, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
@@ -138,8 +138,8 @@ export interface WhyOptions {
 const TIER_RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolved: 3 };
 const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, uses: 2 };
 /** A sentence explains enough to be called a reason. */
-const REASON_SCORE = 0.75;
-const REASON_EXPLAINS = 0.6;
+const REASON_SCORE = 0.65;
+const REASON_EXPLAINS = 0.35;
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -320,6 +320,44 @@ function constraintQuote(m: ChunkRow & { description: string }, name: string): Q
   return quoteFrom(m, needlesFor(name), m.description, 260);
 }
 
+/**
+ * Documents that name the symbol where the graph did not link them: its name
+ * inside a code block, a name joined into a longer one, its words as prose.
+ * A verbatim name that only this symbol has is exact; anything else is weak
+ * (its words, to verify). Decision records, designs, incidents and threads only.
+ */
+async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
+  const words = identifierWords(target.name);
+  // The name without its verb (SetTotalEscrowForDenom → TotalEscrowForDenom): how documents name what a getter or setter is about.
+  const body = words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with)$/.test(words[0]!) ? words.slice(1) : words;
+  const terms = new Set<string>();
+  if (target.name.length >= 6) terms.add(`"${target.name.replace(/"/g, '')}"`);
+  if (body.length >= 2) {
+    terms.add(`"${body.join('')}"`);
+    terms.add(`"${body.join(' ')}"`);
+  }
+  if (!terms.size) return;
+  let rows: ChunkRow[];
+  try {
+    // Decision records first: in a repository with hundreds of docs, BM25 alone would rank a long guide above the ADR.
+    const fts = [...terms].join(' OR ');
+    rows = [...(await searchDocumentChunks(db, fts, ['adr', 'rfc', 'design', 'postmortem'], 6)), ...(await searchDocumentChunks(db, fts, ['pr', 'issue', 'doc', 'changelog'], 6))];
+  } catch {
+    return;
+  }
+  const index = await symbolIndexOf(db);
+  const unique = (index.byName.get(target.name)?.length ?? 0) === 1 && target.name.length >= 6 && isCodeShaped(target.name);
+  const verbatim = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$')}(?![\\w$])`);
+  for (const row of rows) {
+    if (docs.has(row.doc_id)) continue;
+    const exact = unique && verbatim.test(row.text);
+    const r = reached(documentRef(row), exact ? 'exact' : 'weak', 'self', ['name search']);
+    r.anchors.push({ entity: exact ? target.name : body.join(' '), entityType: 'search', tier: r.tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : `has the words of its name ("${body.join(' ')}") — verify` });
+    addPassage(r, quoteFrom(row, [target.name, body.join(' ')]));
+    docs.set(row.doc_id, r);
+  }
+}
+
 // ---------------------------------------------------------------- ties and code
 
 /** The symbol's declaration and notes, read from its file; undefined when the file cannot be read. */
@@ -427,7 +465,9 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
       phrases: [...ties.phrases, ...anchorNames.filter((n) => !isCodeShaped(n)).map((n) => proseForms(n.replace(/\s+/g, '_'))).flat()],
       neighbours: [...ties.neighbours, ...neighbourNames],
     };
-    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties) });
+    // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
+    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong') && !r.text;
+    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}) });
     const best = bestSentences(ranked, 3).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
     r.reasons = best.map((s) => reasonFound(r.document, text, s));
   }
@@ -588,6 +628,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsMentioning(db, best, docs);
     await documentsCited(db, scope, docs);
     await documentsReferring(db, docs);
+    await documentsSearched(db, target, docs);
   }
   if (options.root && options.history !== false) history = await historySources(db, options.root, target, ranges, docs, next);
   const ties = tiesOf(target, scope, declaration);

@@ -80,7 +80,7 @@ function howWords(i: WhyItem): string {
   const a = i.anchors.find((x) => x.relation === i.relation) ?? i.anchors[0];
   if (i.hops === 2) return `refers to ${i.via}, which reaches it`;
   if (!a) return TIER_WORDS[i.tier];
-  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history') return a.reason;
+  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search') return a.reason;
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
 }
 

@@ -239,3 +239,14 @@ export async function commitDocumentsBySha(db: Db, shas: readonly string[]): Pro
   for (const r of rows) if (!out.has(r.sha)) out.set(r.sha, r);
   return out;
 }
+
+/** Chunks of documents of these kinds matching an FTS5 expression, best first (BM25), with their documents: a search by a symbol's names. */
+export async function searchDocumentChunks(db: Db, fts: string, kinds: readonly DocKind[], limit: number): Promise<ChunkRow[]> {
+  if (!(await hasTable(db, 'kn_chunks_fts'))) return [];
+  return db.all<ChunkRow>(
+    `SELECT c.id AS chunk_id, c.text, c.start, c.line_start, d.id AS doc_id, d.source, d.kind, d.title, d.ref, d.path, d.url, d.sections
+       FROM kn_chunks_fts f JOIN kn_chunks c ON c.id = f.rowid JOIN kn_documents d ON d.id = c.doc_id
+      WHERE kn_chunks_fts MATCH ? AND d.kind IN (SELECT value FROM json_each(?)) ORDER BY bm25(kn_chunks_fts) LIMIT ?`,
+    [fts, JSON.stringify(kinds), limit],
+  );
+}
