@@ -125,3 +125,23 @@ describe('community reports over the size limits', () => {
     assert.equal(parsed.findings.length, 12);
   });
 });
+
+describe('a knowledge run that stops early', () => {
+  it('is not a success: exit 1, and the report says what to do', async () => {
+    const { knowledgeExitCode, renderKnowledgeIndexReport } = await import('../../src/cli/commands/knowledge.js');
+    const base = {
+      runId: 1, mode: 'offline' as const, model: 'offline', embedder: 'hash', chunks: 0, entities: 0, relationships: 0,
+      documents: { total: 0, added: 0, changed: 0, removed: 0, unchanged: 0, byKind: {}, words: 0 },
+      communities: { total: 0, levels: 0, reported: 0 }, reports: { generated: 0, reused: 0, dropped: 0 },
+      links: { exact: 0, strong: 0, weak: 0, unresolved: 0 }, workflows: [], ms: 1,
+      spend: { calls: 0, cachedCalls: 0, retries: 0, repaired: 0, dropped: 0, inputTokens: 0, outputTokens: 0 },
+    };
+    assert.equal(knowledgeExitCode({ ...base, status: 'done' }), 0);
+    const failed = { ...base, status: 'failed' as const, message: 'community_reports failed: boom' };
+    assert.equal(knowledgeExitCode(failed), 1);
+    assert.match(renderKnowledgeIndexReport(failed), /Knowledge run failed: community_reports failed: boom\nWhat to do: run `tenure knowledge index` again/);
+    const stopped = { ...base, status: 'stopped' as const, message: 'Token budget reached.' };
+    assert.equal(knowledgeExitCode(stopped), 1);
+    assert.match(renderKnowledgeIndexReport(stopped), /What to do: run `tenure knowledge index` again with a larger --budget/);
+  });
+});

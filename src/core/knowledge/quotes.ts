@@ -114,7 +114,8 @@ export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?
       // sections are a convenience; the quote stands without them
     }
   }
-  const isFile = !!chunk.path && !chunk.source.includes('#') && !chunk.source.startsWith('git:');
+  // A file's document is keyed by its path; a thread or commit from an export file is keyed by the path and a fragment.
+  const isFile = !!chunk.path && chunk.source === chunk.path;
   return {
     document: documentRef(chunk),
     quote: quote(text, max),

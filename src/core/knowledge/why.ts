@@ -425,7 +425,7 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
         sections = [];
       }
     }
-    const isFile = !!first.path && !first.source.includes('#') && !first.source.startsWith('git:');
+    const isFile = !!first.path && first.source === first.path;
     out.set(id, {
       body,
       threaded: sections.length > 0 || first.kind === 'commit',
