@@ -3,7 +3,7 @@ import { StructuralIndexer } from '../../core/structural/index/indexer.js';
 import { StructuralStore } from '../../core/structural/store.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
-import { renderKnowledgeIndexReport } from './knowledge.js';
+import { knowledgeExitCode, renderKnowledgeIndexReport } from './knowledge.js';
 import { keepFresh, type KeepFresh } from '../../core/session/headless.js';
 import { Session } from '../../core/session/session.js';
 import { openWorkspace } from '../../core/workspace.js';
@@ -53,6 +53,8 @@ function indexCommand(program: Command): void {
           const knowledge = opts.knowledge ? await indexKnowledge(ws) : undefined;
           const lines = [renderIndexReport(report), artifactsLine, knowledge ? renderKnowledgeIndexReport(knowledge) : ''].filter(Boolean);
           process.stdout.write(opts.json ? JSON.stringify({ ...report, artifacts, ...(knowledge ? { knowledge } : {}) }, null, 2) + '\n' : lines.join('\n') + '\n');
+          // The code index is kept either way; a knowledge run that stopped early is still not a success.
+          if (knowledge && knowledgeExitCode(knowledge)) process.exitCode = knowledgeExitCode(knowledge);
         } finally {
           await indexer.dispose();
         }

@@ -27,7 +27,8 @@ export interface Quotation {
   readonly author?: string;
 }
 
-export type Category = 'decision' | 'incident' | 'discussion' | 'commit' | 'note';
+/** What kind of source a reason comes from; kept apart in answers (a constraint is not a document kind: see why.ts). */
+export type Category = 'decision' | 'incident' | 'discussion' | 'docstring' | 'commit' | 'changelog' | 'note';
 
 export function categoryOf(kind: DocKind): Category {
   switch (kind) {
@@ -42,12 +43,14 @@ export function categoryOf(kind: DocKind): Category {
       return 'discussion';
     case 'commit':
       return 'commit';
+    case 'changelog':
+      return 'changelog';
     default:
       return 'note';
   }
 }
 
-export const CATEGORY_ORDER: readonly Category[] = ['decision', 'incident', 'discussion', 'commit', 'note'];
+export const CATEGORY_ORDER: readonly Category[] = ['decision', 'incident', 'discussion', 'docstring', 'commit', 'changelog', 'note'];
 
 export function documentRef(r: ChunkRow | { doc_id: number; source: string; kind: DocKind; title: string; ref: string | null; path: string | null; url: string | null }): DocumentRef {
   return {
@@ -111,7 +114,8 @@ export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?
       // sections are a convenience; the quote stands without them
     }
   }
-  const isFile = !!chunk.path && !chunk.source.includes('#') && !chunk.source.startsWith('git:');
+  // A file's document is keyed by its path; a thread or commit from an export file is keyed by the path and a fragment.
+  const isFile = !!chunk.path && chunk.source === chunk.path;
   return {
     document: documentRef(chunk),
     quote: quote(text, max),
@@ -147,7 +151,7 @@ export async function knowledgeIndexed(db: Db): Promise<{ documents: number; ext
 
 export function describeExtraction(extractedBy: readonly string[]): string {
   if (!extractedBy.length) return '';
-  if (extractedBy.every((x) => x === 'offline')) return 'Extracted offline, without a model: things are found where the text names them (identifiers, symbol names as prose, handles, constraint phrases); reasons phrased without naming the code are missed.';
+  if (extractedBy.every((x) => x === 'offline')) return 'Extracted offline, without a model: documents are found where they name the code; reasons phrased without naming it are missed.';
   const models = extractedBy.filter((x) => x !== 'offline');
   return `Extracted by ${models.join(', ')}${extractedBy.includes('offline') ? ' (documents changed since then: offline)' : ''}.`;
 }
