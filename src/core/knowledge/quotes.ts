@@ -1,3 +1,4 @@
+import { hiddenCharacters } from '../../shared/hiddenText.js';
 import type { Db } from '../store/db.js';
 import type { DocKind, SourceDocument } from './sources/document.js';
 import { documentCount, type ChunkRow } from './store/documents.js';
@@ -25,6 +26,18 @@ export interface Quotation {
   /** The comment's own address in a thread. */
   readonly url?: string;
   readonly author?: string;
+  /** Characters a reader cannot see (tag characters, zero-width, bidi controls), removed from the quote. */
+  readonly hidden?: number;
+  /** The words are hidden in the source itself: inside an HTML comment, which a rendered document does not show. */
+  readonly hiddenInSource?: 'html-comment';
+}
+
+/** What of a quote's source text was invisible: counted characters, and whether it sat in an HTML comment. */
+export function invisibleIn(raw: string, context = raw): Pick<Quotation, 'hidden' | 'hiddenInSource'> {
+  const hidden = hiddenCharacters(raw);
+  const open = context.lastIndexOf('<!--', Math.max(0, context.indexOf(raw)));
+  const inComment = raw.includes('<!--') || (open >= 0 && context.indexOf('-->', open) > context.indexOf(raw));
+  return { ...(hidden ? { hidden } : {}), ...(inComment ? { hiddenInSource: 'html-comment' as const } : {}) };
 }
 
 /** What kind of source a reason comes from; kept apart in answers (a constraint is not a document kind: see why.ts). */
@@ -119,6 +132,7 @@ export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?
   return {
     document: documentRef(chunk),
     quote: quote(text, max),
+    ...invisibleIn(text, chunk.text),
     ...(isFile ? { line } : {}),
     ...(url ? { url } : {}),
     ...(author ? { author } : {}),

@@ -6,7 +6,7 @@ import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
-import { CATEGORY_ORDER, categoryOf, documentRef, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
+import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { bestSentences, candidates, hasNumberWithUnit, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type RankedSentence, type Ties } from './reasons.js';
 import { symbolText, type CodeNote } from './sources/codeNotes.js';
 import type { Section } from './sources/document.js';
@@ -474,7 +474,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
 }
 
 function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
-  return { quote: { document, quote: quote(s.text, 320), ...text.cite(s.start) }, score: s.score, tie: s.tie, ...(s.tiedBy ? { tiedBy: s.tiedBy } : {}), constraint: s.constraint };
+  return { quote: { document, quote: quote(s.text, 320), ...invisibleIn(s.text, text.body), ...text.cite(s.start) }, score: s.score, tie: s.tie, ...(s.tiedBy ? { tiedBy: s.tiedBy } : {}), constraint: s.constraint };
 }
 
 /** The symbol's own notes and its class's, as sources. */
@@ -490,7 +490,7 @@ function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbo
     r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
     const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
     r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
-    addPassage(r, { document, quote: quote(note.text.split('\n\n')[0]!, 280), line: note.line });
+    addPassage(r, { document, quote: quote(note.text.split('\n\n')[0]!, 280), ...invisibleIn(note.text.split('\n\n')[0]!), line: note.line });
     docs.set(id, r);
   };
   for (const note of own?.notes ?? []) add(note, target, 'self');
@@ -540,7 +540,7 @@ async function historySources(db: Db, root: string, target: SymbolRef, ranges: R
     r.anchors.push(anchor);
     const body = c.message;
     r.text = { body, threaded: true, cite: () => ({}) };
-    addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280) });
+    addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280), ...invisibleIn(body.split('\n')[0]!) });
     docs.set(document.id, r);
   }
   return { commits: commits.length, informative: informative.length };

@@ -73,7 +73,7 @@ const TIER_WORDS: Record<LinkTierT, string> = {
 const RELATION_WORDS: Record<Exclude<ScopeRelation, 'self'>, string> = { member: 'its member', container: 'its class', uses: 'what it uses,' };
 
 export function quoteView(q: Quotation, max = 240): QuoteView {
-  return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}) };
+  return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}), ...(q.hidden ? { hidden: q.hidden } : {}), ...(q.hiddenInSource ? { hiddenInSource: q.hiddenInSource } : {}) };
 }
 
 function howWords(i: WhyItem): string {
