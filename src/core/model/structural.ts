@@ -15,8 +15,18 @@ export type SymbolKind =
 export const TYPE_KINDS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum', 'type']);
 export const CALLABLE_KINDS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor']);
 
-/** How a dependent uses its target; what_breaks names every kind. */
-export type EdgeKind = 'call' | 'instantiate' | 'reference' | 'import' | 'extends' | 'implements';
+/**
+ * How a dependent uses its target; what_breaks names every kind. `read` and
+ * `write` are data dependents: a use of a field, property, static member,
+ * constant, module-level variable, enum member, accessor or configuration key
+ * by its value (`return Foo.EMPTY`, `if (this.closed)`) or an assignment to it
+ * (`x.count += 1`, which is a `write`). A call through a function-typed
+ * property reads the property.
+ */
+export type EdgeKind = 'call' | 'instantiate' | 'reference' | 'import' | 'extends' | 'implements' | 'read' | 'write';
+
+/** The data kinds, for the places that treat dependents by value apart from calls. */
+export const DATA_EDGE_KINDS: ReadonlySet<EdgeKind> = new Set(['read', 'write']);
 
 export interface Position {
   /** 1-based line, as people and editors' "go to line" count. */

@@ -66,6 +66,8 @@ const RELATION: Record<DependencyKind, string> = {
   import: 'imports',
   extends: 'extends',
   implements: 'implements',
+  read: 'reads',
+  write: 'writes',
   overrides: 'overrides',
   member: 'uses a member of',
 };

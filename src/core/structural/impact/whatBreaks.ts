@@ -389,6 +389,8 @@ const KIND_WORDS: Record<DependencyKind, [string, string]> = {
   import: ['importer', 'importers'],
   extends: ['subclass', 'subclasses'],
   implements: ['implementer', 'implementers'],
+  read: ['reader', 'readers'],
+  write: ['writer', 'writers'],
   overrides: ['override', 'overrides'],
   member: ['member use', 'member uses'],
 };

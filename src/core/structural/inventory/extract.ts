@@ -35,7 +35,7 @@ const REF_KINDS: Record<string, EdgeKind> = {
 };
 
 /** One name node can be captured by several patterns: keep the most telling use. */
-const REF_PRIORITY: Record<EdgeKind, number> = { extends: 5, implements: 5, instantiate: 4, call: 3, import: 2, reference: 1 };
+const REF_PRIORITY: Record<EdgeKind, number> = { extends: 5, implements: 5, instantiate: 4, call: 3, write: 3, import: 2, read: 2, reference: 1 };
 
 const CONTAINER_KINDS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum']);
 
