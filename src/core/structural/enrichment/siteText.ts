@@ -6,7 +6,8 @@ import type { Loc } from './types.js';
 /**
  * What a use at a location is, read from the source text, for use sites a
  * resolver found and the inventory did not record: `x(` and `` x`…` `` are
- * calls, `new X(` an instantiation, anything else a reference.
+ * calls, `new X(` an instantiation, anything else a reference; and whether a
+ * use of data reads or writes it, where the resolver does not say.
  */
 export class SiteText {
   private readonly files = new Map<string, string[]>();
@@ -31,6 +32,19 @@ export class SiteText {
     const rest = line.slice(at.col).replace(/^[\w$]+/, '');
     if (/^\s*(<[^>]*>)?\s*\(/.test(rest) || /^\s*`/.test(rest)) return /\bnew\s+(?:[\w$]+\.)*$/.test(line.slice(0, at.col)) ? 'instantiate' : 'call';
     return 'reference';
+  }
+
+  /**
+   * Whether a use reads or writes what it names, from the text around it: an
+   * assignment (`=`, `+=`, …, not `==`), `++`/`--`, `del`/`delete` write; else it reads.
+   */
+  roleAt(at: Loc): 'read' | 'write' {
+    const line = this.line(at);
+    const rest = line.slice(at.col).replace(/^[\w$]+/, '');
+    if (/^\s*(\+\+|--)/.test(rest) || /(\+\+|--)\s*(?:[\w$]+\s*\.\s*)*$/.test(line.slice(0, at.col))) return 'write';
+    if (/^\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|\?\?|&&|\|\||\/\/|@)?=(?![=>])/.test(rest)) return 'write';
+    if (/\b(?:del|delete)\s+(?:[\w$]+\s*\.\s*)*$/.test(line.slice(0, at.col))) return 'write';
+    return 'read';
   }
 
   clear(): void {

@@ -104,6 +104,14 @@ export class LspCodeIntel implements CodeIntel {
     return this.locations(await this.positional('textDocument/references', at, signal, { context: { includeDeclaration: false } }));
   }
 
+  async highlights(at: Loc, signal: AbortSignal): Promise<readonly { at: Loc; role: 'read' | 'write' | 'text' }[]> {
+    await this.client.ensureStarted(signal);
+    if (!this.client.capabilities?.documentHighlightProvider) return [];
+    const list = await this.positional<{ range: LspRange; kind?: number }[]>('textDocument/documentHighlight', at, signal);
+    // DocumentHighlightKind: 1 text, 2 read, 3 write.
+    return (list ?? []).map((h) => ({ at: { path: at.path, line: h.range.start.line + 1, col: h.range.start.character }, role: h.kind === 3 ? 'write' : h.kind === 2 ? 'read' : 'text' }));
+  }
+
   async implementation(at: Loc, signal: AbortSignal): Promise<readonly CodeLocation[]> {
     // pyright has no implementation provider: overrides then follow from resolved inheritance (ResolutionStore.deriveOverrides).
     await this.client.ensureStarted(signal);

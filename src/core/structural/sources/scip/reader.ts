@@ -16,6 +16,8 @@ import type { Loc } from '../../enrichment/types.js';
 export interface ScipOccurrence {
   readonly at: Loc;
   readonly symbol: string;
+  /** The occurrence's ReadAccess / WriteAccess role, where the indexer records one. */
+  readonly role?: 'read' | 'write';
 }
 
 export interface ScipDocument {
@@ -89,7 +91,8 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
       if (occ.symbolRoles & SymbolRole.Definition) {
         if (!definitions.has(symbol)) definitions.set(symbol, at);
       } else if (!(occ.symbolRoles & SymbolRole.Import)) {
-        refs.push({ at, symbol });
+        const role = occ.symbolRoles & SymbolRole.WriteAccess ? 'write' : occ.symbolRoles & SymbolRole.ReadAccess ? 'read' : undefined;
+        refs.push({ at, symbol, ...(role ? { role } : {}) });
       }
     }
     const impls: [string, string][] = [];
