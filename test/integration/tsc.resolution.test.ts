@@ -132,6 +132,17 @@ describe('the compiler on data, super calls, property calls and untyped receiver
     assert.deepEqual(await edgesOf(fx, 'BackoffPolicy.constructor', ['call', 'instantiate']), ['run instantiate resolved tsc']);
   });
 
+  it('`super.m()` and `super(…)` are bound statically, a call through a property is a property call (edges.binding)', async () => {
+    const rows = await fx.ws.db.all<{ src: string; dst: string; binding: string | null }>(
+      `SELECT a.qname AS src, b.qname AS dst, e.binding FROM edges e JOIN symbols a ON a.id = e.src_id JOIN symbols b ON b.id = e.dst_id WHERE e.binding IS NOT NULL`,
+    );
+    assert.deepEqual(rows.map((r) => `${r.src} -> ${r.dst} ${r.binding}`).sort(), [
+      'BackoffPolicy.constructor -> RetryPolicy.constructor super',
+      'BackoffPolicy.describe -> RetryPolicy.describe super',
+      'RetryPolicy.shouldRetry -> RetryPolicy.onExceeded property-call',
+    ]);
+  });
+
   it('a call through a function-typed property reads it, and no method is reached from it by dispatch', async () => {
     assert.deepEqual(await edgesOf(fx, 'RetryPolicy.onExceeded', ['read', 'call']), ['RetryPolicy.shouldRetry read resolved tsc']);
     assert.deepEqual(await implementationsOf(fx.ws, 'Limits.ceiling'), ['RetryPolicy.ceiling tsc']);

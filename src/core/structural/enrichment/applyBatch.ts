@@ -1,4 +1,4 @@
-import type { EdgeKind } from '../../model/structural.js';
+import { DATA_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SiteTuple } from '../schema.js';
 import type { ImplementationFact, Loc, ResolutionBatch, SiteVerdict, SymbolAnchor } from './types.js';
@@ -81,6 +81,7 @@ interface EdgeRow {
   base_source: string | null;
   base_reason: string | null;
   added: number;
+  binding: EdgeBinding | null;
   dst_kind: string | null;
 }
 
@@ -94,7 +95,7 @@ interface FileCounts {
 const json = (list: Iterable<number>) => JSON.stringify([...list]);
 
 /** Symbol kinds that hold a value, and kinds that run: a data base is never reached by dispatch into a callable. */
-const DATA_SYMBOLS: ReadonlySet<string> = new Set(['field', 'constant', 'key']);
+const DATA_SYMBOLS: ReadonlySet<string> = DATA_KINDS as ReadonlySet<string>;
 const CALLABLE_SYMBOLS: ReadonlySet<string> = new Set(['method', 'function']);
 
 export async function applyBatch(db: Db, source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch, coverage: Coverage = {}): Promise<BatchOutcome> {
@@ -240,7 +241,7 @@ class ExistingEdges {
     }
     for (const fid of siteFileIds) {
       const rows = await db.all<EdgeRow>(
-        `SELECT e.id, e.site_id, e.src_id, e.dst_id, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.file_id, e.line, e.col, e.base_tier, e.base_source, e.base_reason, e.added, d.kind AS dst_kind
+        `SELECT e.id, e.site_id, e.src_id, e.dst_id, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.file_id, e.line, e.col, e.base_tier, e.base_source, e.base_reason, e.added, e.binding, d.kind AS dst_kind
            FROM edges e LEFT JOIN symbols d ON d.id = e.dst_id WHERE e.file_id = ?`,
         [fid],
       );
@@ -281,6 +282,7 @@ class EdgePlan {
   private readonly dropAdded: number[] = [];
   private readonly inserts: (string | number | null)[][] = [];
   private readonly rekind: [number, EdgeKind][] = [];
+  private readonly rebind: [number, EdgeBinding][] = [];
   private readonly silent: number[] = [];
   /** Sites a verdict spoke of, by inventory site id (`s…`) or location (`l…`). */
   private readonly answered = new Set<string>();
@@ -325,8 +327,9 @@ class EdgePlan {
       if (e.dst_id !== null && targets.has(e.dst_id)) {
         have.add(e.dst_id);
         this.upgrade.push([e.id, v.reason]);
-        // The syntax the checker read decides whether a use of data reads or writes it.
+        // The syntax the checker read decides whether a use of data reads or writes it, and how a call is bound.
         if (v.role && e.kind !== v.role && (e.kind === 'read' || e.kind === 'write' || (e.kind === 'reference' && DATA_SYMBOLS.has(e.dst_kind ?? '')))) this.rekind.push([e.id, v.role]);
+        if (v.binding && e.binding !== v.binding) this.rebind.push([e.id, v.binding]);
         if (e.tier !== this.tier || e.source !== this.source) {
           this.confirmed++;
           c.confirmed++;
@@ -363,7 +366,11 @@ class EdgePlan {
     for (const dst of missing) {
       if (dst === srcId && kind !== 'call') continue;
       const dstName = site ? name : (this.files.nameOf(dst) ?? name);
-      this.inserts.push([site?.id ?? null, srcId, dst, dataKind(kind, v, this.files.kindOf(dst)), dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1]);
+      const dstKind = this.files.kindOf(dst);
+      const edgeKind = dataKind(kind, v, dstKind);
+      // A call that became a read of data is a property call; `super` stays what the verdict says.
+      const binding = v.binding ?? (kind === 'call' && edgeKind === 'read' ? 'property-call' : null);
+      this.inserts.push([site?.id ?? null, srcId, dst, edgeKind, dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1, binding]);
       this.added++;
       c.added++;
     }
@@ -397,8 +404,8 @@ class EdgePlan {
   async write(db: Db, now: number): Promise<void> {
     if (this.refute.length) {
       await db.run(
-        `INSERT INTO refutations (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, refuted_by, refuted_reason, at)
-           SELECT site_id, src_id, dst_id, kind, name, COALESCE(base_tier, tier), COALESCE(base_source, source), COALESCE(base_reason, reason), candidates, file_id, line, col, ?2, j.value->>1, ?3
+        `INSERT INTO refutations (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, refuted_by, refuted_reason, at, binding)
+           SELECT site_id, src_id, dst_id, kind, name, COALESCE(base_tier, tier), COALESCE(base_source, source), COALESCE(base_reason, reason), candidates, file_id, line, col, ?2, j.value->>1, ?3, binding
            FROM edges JOIN json_each(?1) j ON j.value->>0 = edges.id`,
         [JSON.stringify(this.refute.map((id) => [id, this.refuteReason.get(id) ?? ''])), this.source, now],
       );
@@ -418,6 +425,9 @@ class EdgePlan {
     if (this.rekind.length) {
       await db.run(`UPDATE edges SET kind = (SELECT j.value->>1 FROM json_each(?1) j WHERE j.value->>0 = edges.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))`, [JSON.stringify(this.rekind)]);
     }
+    if (this.rebind.length) {
+      await db.run(`UPDATE edges SET binding = (SELECT j.value->>1 FROM json_each(?1) j WHERE j.value->>0 = edges.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))`, [JSON.stringify(this.rebind)]);
+    }
     if (this.silent.length) {
       // The inventory's answer is kept in base_* (as for an upgrade), so a change puts the plain reason back.
       await db.run(
@@ -427,8 +437,8 @@ class EdgePlan {
     }
     if (this.inserts.length) {
       await db.run(
-        `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, added)
-           SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12 FROM json_each(?)`,
+        `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, added, binding)
+           SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12, value->>13 FROM json_each(?)`,
         [JSON.stringify(this.inserts)],
       );
     }

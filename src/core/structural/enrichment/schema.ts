@@ -90,6 +90,8 @@ export const RESOLUTION_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE resolution_files ADD COLUMN checker TEXT;                    -- typescript, python: the type checker behind the source
   ALTER TABLE resolution_files ADD COLUMN all_uses INTEGER NOT NULL DEFAULT 0;   -- 1: every use of the file's symbols was read, not only the inventory's sites
   CREATE INDEX resolution_files_checker ON resolution_files(checker, file_id);
+  -- A refuted edge keeps how its call was bound (edges.binding), so it comes back as it was.
+  ALTER TABLE refutations ADD COLUMN binding TEXT;
   `,
   },
 ];

@@ -81,8 +81,8 @@ export async function invalidateResolutions(
   );
   const dropped = await db.run(`DELETE FROM edges WHERE added = 1 AND file_id IN (SELECT value FROM json_each(?))`, [deps]);
   const restored = await db.run(
-    `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col)
-       SELECT site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col FROM refutations
+    `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, binding)
+       SELECT site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, binding FROM refutations
        WHERE file_id IN (SELECT value FROM json_each(?1))
          AND file_id NOT IN (SELECT value FROM json_each(?2))
          AND (site_id IS NULL OR site_id NOT IN (SELECT value FROM json_each(?3)))

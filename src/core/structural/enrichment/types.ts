@@ -1,4 +1,4 @@
-import type { EdgeKind } from '../../model/structural.js';
+import type { EdgeBinding, EdgeKind } from '../../model/structural.js';
 
 /*
  * Resolvers: sources stronger than name matching (language servers, SCIP
@@ -78,7 +78,7 @@ export interface SiteVerdict {
    * `super(…)`, statically bound to the base member, never a dispatch),
    * `property-call` (a call through a function-typed property: a read of it).
    */
-  readonly binding?: 'super' | 'property-call';
+  readonly binding?: EdgeBinding;
 }
 
 /** `impl` implements or overrides `base`, proven by a type checker or compiler artifact. */
