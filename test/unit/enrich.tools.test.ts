@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { listOutside, toolEnv } from '../../src/core/structural/enrichment/toolProcess';
+import { SiteText } from '../../src/core/structural/enrichment/siteText';
 import { CodeIntelError } from '../../src/core/structural/enrichment/types';
+import { tempDir, write } from '../helpers/fixtures';
 import { serverErrorLine, toServerError } from '../../src/core/structural/sources/lsp/client';
 
 describe('how checkers are started and how their errors read', () => {
@@ -35,5 +37,36 @@ describe('how checkers are started and how their errors read', () => {
     const other = toServerError('textDocument/references', new Error('<main> TypeScript Server Error (5.9.3)\nDebug Failure. False expression.\nError: Debug Failure.\n    at f (x.js:1:1)'));
     assert.ok(CodeIntelError.is(other, 'server-error'));
     assert.equal(other.message, 'textDocument/references: Debug Failure. False expression.');
+  });
+});
+
+describe('what a use is, from the text around it (SCIP and references searches)', () => {
+  const { root, cleanup } = tempDir('tenure-sitetext-');
+  after(() => cleanup());
+  write(root, 'a.py', ['from .log import logger', 'try:', '    from _asyncio import (_register_task,', '                          _all_tasks, _current_tasks)', 'except ImportError:', '    pass', 'x = foo(a,', '        b)', 'def f():', '    global policy', '    policy = 1', '    policy += 1', '    del cache[k]', '    del policy', '    return policy == 2', ''].join('\n'));
+  write(root, 'b.ts', ["import {", "  a,", "} from './a';", 'export { b } from "./b";', 'const y = a;', 'o.count++;', 'f = (a) => a;', ''].join('\n'));
+  const text = new SiteText(root);
+  const at = (path: string, line: number, word: string) => ({ path, line, col: text.line({ path, line, col: 0 }).indexOf(word) });
+
+  it('tells a name in an import statement from a use, across a parenthesised or braced list', () => {
+    assert.equal(text.inImport(at('a.py', 1, 'logger')), true);
+    assert.equal(text.inImport(at('a.py', 4, '_all_tasks')), true);
+    assert.equal(text.inImport(at('a.py', 8, 'b')), false);
+    assert.equal(text.inImport(at('a.py', 15, 'policy')), false);
+    assert.equal(text.inImport(at('b.ts', 2, 'a')), true);
+    assert.equal(text.inImport(at('b.ts', 4, 'b')), true);
+    assert.equal(text.inImport(at('b.ts', 5, 'a')), false);
+    assert.equal(text.kindAt(at('a.py', 1, 'logger')), 'import');
+  });
+
+  it('reads and writes: assignments, `+=`, `++`, `del x` write; `==`, `del x[k]`, an arrow read', () => {
+    assert.equal(text.declaresScope(at('a.py', 10, 'policy')), true);
+    assert.equal(text.roleAt(at('a.py', 11, 'policy')), 'write');
+    assert.equal(text.roleAt(at('a.py', 12, 'policy')), 'write');
+    assert.equal(text.roleAt(at('a.py', 13, 'cache')), 'read');
+    assert.equal(text.roleAt(at('a.py', 14, 'policy')), 'write');
+    assert.equal(text.roleAt(at('a.py', 15, 'policy')), 'read');
+    assert.equal(text.roleAt(at('b.ts', 6, 'count')), 'write');
+    assert.equal(text.roleAt({ path: 'b.ts', line: 7, col: 5 }), 'read');
   });
 });

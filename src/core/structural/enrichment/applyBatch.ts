@@ -29,6 +29,9 @@ export interface Coverage {
   readonly allUses?: boolean;
 }
 
+/** Kinds of the module and type graph a use's syntax does not change. */
+const FIXED_KINDS: ReadonlySet<EdgeKind> = new Set(['import', 'extends', 'implements']);
+
 /** Edge kinds a type checker answers at a use site (imports are the module graph's, not a site's). */
 const SITE_KINDS: ReadonlySet<EdgeKind> = new Set(['call', 'instantiate', 'reference', 'extends', 'implements', 'read', 'write']);
 
@@ -327,8 +330,10 @@ class EdgePlan {
       if (e.dst_id !== null && targets.has(e.dst_id)) {
         have.add(e.dst_id);
         this.upgrade.push([e.id, v.reason]);
-        // The syntax the checker read decides whether a use of data reads or writes it, and how a call is bound.
-        if (v.role && e.kind !== v.role && (e.kind === 'read' || e.kind === 'write' || (e.kind === 'reference' && DATA_SYMBOLS.has(e.dst_kind ?? '')))) this.rekind.push([e.id, v.role]);
+        // The syntax the checker read decides what the use is (SiteVerdict.use): whether data is
+        // read or written, a `new`, a call; and how a call is bound.
+        const kind = v.use && !FIXED_KINDS.has(e.kind) ? dataKind(v.use, v, e.dst_kind ?? undefined) : v.role && (e.kind === 'read' || e.kind === 'write' || (e.kind === 'reference' && DATA_SYMBOLS.has(e.dst_kind ?? ''))) ? v.role : e.kind;
+        if (kind !== e.kind) this.rekind.push([e.id, kind]);
         if (v.binding && e.binding !== v.binding) this.rebind.push([e.id, v.binding]);
         if (e.tier !== this.tier || e.source !== this.source) {
           this.confirmed++;
@@ -356,6 +361,8 @@ class EdgePlan {
       srcId = site.ownerId;
       kind = site.kind;
       name = site.name;
+      // A resolver that read the syntax knows the use better than the name match did.
+      if (v.use && !FIXED_KINDS.has(site.kind)) kind = v.use;
     } else {
       srcId = v.from ? this.files.anchor(v.from) : undefined;
       srcId ??= fi.enclosing(v.site)?.id;
@@ -369,7 +376,7 @@ class EdgePlan {
       const dstKind = this.files.kindOf(dst);
       const edgeKind = dataKind(kind, v, dstKind);
       // A call that became a read of data is a property call; `super` stays what the verdict says.
-      const binding = v.binding ?? (kind === 'call' && edgeKind === 'read' ? 'property-call' : null);
+      const binding = v.binding ?? ((kind === 'call' || kind === 'instantiate') && edgeKind === 'read' ? 'property-call' : null);
       this.inserts.push([site?.id ?? null, srcId, dst, edgeKind, dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1, binding]);
       this.added++;
       c.added++;
@@ -453,7 +460,9 @@ class EdgePlan {
 function dataKind(kind: EdgeKind, v: SiteVerdict, targetKind: string | undefined): EdgeKind {
   if (!DATA_SYMBOLS.has(targetKind ?? '')) return kind;
   if (kind === 'read' || kind === 'write') return v.role ?? kind;
-  if (kind === 'reference' || kind === 'call') return v.role ?? 'read';
+  if (kind === 'call' || kind === 'instantiate') return 'read';
+  // A resolver that read the syntax said `reference` (a type position, a re-export): that is what it is.
+  if (kind === 'reference' && v.use !== 'reference') return v.role ?? 'read';
   return kind;
 }
 

@@ -165,8 +165,10 @@ export class CodeIntelResolver implements EdgeResolver {
     }
     if (unit.want.includes('callers')) {
       const refs = ((await guard('references', () => this.intel.references(symbol.at, ctx.signal))) ?? []).filter((r) => !r.external);
-      const found = await this.pool(refs, (r) => guard('definition', () => this.siteVerdict(strip(r), ctx, this.text(ctx.root).kindAt(r))), ctx.signal);
-      for (const v of found) if (v) sites.push(v);
+      const text = this.text(ctx.root);
+      const found = await this.pool(refs, (r) => guard('definition', () => this.siteVerdict(strip(r), ctx, text.kindAt(r))), ctx.signal);
+      // A use found by a references search has only its text to tell a read from a write.
+      for (const v of found) if (v) sites.push({ ...v, ...(text.declaresScope(v.site) ? { use: 'reference' as const } : { role: text.roleAt(v.site) }) });
     }
     return { sites, implementations, ...(notes.length ? { notes } : {}) };
   }

@@ -186,7 +186,7 @@ export class EnrichmentPass {
     // Forced, every file is asked again: as many as a first pass over nothing resolved.
     const { total, pending } = this.options.force ? { total: cov.total, pending: cov.total } : cov;
     if (mode === 'always') return pending > 0;
-    return pending >= FIRST_PASS_MIN_FILES && pending >= total * FIRST_PASS_SHARE;
+    return pending >= (resolver.firstPassMinFiles ?? FIRST_PASS_MIN_FILES) && pending >= total * FIRST_PASS_SHARE;
   }
 
   private async buildUnit(unit: Unit): Promise<ResolverUnit | undefined> {

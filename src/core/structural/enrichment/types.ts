@@ -63,6 +63,13 @@ export interface SiteVerdict {
   readonly complete: boolean;
   /** Kind for an edge the inventory missed; defaults to the inventory site's kind, else `reference`. */
   readonly kind?: EdgeKind;
+  /**
+   * What the use is, read from the syntax by a resolver that parsed it (a
+   * compiler): the edges at the site take this kind, the inventory's own
+   * included (`new X<T>()` an instantiation, a data use a read or a write).
+   * Imports and heritage edges keep theirs.
+   */
+  readonly use?: EdgeKind;
   /** The dependent, when the resolver knows it (call hierarchy's caller); else the innermost definition around `site`. */
   readonly from?: SymbolAnchor;
   /** One sentence a person can check: "definition (tsserver): `PaymentGateway.submit`". */
@@ -208,6 +215,8 @@ export interface EdgeResolver {
    * resolution, and leaves edits to the incremental resolvers after it.
    */
   readonly firstPass?: boolean;
+  /** Pending files below which a first pass is not worth its start-up (default 20). */
+  readonly firstPassMinFiles?: number;
   /** Files changed on disk since it last answered (a headless server may not watch them). */
   changed?(paths: readonly string[]): Promise<void>;
   dispose(): Promise<void>;

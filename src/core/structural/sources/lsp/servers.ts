@@ -42,6 +42,12 @@ export interface LanguageServerSpec {
   readonly memoryMb?: number;
   /** What to do when it is missing. */
   readonly hint: string;
+  /**
+   * Whether its document highlights' read/write kinds mean what a data edge
+   * means (tsserver: the name is assigned). pyright marks `with x:`, `x[k] = v`
+   * and `del x[k]` as writes of x, so its kinds are not used.
+   */
+  readonly highlightRoles?: boolean;
 }
 
 export interface ServerOptions {
@@ -58,6 +64,7 @@ function typescriptServer(memoryMb = 3072, options: ServerOptions = {}): Languag
     source: 'lsp:typescript',
     languages: ['typescript', 'tsx', 'javascript'],
     memoryMb: memoryMb + 512,
+    highlightRoles: true,
     hint: 'It ships with Tenure (npm dependency typescript-language-server with typescript); reinstall with `npm ci`.',
     command() {
       const cli = ownPackageFile('typescript-language-server/lib/cli.mjs');

@@ -35,6 +35,8 @@ export interface ScipResolverOptions {
   readonly checker?: string;
   /** Run only as a first pass (see EdgeResolver.firstPass). */
   readonly firstPass?: boolean;
+  /** Pending files below which the first pass is not worth its start-up (EdgeResolver.firstPassMinFiles). */
+  readonly firstPassMinFiles?: number;
 }
 
 export class ScipResolver implements EdgeResolver {
@@ -43,6 +45,7 @@ export class ScipResolver implements EdgeResolver {
   languages: readonly string[] | undefined;
   readonly checker: string | undefined;
   readonly firstPass: boolean;
+  readonly firstPassMinFiles: number | undefined;
   /** An index lists every occurrence in its documents, not only the inventory's sites. */
   readonly findsAllUses = true;
   private data: ScipIndexData | undefined;
@@ -59,6 +62,7 @@ export class ScipResolver implements EdgeResolver {
     this.languages = options.languages;
     this.checker = options.checker;
     this.firstPass = options.firstPass ?? false;
+    this.firstPassMinFiles = options.firstPassMinFiles;
   }
 
   get index(): ScipIndexData | undefined {
@@ -115,14 +119,17 @@ export class ScipResolver implements EdgeResolver {
       const targets = [...symbols].map(anchor);
       // A use the inventory did not record becomes an edge only if it reaches the workspace.
       if (!inventoryAt.has(key) && targets.every((t) => 'external' in t)) continue;
+      const text = this.text!;
+      // A name in an import statement or a `global` declaration is no read: an import, a reference.
+      const use = text.inImport(at) ? ('import' as const) : text.declaresScope(at) ? ('reference' as const) : undefined;
       sites.push({
         site: at,
         targets,
         complete: true,
-        ...(inventoryAt.has(key) ? {} : { kind: this.text!.kindAt(at) }),
+        ...(inventoryAt.has(key) ? {} : { kind: use ?? text.kindAt(at) }),
+        ...(use ? { use } : { role: role === 'write' ? 'write' : text.roleAt(at) }),
         // WriteAccess where the indexer records it; else the text decides. A ReadAccess alone says
         // little: scip-python marks every reference so, assignments included.
-        role: role === 'write' ? 'write' : this.text!.roleAt(at),
         reason: `SCIP (${data.tool}): \`${shortName([...symbols][0]!)}\``,
       });
     }

@@ -178,6 +178,10 @@ function isGraphDeclaration(d: ts.Declaration): boolean {
 function graphDeclaration(d: ts.Declaration): boolean {
   if (ts.isParameter(d)) return ts.isParameterPropertyDeclaration(d, d.parent);
   if (ts.isTypeParameterDeclaration(d)) return false;
+  // Functions and classes are definitions wherever they are declared (the inventory has nested ones too);
+  // what a function body declares otherwise (variables, destructured names, object literal members) is local to it.
+  if (ts.isFunctionDeclaration(d) || ts.isClassLike(d) || ts.isClassElement(d) || ts.isTypeElement(d) || ts.isInterfaceDeclaration(d) || ts.isEnumDeclaration(d) || ts.isEnumMember(d) || ts.isTypeAliasDeclaration(d) || ts.isModuleDeclaration(d)) return true;
+  if (ts.isVariableDeclaration(d) && d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer) || ts.isClassExpression(d.initializer))) return true;
   for (let n: ts.Node | undefined = d.parent; n && !ts.isSourceFile(n); n = n.parent) {
     if (ts.isFunctionLike(n)) return false;
   }
@@ -195,7 +199,9 @@ function isDeclarationName(node: ts.Node): boolean {
   const p = node.parent;
   if (!p) return false;
   if (ts.isShorthandPropertyAssignment(p) || ts.isBindingElement(p)) return false; // both a name and a use: handled apart
-  if (ts.isImportSpecifier(p) || ts.isExportSpecifier(p) || ts.isImportClause(p) || ts.isNamespaceImport(p) || ts.isImportEqualsDeclaration(p) || ts.isNamespaceExport(p)) return true;
+  // `export { a as b }` uses `a` (a re-export refers to what it exports); every other import or export name declares.
+  if (ts.isExportSpecifier(p)) return (p.propertyName ?? p.name) !== node;
+  if (ts.isImportSpecifier(p) || ts.isImportClause(p) || ts.isNamespaceImport(p) || ts.isImportEqualsDeclaration(p) || ts.isNamespaceExport(p)) return true;
   const named = p as ts.NamedDeclaration;
   return named.name === node && (ts.isDeclarationStatement(p) || ts.isClassElement(p) || ts.isTypeElement(p) || ts.isEnumMember(p) || ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isPropertyAssignment(p) || ts.isTypeParameterDeclaration(p) || ts.isClassExpression(p) || ts.isFunctionExpression(p) || ts.isJsxAttribute(p));
 }
@@ -293,6 +299,8 @@ class FileAnalyzer {
       }
       const n = nameNodeOf(d, dsf);
       if (!n) continue;
+      // A parameter property's bare name inside its constructor is the parameter, not the property.
+      if (ts.isParameter(d) && !(symbol.flags & ts.SymbolFlags.Property)) continue;
       if (!isGraphDeclaration(d)) continue;
       targets.push([rel, ...this.at(n, dsf)]);
       if (isData(d)) data = true;
@@ -409,7 +417,7 @@ class FileAnalyzer {
   private isCalled(node: ts.Node): boolean {
     const expr = ts.isPropertyAccessExpression(node.parent) && node.parent.name === node ? node.parent : node;
     const outer = outerExpression(expr);
-    return !!outer.parent && ts.isCallExpression(outer.parent) && outer.parent.expression === outer;
+    return !!outer.parent && (ts.isCallExpression(outer.parent) || ts.isNewExpression(outer.parent)) && outer.parent.expression === outer;
   }
 
   /**
@@ -418,6 +426,7 @@ class FileAnalyzer {
    */
   private kindOf(node: ts.Identifier | ts.PrivateIdentifier, data: boolean): EdgeKind {
     const p0 = node.parent;
+    if (p0 && ts.isExportSpecifier(p0)) return 'reference';
     if (p0 && ts.isBindingElement(p0)) return 'read';
     if (p0 && ts.isShorthandPropertyAssignment(p0)) return data ? (isWritten(p0) ? 'write' : 'read') : 'reference';
     const expr = (ts.isPropertyAccessExpression(p0) && p0.name === node) || (ts.isQualifiedName(p0) && p0.right === node) ? p0 : node;
@@ -425,7 +434,8 @@ class FileAnalyzer {
     const p = outer.parent;
     if (p) {
       if ((ts.isCallExpression(p) && p.expression === outer) || (ts.isTaggedTemplateExpression(p) && p.tag === outer) || ts.isDecorator(p)) return data ? 'read' : 'call';
-      if (ts.isNewExpression(p) && p.expression === outer) return 'instantiate';
+      // `new this.ctor()`, `new AjaxError()` with AjaxError a constant holding a class: a read of what holds it.
+      if (ts.isNewExpression(p) && p.expression === outer) return data ? 'read' : 'instantiate';
       if (ts.isExpressionWithTypeArguments(p) && ts.isHeritageClause(p.parent)) return p.parent.token === ts.SyntaxKind.ExtendsKeyword ? 'extends' : 'implements';
     }
     if (data && !ts.isPartOfTypeNode(outer)) return isWritten(outer) ? 'write' : 'read';

@@ -63,6 +63,7 @@ function toBatch(unit: Extract<ResolverUnit, { kind: 'file' }>, answer: Extract<
     targets: u.targets.map(anchor),
     complete: true,
     kind: u.kind,
+    use: u.kind,
     ...(u.kind === 'read' || u.kind === 'write' ? { role: u.kind } : {}),
     ...(u.binding ? { binding: u.binding } : {}),
     reason: `declaration (${TSC_SOURCE}) at ${[...new Set(u.targets.map(where))].slice(0, 3).join(', ')}`,
