@@ -18,6 +18,8 @@ const common = {
   logLevel: 'warning',
   // vscode is provided by the host; the native SQLite module cannot be bundled.
   external: ['vscode', '@vscode/sqlite3'],
+  // jsonc-parser's main build is UMD, whose require('./impl/…') calls a bundler cannot follow: take its ES module build.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // web-tree-sitter's ESM build locates its WASM through import.meta.url, which a CJS bundle lacks.
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },

@@ -514,6 +514,8 @@ export class Resolver {
         }
       }
     }
+    // A literal receiver (`[a, b]`, `'text'`, `42`) is a built-in value: no member of the workspace.
+    if (/^[[\]'"`\d{]/.test(receiver)) return [];
     // Receiver of unknown type: every member of that name, in scope first.
     const unknownKinds = DATA_EDGE_KINDS.has(site.kind) ? DATA_MEMBER_TARGETS : memberKinds;
     const all = preferCallables(site, (this.state.symbolsByName.get(site.name) ?? []).filter((s) => unknownKinds.has(s.kind) && this.isMember(s) && this.sameScheme(s, file)));
