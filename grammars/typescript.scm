@@ -17,7 +17,10 @@
 (method_signature name: (property_identifier) @name) @def.method
 (abstract_method_signature name: (property_identifier) @name) @def.method
 (public_field_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @def.field
-(property_signature name: (property_identifier) @name) @def.field
+; Properties of an interface or of a named object type; those of an anonymous type (`opts: { a: number }`)
+; belong to no symbol a dependent could name.
+(interface_body (property_signature name: (property_identifier) @name) @def.field)
+(type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name) @def.field))
 (enum_body (property_identifier) @name @def.field)
 (enum_body (enum_assignment name: (property_identifier) @name) @def.field)
 (required_parameter (accessibility_modifier) pattern: (identifier) @name) @def.field
@@ -67,6 +70,8 @@
 ((variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name) value: (_) @receiver) @ref.read (#not-match? @receiver "^require\\s*\\("))
 ((variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @name)) value: (_) @receiver) @ref.read (#not-match? @receiver "^require\\s*\\("))
 ((variable_declarator name: (object_pattern (object_assignment_pattern left: (shorthand_property_identifier_pattern) @name)) value: (_) @receiver) @ref.read (#not-match? @receiver "^require\\s*\\("))
+; `ArchType.Object` in a type reads the enum member.
+(nested_type_identifier module: (identifier) @receiver name: (type_identifier) @name) @ref.read
 ; Member accesses by a computed name: counted, their target cannot be named.
 (subscript_expression index: [(identifier) (binary_expression) (template_string) (call_expression) (subscript_expression)]) @computed.access
 
@@ -132,6 +137,8 @@
 ; ---- declared types of names (receiver typing) -------------------------------
 (required_parameter (accessibility_modifier) pattern: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed.member
 (required_parameter pattern: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed
+; `m(this: MixedInParser)`: what `this` is inside, where a mixin or a function says so.
+(required_parameter pattern: (this) @typed.name type: (type_annotation (_) @typed.type)) @typed
 (optional_parameter pattern: (identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed
 (public_field_definition name: (property_identifier) @typed.name type: (type_annotation (_) @typed.type)) @typed.member
 (public_field_definition name: (property_identifier) @typed.name value: (new_expression constructor: (identifier) @typed.type)) @typed.member

@@ -133,9 +133,10 @@ export class StructuralIndexer {
       const t0 = performance.now();
       const d = await discover(this.workspace.root, { exclude: this.options.exclude ?? [] });
       this.state.goModules = d.goModules;
-      this.state.pythonRoot = d.pythonRoot;
       const tDiscover = performance.now() - t0;
       const tLoad = await this.ensureLoaded();
+      // After the load, which brings back the name the last index gave the root package.
+      this.state.pythonRoot = d.pythonRoot;
       const seen = new Set<string>();
       const jobs: ParseJob[] = [];
       const jobFiles: DiscoveredFile[] = [];

@@ -344,6 +344,9 @@ class ReceiverTypes {
     if (r.startsWith('super')) return undefined;
     for (const self of this.spec.selfNames) {
       if (r === self) {
+        // A declared `this` (`m(this: MixedInParser)`) says more than the enclosing class.
+        const declared = this.inScope(self, owner);
+        if (declared) return declared;
         const cls = enclosingClass(this.definitions, owner);
         return cls >= 0 ? this.definitions[cls]!.name : undefined;
       }
@@ -361,8 +364,13 @@ class ReceiverTypes {
       return cls >= 0 ? this.typedScopes.get(cls)?.get(member[2]!) : undefined;
     }
     if (!/^[\w$]+$/.test(r)) return undefined;
+    return this.inScope(r, owner);
+  }
+
+  /** The declared type of a name in the scopes around `owner`, innermost first. */
+  private inScope(name: string, owner: number): string | undefined {
     for (let s = owner; ; s = this.definitions[s]?.parent ?? -1) {
-      const t = this.typedScopes.get(s)?.get(r);
+      const t = this.typedScopes.get(s)?.get(name);
       if (t) return t;
       if (s < 0) return undefined;
     }
