@@ -87,7 +87,8 @@ describe('class files, bean wiring and traces in the structural memory (examples
     assert.deepEqual(r.dependents.map((d) => `${d.symbol.name} ${d.kind} ${d.tier} ${d.provenance.source}`), ['findByStatusAndRailOrderByCreatedAtDesc reference resolved bytecode']);
     assert.match(r.dependents[0]!.provenance.reason, /^Spring Data derives this query from the method name: `status`, `rail`, `createdAt` of com\.acme\.clearing\.SettlementRecord$/);
     const status = await ask(ex.ws, 'com.acme.clearing.SettlementRecord.status');
-    assert.deepEqual(status.dependents.map((d) => d.symbol.name).sort(), ['countByStatus', 'findByStatusAndRailOrderByCreatedAtDesc']);
+    // The derived queries, and the getter that reads the field (`return status;`).
+    assert.deepEqual(status.dependents.map((d) => d.symbol.name).sort(), ['countByStatus', 'findByStatusAndRailOrderByCreatedAtDesc', 'getStatus']);
   });
 
   it('reads nothing again while nothing changed, and keeps its rows through a re-index of the sources', async () => {

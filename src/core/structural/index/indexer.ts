@@ -59,6 +59,8 @@ interface Batch {
   readonly names: Set<string>;
   /** Files came or went, so modules may resolve to other files. */
   structureChanged: boolean;
+  /** A configuration file changed: every read of a key by its string may resolve differently. */
+  configChanged: boolean;
   /** Files whose rows are rewritten (parsed or skipped). */
   readonly replaced: FileEntry[];
   /** Files with the same bytes and a new mtime. */
@@ -88,7 +90,7 @@ export class StructuralIndexer {
     readonly workspace: Workspace,
     private readonly options: IndexerOptions,
   ) {
-    this.state = new StructuralState(path.basename(workspace.root));
+    this.state = new StructuralState();
     this.resolver = new Resolver(this.state);
     this.store = new StructuralStore(workspace.db);
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
@@ -133,6 +135,8 @@ export class StructuralIndexer {
       this.state.goModules = d.goModules;
       const tDiscover = performance.now() - t0;
       const tLoad = await this.ensureLoaded();
+      // After the load, which brings back the name the last index gave the root package.
+      this.state.pythonRoot = d.pythonRoot;
       const seen = new Set<string>();
       const jobs: ParseJob[] = [];
       const jobFiles: DiscoveredFile[] = [];
@@ -276,6 +280,7 @@ export class StructuralIndexer {
       fresh: this.state.sites.size === 0 && this.state.symbols.size === 0,
       names: new Set(),
       structureChanged: removed.length > 0,
+      configChanged: removed.some((id) => this.state.files.get(id)?.language?.scheme === 'config'),
       replaced: [],
       touched: [],
       kept: [],
@@ -335,7 +340,7 @@ export class StructuralIndexer {
       batch.structureChanged = true;
       entry = {
         id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
-        skip: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
+        skip: null, errorNodes: 0, computedAccesses: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
       };
       this.state.addFileEntry(entry);
     }
@@ -346,6 +351,7 @@ export class StructuralIndexer {
     if (r.status === 'parsed') {
       entry.skip = null;
       entry.errorNodes = r.facts.errorNodes;
+      entry.computedAccesses = r.facts.computedAccesses ?? 0;
       entry.parseMs = r.facts.parseMs;
       const kept = this.state.addFacts(entry, r.facts, previous);
       // Only names that gained or lost a definition can change how other files resolve.
@@ -359,8 +365,10 @@ export class StructuralIndexer {
       for (const old of previous.values()) batch.names.add(old.name);
       entry.skip = r.skip;
       entry.errorNodes = 0;
+      entry.computedAccesses = 0;
       entry.parseMs = null;
     }
+    if (entry.language?.scheme === 'config') batch.configChanged = true;
     batch.replaced.push(entry);
   }
 
@@ -383,6 +391,8 @@ export class StructuralIndexer {
     for (const f of batch.replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
     for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
     for (const n of batch.names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+    // Key reads are named by their whole string (`settlement.retry.max`), the keys by their last segment.
+    if (batch.configChanged) for (const s of this.state.sites.values()) if (s.nameIs && s.nameIs !== 'receiver') set.add(s);
     return [...set];
   }
 
