@@ -10,6 +10,7 @@ import { fmtInt, fmtMB, fmtMs, median, medianIndex, percentile, verdict, type Ro
 import { artifactRows } from './artifacts.js';
 import { historyAtScaleRows, runOverheadRows } from './episodic.js';
 import { knowledgeBenchRows } from './knowledge.js';
+import { reasonRows, runReasonBench } from './knowledgeReasons.js';
 import { leidenBenchRows } from './leiden.js';
 import { teamBenchRows } from './team.js';
 import { tokenRows } from './tokens.js';
@@ -18,7 +19,7 @@ import { tokenRows } from './tokens.js';
  * `npm run bench`: indexes three corpora, then measures the knowledge, episodic
  * and artifact memories and Leiden, and prints one markdown table (also
  * written to docs/benchmarks.md). Every full index and every re-index runs in
- * its own process. Options: --only=django,ts,settlement,leiden,knowledge,episodic,artifacts,tokens,team   --no-write
+ * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens,team   --no-write
  */
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -267,6 +268,7 @@ async function main(): Promise<void> {
   const sections: { id: string; label: string; rows: () => Row[] | Promise<Row[]> }[] = [
     { id: 'leiden', label: 'Leiden (docs/leiden.md)', rows: () => leidenBenchRows() },
     { id: 'knowledge', label: 'knowledge memory (docs/knowledge-bench.md)', rows: () => knowledgeBenchRows(REPO_ROOT) },
+    { id: 'reasons', label: 'why_is_this finds the reason (docs/knowledge-bench.md)', rows: async () => reasonRows(await runReasonBench({ model: true, log })) },
     { id: 'episodic', label: 'episodic memory (docs/episodic.md)', rows: async () => [...runOverheadRows(REPO_ROOT), ...(await historyAtScaleRows(REPO_ROOT))] },
     { id: 'artifacts', label: 'bytecode, DI and traces (docs/artifacts.md)', rows: () => artifactRows() },
     { id: 'tokens', label: 'tokens per tool answer', rows: () => tokenRows(REPO_ROOT) },

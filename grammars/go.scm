@@ -26,8 +26,10 @@
 (interface_type (method_elem name: (field_identifier) @name) @def.method)
 ; `a, b int` is one field_declaration: the first name takes the declaration node,
 ; each later one its own name node.
-(field_declaration_list (field_declaration name: (field_identifier) @name) @def.field)
-(field_declaration_list (field_declaration (field_identifier) "," (field_identifier) @name @def.field))
+; Only a named struct's fields: the fields of an anonymous struct (`var g struct{ size int }`)
+; belong to no type a dependent could name.
+(type_spec type: (struct_type (field_declaration_list (field_declaration name: (field_identifier) @name) @def.field)))
+(type_spec type: (struct_type (field_declaration_list (field_declaration (field_identifier) "," (field_identifier) @name @def.field))))
 ; Package-level constants and variables.
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
 (source_file (const_declaration (const_spec (identifier) "," (identifier) @name @def.constant)))
@@ -57,6 +59,43 @@
 (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @ref.reference
 (argument_list (identifier) @name) @ref.reference
 (argument_list (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @ref.reference
+
+; ---- data: reads and writes of struct fields and package variables ----------
+; A field or package-member read: `t.count`, `config.Limit`; a call through it is a call above.
+(selector_expression operand: (_) @receiver field: (field_identifier) @name) @ref.read
+; The operand of a selector, when it is a bare name: a read of the variable it names;
+; a package or type it names is no edge of its own (the selector is).
+((selector_expression operand: (identifier) @name) @ref.read (#set! nameIs "receiver"))
+; Bare names in expressions: package variables and constants (locals dropped by the extractor).
+(((identifier) @name) @ref.read (#not-eq? @name "_"))
+(assignment_statement left: (expression_list (selector_expression operand: (_) @receiver field: (field_identifier) @name))) @ref.write
+((assignment_statement left: (expression_list (identifier) @name)) @ref.write (#not-eq? @name "_"))
+(inc_statement (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @ref.write
+(dec_statement (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @ref.write
+(inc_statement (identifier) @name) @ref.write
+(dec_statement (identifier) @name) @ref.write
+
+; ---- configuration keys and environment variables read by name ----------------
+((call_expression function: (selector_expression operand: (identifier) @receiver field: (field_identifier) @_f) arguments: (argument_list . (interpreted_string_literal (interpreted_string_literal_content) @name))) @ref.read
+  (#eq? @receiver "os") (#any-of? @_f "Getenv" "LookupEnv") (#set! nameIs "env-var"))
+((call_expression function: (selector_expression operand: (identifier) @receiver field: (field_identifier) @_f) arguments: (argument_list . (interpreted_string_literal (interpreted_string_literal_content) @name))) @ref.read
+  (#eq? @receiver "viper") (#match? @_f "^(Get|Get[A-Z][A-Za-z0-9]*|IsSet)$") (#set! nameIs "config-key"))
+((call_expression function: (selector_expression operand: (identifier) @receiver field: (field_identifier) @_f) arguments: (argument_list . [(identifier) (selector_expression) (call_expression) (binary_expression)])) @dynamic
+  (#eq? @receiver "os") (#any-of? @_f "Getenv" "LookupEnv") (#set! nameIs "env-var"))
+
+; ---- local bindings: a bare name bound here means the local -----------------
+(parameter_declaration name: (identifier) @local)
+(variadic_parameter_declaration name: (identifier) @local)
+(short_var_declaration left: (expression_list (identifier) @local))
+(var_spec name: (identifier) @local)
+(const_spec name: (identifier) @local)
+(range_clause left: (expression_list (identifier) @local))
+(type_switch_statement alias: (expression_list (identifier) @local))
+(receive_statement left: (expression_list (identifier) @local))
+(package_clause) @noread
+(import_declaration) @noread
+; `T{size: 1}`: the key names a field of T, written by the literal, not a variable read.
+(keyed_element key: (literal_element (identifier) @noread))
 
 ; ---- embedding: Go's inheritance as written ------------------------------------
 ; An embedded field (no name) or an embedded interface promotes the embedded type's

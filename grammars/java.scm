@@ -42,8 +42,59 @@
 (marker_annotation name: (scoped_identifier name: (identifier) @name)) @ref.reference
 (annotation name: (identifier) @name) @ref.reference
 (annotation name: (scoped_identifier name: (identifier) @name)) @ref.reference
-(field_access object: (_) @receiver field: (identifier) @name) @ref.reference
 (argument_list (identifier) @name) @ref.reference
+
+; ---- data: reads and writes of fields, constants, enum constants ------------
+; A field read: `this.max`, `RetryPolicy.MAX_ATTEMPTS`, `Status.ACTIVE`.
+(field_access object: (_) @receiver field: (identifier) @name) @ref.read
+; The object of a member use, when it is a bare name: a read of the field or variable it
+; names; a type or package it names is no edge of its own (the member use is).
+((field_access object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
+((method_invocation object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
+; Bare names in expressions: fields of the enclosing classes, static imports (locals dropped).
+((identifier) @name) @ref.read
+(assignment_expression left: (field_access object: (_) @receiver field: (identifier) @name)) @ref.write
+(assignment_expression left: (identifier) @name) @ref.write
+(update_expression (field_access object: (_) @receiver field: (identifier) @name)) @ref.write
+(update_expression (identifier) @name) @ref.write
+; `super(...)` / `this(...)` run a constructor of the base class / of this class.
+((explicit_constructor_invocation constructor: (super) @name) @ref.call (#set! name "constructor") (#set! receiver "super"))
+((explicit_constructor_invocation constructor: (this) @name) @ref.call (#set! name "constructor") (#set! receiver "this"))
+
+; ---- configuration keys and environment variables read by name ----------------
+; `@Value("${settlement.retry.max:3}")` reads each key its placeholders name.
+((annotation name: (identifier) @_a arguments: (annotation_argument_list (string_literal (string_fragment) @name))) @ref.read (#eq? @_a "Value") (#set! nameIs "config-key"))
+((annotation name: (identifier) @_a arguments: (annotation_argument_list (element_value_pair key: (identifier) @_k value: (string_literal (string_fragment) @name)))) @ref.read
+  (#eq? @_a "Value") (#eq? @_k "value") (#set! nameIs "config-key"))
+; `@ConfigurationProperties(prefix = "settlement.retry")` binds every key under the prefix.
+((annotation name: (identifier) @_a arguments: (annotation_argument_list (string_literal (string_fragment) @name))) @ref.read (#eq? @_a "ConfigurationProperties") (#set! nameIs "config-prefix"))
+((annotation name: (identifier) @_a arguments: (annotation_argument_list (element_value_pair key: (identifier) @_k value: (string_literal (string_fragment) @name)))) @ref.read
+  (#eq? @_a "ConfigurationProperties") (#any-of? @_k "prefix" "value") (#set! nameIs "config-prefix"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list . (string_literal (string_fragment) @name))) @ref.read
+  (#any-of? @_m "getProperty" "getRequiredProperty" "containsProperty") (#set! nameIs "config-key"))
+((method_invocation object: (identifier) @receiver name: (identifier) @_m arguments: (argument_list . (string_literal (string_fragment) @name))) @ref.read
+  (#eq? @receiver "System") (#eq? @_m "getenv") (#set! nameIs "env-var"))
+((method_invocation object: (_) @receiver name: (identifier) @_m arguments: (argument_list . [(identifier) (field_access) (method_invocation) (binary_expression)])) @dynamic
+  (#any-of? @_m "getProperty" "getRequiredProperty") (#set! nameIs "config-key"))
+((method_invocation object: (identifier) @receiver name: (identifier) @_m arguments: (argument_list . [(identifier) (field_access) (method_invocation) (binary_expression)])) @dynamic
+  (#eq? @receiver "System") (#eq? @_m "getenv") (#set! nameIs "env-var"))
+
+; ---- local bindings: a bare name bound here means the local -----------------
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @local))
+(formal_parameter name: (identifier) @local)
+(spread_parameter (variable_declarator name: (identifier) @local))
+(catch_formal_parameter name: (identifier) @local)
+(enhanced_for_statement name: (identifier) @local)
+(lambda_expression parameters: (identifier) @local)
+(inferred_parameters (identifier) @local)
+(resource name: (identifier) @local)
+(instanceof_expression name: (identifier) @local)
+(package_declaration) @noread
+(import_declaration) @noread
+(labeled_statement (identifier) @noread)
+(break_statement (identifier) @noread)
+(continue_statement (identifier) @noread)
+(element_value_pair key: (identifier) @noread)
 
 ; ---- inheritance as written --------------------------------------------------
 (superclass (type_identifier) @name) @ref.extends

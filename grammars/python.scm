@@ -5,6 +5,13 @@
 (function_definition name: (identifier) @name) @def.function
 (module (expression_statement (assignment left: (identifier) @name) @def.constant))
 (class_definition body: (block (expression_statement (assignment left: (identifier) @name) @def.field)))
+; `self.x = …` in a method defines the instance attribute x (the extractor moves it to the
+; class); a later assignment to it is a write of the same symbol.
+; The definition is the target `self.x` alone: what the right side calls is the method's doing.
+((assignment left: (attribute object: (identifier) @_s attribute: (identifier) @name) @def.field) (#eq? @_s "self"))
+; Properties are fields to their users: `@property def x` and `@x.setter def x` are one symbol.
+((decorated_definition (decorator (identifier) @_p) definition: (function_definition name: (identifier) @name) @def.accessor) (#any-of? @_p "property" "cached_property"))
+((decorated_definition (decorator (attribute attribute: (identifier) @_p)) definition: (function_definition name: (identifier) @name) @def.accessor) (#any-of? @_p "setter" "getter" "deleter" "cached_property"))
 
 ; ---- calls -------------------------------------------------------------------
 (call function: (identifier) @name) @ref.call
@@ -20,6 +27,61 @@
 (type (generic_type (identifier) @name)) @ref.reference
 (argument_list (identifier) @name) @ref.reference
 (argument_list (keyword_argument value: (identifier) @name)) @ref.reference
+
+; ---- data: reads and writes of attributes and module globals ----------------
+; An attribute read: `self.closed`, `policy.MAX_ATTEMPTS`; a call through it is a call above.
+(attribute object: (_) @receiver attribute: (identifier) @name) @ref.read
+((attribute object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
+; Bare names in expressions: module globals, imported values (locals dropped by the extractor).
+((identifier) @name) @ref.read
+(assignment left: (attribute object: (_) @receiver attribute: (identifier) @name)) @ref.write
+(augmented_assignment left: (attribute object: (_) @receiver attribute: (identifier) @name)) @ref.write
+(assignment left: (identifier) @name) @ref.write
+(augmented_assignment left: (identifier) @name) @ref.write
+
+; ---- configuration keys and environment variables read by name ----------------
+((subscript value: (attribute object: (identifier) @_o attribute: (identifier) @_e) @receiver subscript: (string (string_content) @name)) @ref.read
+  (#eq? @_o "os") (#eq? @_e "environ") (#set! nameIs "env-var"))
+((call function: (attribute object: (attribute object: (identifier) @_o attribute: (identifier) @_e) @receiver attribute: (identifier) @_m) arguments: (argument_list . (string (string_content) @name))) @ref.read
+  (#eq? @_o "os") (#eq? @_e "environ") (#any-of? @_m "get" "setdefault" "pop") (#set! nameIs "env-var"))
+((call function: (attribute object: (identifier) @receiver attribute: (identifier) @_m) arguments: (argument_list . (string (string_content) @name))) @ref.read
+  (#eq? @receiver "os") (#any-of? @_m "getenv" "putenv" "unsetenv") (#set! nameIs "env-var"))
+((call function: (identifier) @_m arguments: (argument_list . (string (string_content) @name))) @ref.read (#eq? @_m "getenv") (#set! nameIs "env-var"))
+((subscript value: (identifier) @receiver subscript: (string (string_content) @name)) @ref.read (#eq? @receiver "environ") (#set! nameIs "env-var"))
+((call function: (attribute object: (_) @receiver attribute: (identifier) @_m) arguments: (argument_list . (string (string_content) @name))) @ref.read
+  (#match? @receiver "([Cc]onfig|[Cc]onf|[Cc]fg|[Ss]ettings|[Pp]roperties)$") (#any-of? @_m "get" "getint" "getfloat" "getboolean") (#set! nameIs "config-key"))
+((subscript value: (attribute object: (identifier) @_o attribute: (identifier) @_e) @receiver subscript: [(identifier) (attribute) (call) (binary_operator)]) @dynamic
+  (#eq? @_o "os") (#eq? @_e "environ") (#set! nameIs "env-var"))
+((call function: (attribute object: (identifier) @receiver attribute: (identifier) @_m) arguments: (argument_list . [(identifier) (attribute) (call) (binary_operator)])) @dynamic
+  (#eq? @receiver "os") (#eq? @_m "getenv") (#set! nameIs "env-var"))
+
+; ---- local bindings: a bare name bound here means the local -----------------
+(parameters (identifier) @local)
+(default_parameter name: (identifier) @local)
+(typed_parameter (identifier) @local)
+(typed_default_parameter name: (identifier) @local)
+(list_splat_pattern (identifier) @local)
+(dictionary_splat_pattern (identifier) @local)
+(lambda_parameters (identifier) @local)
+(assignment left: (identifier) @local)
+(assignment left: (pattern_list (identifier) @local))
+(assignment left: (tuple_pattern (identifier) @local))
+(augmented_assignment left: (identifier) @local)
+(for_statement left: (identifier) @local)
+(for_statement left: (pattern_list (identifier) @local))
+(for_statement left: (tuple_pattern (identifier) @local))
+(for_in_clause left: (identifier) @local)
+(for_in_clause left: (pattern_list (identifier) @local))
+(for_in_clause left: (tuple_pattern (identifier) @local))
+(as_pattern alias: (as_pattern_target (identifier) @local))
+(named_expression name: (identifier) @local)
+(global_statement (identifier) @global)
+(global_statement) @noread
+(nonlocal_statement) @noread
+(import_statement) @noread
+(import_from_statement) @noread
+(future_import_statement) @noread
+(keyword_argument name: (identifier) @noread)
 
 ; ---- inheritance as written --------------------------------------------------
 (class_definition superclasses: (argument_list (identifier) @name)) @ref.extends

@@ -16,8 +16,12 @@ const common = {
   format: 'cjs',
   sourcemap: true,
   logLevel: 'warning',
-  // vscode is provided by the host; the native SQLite module cannot be bundled.
-  external: ['vscode', '@vscode/sqlite3'],
+  // vscode is provided by the host; the native SQLite module cannot be bundled; the TypeScript
+  // compiler the enrichment worker runs is loaded from Tenure's own node_modules (its lib
+  // .d.ts files sit beside it there).
+  external: ['vscode', '@vscode/sqlite3', 'typescript'],
+  // jsonc-parser's main build is UMD, whose require('./impl/…') calls a bundler cannot follow: take its ES module build.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // web-tree-sitter's ESM build locates its WASM through import.meta.url, which a CJS bundle lacks.
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
@@ -32,6 +36,7 @@ const entries = [
   { in: 'src/mcp/main.ts', out: 'mcp' },
   { in: 'src/core/structural/inventory/parseWorker.ts', out: 'parseWorker' },
   { in: 'src/core/structural/index/indexerWorker.ts', out: 'indexerWorker' },
+  { in: 'src/core/structural/sources/tsc/tscWorker.ts', out: 'tscWorker' },
   { in: 'src/vscode/knowledgeWorker.ts', out: 'knowledgeWorker' },
 ].filter((e) => fs.existsSync(path.join(root, e.in)));
 

@@ -1,4 +1,5 @@
-"""Ground truth for Python call sites of module-level functions, from Python's own ast and symtable.
+"""Ground truth for Python call sites of module-level functions, and for reads and writes of
+module-level variables, from Python's own ast and symtable.
 
 Why this is defensible: a module-level function can be called statically only
 through a name bound to it: its own name in its module, a `from m import f [as g]`
@@ -9,6 +10,13 @@ call exactly. What this oracle cannot see (aliases `g = f`, `getattr`,
 `importlib`, functions passed as values) no static tool sees either; those
 calls are left out of the truth, so recall is measured on the calls a static
 tool can be expected to find, and precision counts every answered site.
+
+Module-level variables (a name bound once at module level by an assignment)
+are decided the same way: a load of a name bound to it (its own name where
+the scope sees the module's binding, a `from m import X` binding, `m.X`) reads
+it; a store or `del` (`global X` in a function, `m.X = ...`, `X += 1`) writes
+it. Attributes of classes and instances are not covered: which object a
+`self.x` denotes is decided at run time.
 
 Usage: python3 py_truth.py ROOT PACKAGE  ->  JSON on stdout
 """
@@ -69,6 +77,7 @@ bindings = {}
 stars = {}  # module -> modules it star-imports
 defs = {}  # (module, name) -> key
 targets = []
+var_keys = {}  # (module, name) -> [key of each module-level assignment]
 for mod, (rel, tree, lines, table) in modules.items():
     b = {}
     counts = {}
@@ -95,6 +104,11 @@ for mod, (rel, tree, lines, table) in modules.items():
                     bind(a.name.split(".")[0], ("module", a.name.split(".")[0]))
         elif isinstance(node, ast.ImportFrom):
             src_mod = resolve_relative(mod, node.level, node.module or "") if node.level else (node.module or "")
+            # Importing a submodule binds its name in the package: `from .queues import *` in
+            # pkg/__init__.py makes `queues` the submodule there (the import system sets it).
+            if node.level == 1 and node.module and "." not in node.module and is_package(mod) and src_mod in modules:
+                b.setdefault(node.module, ("module", src_mod))
+                counts.setdefault(node.module, 1)
             for a in node.names:
                 if a.name == "*":
                     stars.setdefault(mod, []).append(src_mod)
@@ -102,6 +116,13 @@ for mod, (rel, tree, lines, table) in modules.items():
                 local = a.asname or a.name
                 sub = src_mod + "." + a.name
                 bind(local, ("module", sub) if sub in modules else ("from", src_mod, a.name))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and all(isinstance(t, ast.Name) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])) and node.value is not None:
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                bind(t.id, ("var", mod, t.id))
+                var_keys.setdefault((mod, t.id), []).append("%s:%d:%d" % (rel, t.lineno, utf16_col(lines, t.lineno, t.col_offset)))
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    bind(sub.id, ("other",))
         else:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
@@ -113,21 +134,22 @@ for mod, (rel, tree, lines, table) in modules.items():
     bindings[mod] = {k: (v if counts[k] == 1 else ("multi",)) for k, v in b.items()}
 
 
-def follow(mod, name, depth=0):
-    """The (module, name) a module-level binding finally denotes, if it is a function in the corpus."""
+def follow(mod, name, depth=0, kind="def"):
+    """The (module, name) a module-level binding finally denotes, if it is a function (kind "def")
+    or a variable (kind "var") in the corpus."""
     if depth > 8 or mod not in bindings:
         return None
     v = bindings[mod].get(name)
     if v is None:
         for star in stars.get(mod, []):
-            hit = follow(star, name, depth + 1)
+            hit = follow(star, name, depth + 1, kind)
             if hit:
                 return hit
         return None
-    if v[0] == "def":
+    if v[0] == kind:
         return (v[1], v[2])
     if v[0] == "from":
-        return follow(v[1], v[2], depth + 1)
+        return follow(v[1], v[2], depth + 1, kind)
     if v[0] == "multi":
         return "multi"
     return None
@@ -189,6 +211,39 @@ def is_global_in(scope, name):
 
 call_sites = {}
 unjudged = set()
+var_reads = {}
+var_writes = {}
+variables = {k: v[0] for k, v in var_keys.items() if len(v) == 1 and bindings[k[0]].get(k[1], ("multi",))[0] == "var"}
+
+
+def data_use(mod, rel, lines, node, scope, fn_imports):
+    """A load, store or del of a module-level variable through a name or a module attribute."""
+    target, site = None, None
+    if isinstance(node, ast.Name):
+        site = (node.lineno, utf16_col(lines, node.lineno, node.col_offset))
+        if scope.get_type() == "module" or is_global_in(scope, node.id):
+            target = follow(mod, node.id, kind="var")
+        elif node.id in fn_imports and isinstance(node.ctx, ast.Load):
+            level, m, name = fn_imports[node.id]
+            src_mod = resolve_relative(mod, level, m) if level else m
+            target = follow(src_mod, name, kind="var") if src_mod + "." + name not in modules else None
+    elif isinstance(node, ast.Attribute):
+        m = module_of(mod, node.value)
+        if m:
+            target = follow(m, node.attr, kind="var")
+            end = utf16_col(lines, node.end_lineno, node.end_col_offset)
+            site = (node.end_lineno, end - len(node.attr))
+    if not target or target == "multi" or target not in variables:
+        return
+    key = variables[target]
+    here = "%s:%d:%d" % (rel, site[0], site[1])
+    if here == key:
+        return
+    # At module level a name read before (or on) the line that binds it is some other binding:
+    # `TimeoutError = TimeoutError` reads the builtin.
+    if scope.get_type() == "module" and target[0] == mod and site[0] <= int(key.split(":")[-2]):
+        return
+    (var_reads if isinstance(node.ctx, ast.Load) else var_writes).setdefault(key, set()).add(here)
 for mod, (rel, tree, lines, table) in modules.items():
     scopes = scope_kinds(table)
 
@@ -214,6 +269,8 @@ for mod, (rel, tree, lines, table) in modules.items():
                         continue
                     walk(ast.Module(body=[ast.Expr(value=sub) if isinstance(sub, ast.expr) else sub], type_ignores=[]), s, imports)
                 continue
+            if isinstance(child, (ast.Name, ast.Attribute)):
+                data_use(mod, rel, lines, child, scope, fn_imports)
             if isinstance(child, ast.Call):
                 target, site = None, None
                 f = child.func
@@ -246,4 +303,15 @@ for mod, (rel, tree, lines, table) in modules.items():
 
     walk(tree, table, {})
 
-json.dump({"targets": targets, "callSites": {k: sorted(v) for k, v in call_sites.items()}, "unjudged": sorted(unjudged), "files": len(modules)}, sys.stdout)
+json.dump(
+    {
+        "targets": targets,
+        "callSites": {k: sorted(v) for k, v in call_sites.items()},
+        "unjudged": sorted(unjudged),
+        "files": len(modules),
+        "variables": [{"key": k} for k in sorted(variables.values())],
+        "reads": {k: sorted(v) for k, v in var_reads.items()},
+        "writes": {k: sorted(v) for k, v in var_writes.items()},
+    },
+    sys.stdout,
+)

@@ -68,6 +68,23 @@ export function cwdOf(cmd: Command): string | undefined {
   return root.opts<{ cwd?: string }>().cwd;
 }
 
+/** Restricted mode for the CLI and MCP server, the same as VS Code's for an untrusted folder. */
+export const RESTRICTED_ENV = 'TENURE_RESTRICTED';
+
+/** Whether this run treats the workspace as untrusted: `--restricted`, or TENURE_RESTRICTED=1 in the environment (never a setting the repository holds). */
+export function restrictedOf(cmd: Command): boolean {
+  let root: Command = cmd;
+  while (root.parent) root = root.parent;
+  return root.opts<{ restricted?: boolean }>().restricted === true || process.env[RESTRICTED_ENV] === '1';
+}
+
+/** Refuses, with what to do, a command restricted mode does not run. */
+export function refuseInRestricted(cmd: Command, what: string): void {
+  if (restrictedOf(cmd)) {
+    throw new TenureError('invalid-input', `Restricted mode: ${what} is off for an untrusted workspace (--restricted or ${RESTRICTED_ENV}=1). Run without it once you trust this repository.`);
+  }
+}
+
 /** A command group: each memory registers its commands on the program. */
 export type CommandGroup = (program: Command) => void;
 

@@ -5,11 +5,12 @@ import { resolveCommands } from './commands/resolve.js';
 import { episodeCommands } from './commands/episodes.js';
 import { knowledgeCommands } from './commands/knowledge.js';
 import { importCommands } from './commands/import.js';
+import { setupCommands } from './commands/setup.js';
 import { teamCommands } from './commands/team.js';
-import { VERSION, runProgram, type CommandGroup } from './context.js';
+import { RESTRICTED_ENV, VERSION, runProgram, type CommandGroup } from './context.js';
 
 /** Command groups, one per area; each memory adds its own. */
-const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands, teamCommands];
+const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands, setupCommands, teamCommands];
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .description('The memory of a repository for AI coding agents and the people who work with them. Every answer carries its tier.')
     .version(VERSION)
     .option('-C, --cwd <dir>', 'workspace root (default: the nearest folder with .tenure, else the current folder)')
+    .option('--restricted', `treat the workspace as untrusted, as VS Code's restricted mode does: start no language server, call no model, write no instruction file (also ${RESTRICTED_ENV}=1)`)
     .showHelpAfterError('(run `tenure --help` for usage)')
     // Set before subcommands are added: they inherit it, so usage errors exit 2 everywhere.
     .exitOverride();

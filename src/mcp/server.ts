@@ -1,9 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import { TOOLS } from '../core/tools/catalog.js';
 import type { ToolContext } from '../core/tools/types.js';
 import type { Workspace } from '../core/store/workspace.js';
+import { GuardedStdioTransport } from './transport.js';
 
 export const SERVER_NAME = 'tenure';
 
@@ -56,11 +56,13 @@ export function createMcpServer(workspace: Workspace, version: string, options: 
 
 export async function serveStdio(workspace: Workspace, version: string, options: McpServeOptions = {}): Promise<void> {
   const server = createMcpServer(workspace, version, options);
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  await new Promise<void>((resolve) => {
+  const transport = new GuardedStdioTransport();
+  const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.on('end', () => resolve());
   });
+  transport.onerror = (e) => process.stderr.write(`tenure mcp: ${e.message}\n`);
+  await server.connect(transport);
+  // The SDK wraps onclose when it connects: wait on ours through it.
+  await closed;
   await server.close();
 }

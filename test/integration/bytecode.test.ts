@@ -12,6 +12,7 @@ import { TenureError } from '../../src/shared/errors';
 import { CLI } from '../helpers/fixtures';
 import { ask, javaExample, type JavaExample } from '../helpers/fifteen';
 import { buildExampleJava, jdkAvailable } from '../helpers/java';
+import { skipUnless } from '../helpers/prereq';
 
 function tenure(args: string[], cwd?: string) {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
@@ -36,10 +37,7 @@ describe('class files, bean wiring and traces in the structural memory (examples
 
   before(async function () {
     const jdk = jdkAvailable();
-    if (!jdk.ok) {
-      console.log(`      (skipped: ${jdk.reason})`);
-      this.skip();
-    }
+    skipUnless(this, jdk);
     ex = await javaExample({ bytecode: true, aot: true });
   });
   after(async () => ex?.cleanup());
@@ -89,7 +87,8 @@ describe('class files, bean wiring and traces in the structural memory (examples
     assert.deepEqual(r.dependents.map((d) => `${d.symbol.name} ${d.kind} ${d.tier} ${d.provenance.source}`), ['findByStatusAndRailOrderByCreatedAtDesc reference resolved bytecode']);
     assert.match(r.dependents[0]!.provenance.reason, /^Spring Data derives this query from the method name: `status`, `rail`, `createdAt` of com\.acme\.clearing\.SettlementRecord$/);
     const status = await ask(ex.ws, 'com.acme.clearing.SettlementRecord.status');
-    assert.deepEqual(status.dependents.map((d) => d.symbol.name).sort(), ['countByStatus', 'findByStatusAndRailOrderByCreatedAtDesc']);
+    // The derived queries, and the getter that reads the field (`return status;`).
+    assert.deepEqual(status.dependents.map((d) => d.symbol.name).sort(), ['countByStatus', 'findByStatusAndRailOrderByCreatedAtDesc', 'getStatus']);
   });
 
   it('reads nothing again while nothing changed, and keeps its rows through a re-index of the sources', async () => {
@@ -176,7 +175,7 @@ describe('tenure import, run as a user runs it', function () {
   let url: string;
 
   before(async function () {
-    if (!jdkAvailable().ok) this.skip();
+    skipUnless(this, jdkAvailable());
     ex = await javaExample({ bytecode: true });
     const beans = fs.readFileSync(path.join(ex.root, 'artifacts', 'actuator-beans.json'));
     server = http.createServer((req, res) => {

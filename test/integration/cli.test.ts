@@ -26,10 +26,10 @@ describe('tenure CLI, run as a user runs it', () => {
     const r = tenure(['what-breaks', 'SettlementService.retry'], `${ex.root}/src/batch`);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^what_breaks SettlementService.retry \(method, src\/settlement\/SettlementService.ts:19\), depth 2/);
-    assert.match(r.out, /At least 6 dependents within 2 hops \(4 direct\)/);
+    assert.match(r.out, /At least 7 dependents within 2 hops \(4 direct\)/);
     assert.match(r.out, /6 callers \(6 inferred\)/);
     assert.match(r.out, /direct dependents \(4\):\n {2}inferred \(4\) — matched by name only/);
-    assert.match(r.out, /through those \(2\)/);
+    assert.match(r.out, /through those \(3\)/);
     assert.match(r.out, /dynamic \(1\)/);
   });
 

@@ -25,7 +25,7 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'episodic', 'mapper-project');
 
-export function mapperProject(): { root: string; cleanup: () => void; tenure: (...args: string[]) => Run; git: (...args: string[]) => Run; edit: (rel: string, from: string | RegExp, to: string) => void } {
+export function mapperProject(): { root: string; cleanup: () => void; tenure: (...args: string[]) => Run; tenureAsScript: (...args: string[]) => Run; git: (...args: string[]) => Run; edit: (rel: string, from: string | RegExp, to: string) => void } {
   const d = tempDir('tenure-episodes-');
   fs.cpSync(FIXTURE, d.root, { recursive: true });
   const git = (...args: string[]) => run('git', args, d.root);
@@ -35,6 +35,8 @@ export function mapperProject(): { root: string; cleanup: () => void; tenure: (.
   git('add', '-A');
   git('commit', '-qm', 'start');
   const tenure = (...args: string[]) => run(process.execPath, [CLI, ...args], d.root);
+  /** A script a person runs: --yes without a terminal is allowed only when its environment says so. */
+  const tenureAsScript = (...args: string[]) => run(process.execPath, [CLI, ...args], d.root, { TENURE_APPROVE_WITHOUT_TERMINAL: '1' });
   const edit = (rel: string, from: string | RegExp, to: string) => {
     const file = path.join(d.root, rel);
     const text = fs.readFileSync(file, 'utf8');
@@ -42,7 +44,7 @@ export function mapperProject(): { root: string; cleanup: () => void; tenure: (.
     assert.notEqual(next, text, `edit of ${rel} changed nothing`);
     fs.writeFileSync(file, next);
   };
-  return { ...d, tenure, git, edit };
+  return { ...d, tenure, tenureAsScript, git, edit };
 }
 
 function json<T>(r: Run): T {
@@ -157,7 +159,12 @@ describe('tenure run and the rules it proves, on a real project', function () {
   it('promotes with one approval, into a delimited section, and keeps the audit trail', () => {
     fs.mkdirSync(path.join(p.root, '.github'));
     fs.writeFileSync(path.join(p.root, '.github', 'copilot-instructions.md'), '# Copilot instructions\n\nUse CommonJS.\n');
-    const r = p.tenure('rules', 'promote', '--yes');
+    // What an agent has is a shell without a terminal: --yes there writes nothing.
+    const agent = p.tenure('rules', 'promote', '--yes');
+    assert.equal(agent.code, 1);
+    assert.match(agent.err, /Not written: --yes without a terminal is refused — a person approves what goes into AGENTS.md/);
+    assert.equal(fs.existsSync(path.join(p.root, 'AGENTS.md')), false);
+    const r = p.tenureAsScript('rules', 'promote', '--yes');
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /Wrote AGENTS.md, .github\/copilot-instructions.md: rule 1 promoted\./);
     const agents = fs.readFileSync(path.join(p.root, 'AGENTS.md'), 'utf8');
@@ -171,7 +178,7 @@ describe('tenure run and the rules it proves, on a real project', function () {
     assert.match(audit.out, /rule 1 \(order\) — promoted: approved by a person/);
     assert.match(audit.out, /evidence \(4 episodes\):/);
     assert.match(audit.out, /✓ #4 .* — skipped `npm run gen`; `npm test` failed \(test:mapper\)/);
-    assert.match(audit.out, /promoted by Dev <dev@example.com> \(cli --yes\)/);
+    assert.match(audit.out, /promoted by Dev <dev@example.com> \(cli --yes without a terminal \(TENURE_APPROVE_WITHOUT_TERMINAL=1\)\)/);
     assert.match(audit.out, /\+- When `src\/model.js` changes/);
     // Promoting again changes nothing.
     assert.match(p.tenure('rules', 'promote').out, /No rule is proposed for promotion/);
@@ -188,7 +195,7 @@ describe('tenure run and the rules it proves, on a real project', function () {
       if (f === 'two') assert.match(t.err, /rule 1 is failing since it was promoted \(2 failures\)/);
     }
     assert.match(p.tenure('rules', 'list').out, /demotion-proposed \(1\)/);
-    const r = p.tenure('rules', 'demote', '--yes');
+    const r = p.tenureAsScript('rules', 'demote', '--yes');
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /^-- When `src\/model.js` changes/m);
     const agents = fs.readFileSync(path.join(p.root, 'AGENTS.md'), 'utf8');

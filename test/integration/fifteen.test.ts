@@ -3,6 +3,7 @@ import type { WhatBreaksResult } from '../../src/core/structural/impact/result';
 import { presentWhatBreaks, renderWhatBreaks } from '../../src/core/tools/whatBreaks';
 import { jdkAvailable } from '../helpers/java';
 import { answerPairs, ask, javaExample, precisionRecall, truthPairs, type JavaExample } from '../helpers/fifteen';
+import { skipUnless } from '../helpers/prereq';
 
 /** "Caller kind tier source" for the direct dependents, sorted, so every caller and its tier is asserted. */
 function callers(r: WhatBreaksResult): string[] {
@@ -15,10 +16,7 @@ describe('the fifteen-minute check on examples/settlement (Java service, DI wiri
   let full: JavaExample;
 
   before(async function () {
-    if (!jdk.ok) {
-      console.log(`      (skipped: ${jdk.reason})`);
-      this.skip();
-    }
+    skipUnless(this, jdk);
     full = await javaExample({ bytecode: true, aot: true, actuator: true, traces: true });
   });
   after(async () => full?.cleanup());

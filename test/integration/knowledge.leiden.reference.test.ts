@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { compare, referenceAvailable } from '../../bench/leiden';
 import { median } from '../../bench/stats';
+import { skipUnless } from '../helpers/prereq';
 
 /*
  * Our Leiden beside the reference implementation (Debian's python3-leidenalg,
@@ -14,10 +15,7 @@ describe('Leiden beside python3-leidenalg (the reference)', function () {
 
   before(function () {
     const r = referenceAvailable();
-    if (!r.ok) {
-      console.log(`      (skipped: ${r.reason})`);
-      this.skip();
-    }
+    skipUnless(this, r);
   });
 
   for (const graph of ['karate', 'lesmis', 'lfr1k', 'lfr10k']) {

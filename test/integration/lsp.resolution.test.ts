@@ -28,7 +28,7 @@ describe('resolution with typescript-language-server (real server)', function ()
 
   before(async () => {
     fx = await indexedFixture('ts');
-    resolvers = await headlessResolvers(fx.ws.db, { root: fx.root, only: ['typescript'] });
+    resolvers = await headlessResolvers(fx.ws.db, { root: fx.root, only: ['typescript'], firstPass: false });
     assert.equal(resolvers.length, 1);
     first = await enrich(fx, resolvers);
   });
@@ -188,7 +188,7 @@ describe('resolution with pyright (real server)', function () {
 
   before(async () => {
     fx = await indexedFixture('py');
-    resolvers = await headlessResolvers(fx.ws.db, { root: fx.root, only: ['python'] });
+    resolvers = await headlessResolvers(fx.ws.db, { root: fx.root, only: ['python'], firstPass: false });
     first = await enrich(fx, resolvers);
   });
   after(async () => {

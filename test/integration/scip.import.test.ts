@@ -8,6 +8,7 @@ import { ScipResolver } from '../../src/core/structural/sources/scip/resolver';
 import { EnrichmentPass } from '../../src/core/structural/enrichment/enrich';
 import { CLI } from '../helpers/fixtures';
 import { ask, edgeTier, implementationsOf, indexedFixture, refutations } from './lsp.helpers';
+import { skipUnless } from '../helpers/prereq';
 
 type Fixture = Awaited<ReturnType<typeof indexedFixture>>;
 
@@ -17,7 +18,7 @@ describe('SCIP import (index made by scip-typescript)', function () {
   let index: string;
 
   before(async function () {
-    if (!indexerAvailable('scip-typescript')) this.skip();
+    skipUnless(this, indexerAvailable('scip-typescript'), 'scip-typescript is not installed (a dev dependency: npm ci)');
     fx = await indexedFixture('ts');
     index = path.join(fx.root, 'index.scip');
     await runScipIndexer('scip-typescript', fx.root, index, { signal: new AbortController().signal, log: () => undefined });

@@ -132,6 +132,35 @@ describe('SQLite store (real database files)', () => {
     await assert.rejects(Db.open(file, { migrations: SCHEMA }), (e: unknown) => TenureError.is(e) && /database/.test((e as Error).message));
   });
 
+  it('checks integrity at the first open and after an unclean shutdown, not at every open', async function () {
+    this.timeout(60_000);
+    const file = path.join(dir.root, 'q.db');
+    const checkedAt = async (db: Db) => (await db.get<{ checked_at: number }>('SELECT checked_at FROM store_checks'))?.checked_at;
+    const first = await Db.open(file, { migrations: SCHEMA });
+    const t1 = await checkedAt(first);
+    assert.ok(t1, 'the first open checks the file');
+    await first.close();
+    await new Promise((r) => setTimeout(r, 5));
+    const clean = await Db.open(file, { migrations: SCHEMA });
+    assert.equal(await checkedAt(clean), t1, 'a clean reopen does not read the whole file again');
+    await clean.close();
+    assert.deepEqual(fs.readdirSync(dir.root).filter((n) => n.includes('.open-')), [], 'a closed database leaves no session marker');
+    // A process that has the file open is killed: its marker stays behind, its pid dead.
+    const script = `
+      const { Db } = require(${JSON.stringify(path.join(REPO_ROOT, 'out/src/core/store/db.js'))});
+      const { SCHEMA } = require(${JSON.stringify(path.join(REPO_ROOT, 'out/src/core/workspace.js'))});
+      Db.open(${JSON.stringify(file)}, { migrations: SCHEMA }).then(() => process.kill(process.pid, 'SIGKILL'));`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
+    assert.equal(signal, 'SIGKILL');
+    assert.equal(fs.readdirSync(dir.root).filter((n) => n.includes('.open-')).length, 1);
+    const after = await Db.open(file, { migrations: SCHEMA });
+    const t2 = await checkedAt(after);
+    assert.ok(Number(t2) > Number(t1), 'the open after a killed writer checks the file');
+    assert.deepEqual(fs.readdirSync(dir.root).filter((n) => n.includes('.open-')), [`q.db.open-${process.pid}-0`], "the dead process's marker is gone, ours is there");
+    await after.close();
+  });
+
   it('lets a second process read while the first writes, and both write in turn', async function () {
     this.timeout(60_000);
     const file = path.join(dir.root, 'shared.db');

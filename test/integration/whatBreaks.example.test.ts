@@ -52,9 +52,19 @@ describe('what_breaks on examples/settlement', function () {
     assert.match(r.summary, /^At least 4 dependents: 4 callers \(4 inferred\); 1 dynamic call site that may reach it; not seen: .*DI wiring.*generated code/);
   });
 
+  it('a constant is read, and its readers\' callers are its impact: RetryPolicy.MAX_ATTEMPTS → RetryPolicy.shouldRetry → SettlementService.retry', async () => {
+    const r = await ask('RetryPolicy.MAX_ATTEMPTS', 2);
+    assert.deepEqual(tiers(r), ['RetryPolicy.shouldRetry read inferred']);
+    assert.deepEqual(tiers(r, 2), ['SettlementService.retry call inferred']);
+    assert.match(r.summary, /^At least 2 dependents within 2 hops \(1 direct\): 1 reader \(1 inferred\), 1 caller \(1 inferred\)/);
+    // A static constant is neither injected nor called from another service.
+    assert.doesNotMatch(r.summary, /DI wiring|message topics/);
+  });
+
   it('follows dependents transitively, keeping the weakest tier of each path', async () => {
     const r = await ask('SettlementService.retry', 2);
-    assert.deepEqual(tiers(r, 2), ['AllocationService.allocate call inferred', 'postSettlement call inferred']);
+    // The route table (`routes = { retry: postRetry }`) holds postRetry as a value: a reference to it.
+    assert.deepEqual(tiers(r, 2), ['AllocationService.allocate call inferred', 'postSettlement call inferred', 'routes reference inferred']);
     const allocate = r.dependents.find((d) => d.symbol.qname === 'AllocationService.allocate')!;
     assert.equal(allocate.via.name, 'settle');
   });

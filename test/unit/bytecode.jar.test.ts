@@ -8,6 +8,7 @@ import { ZipArchive, ZipFormatError } from '../../src/core/structural/sources/by
 import { tempDir } from '../helpers/fixtures';
 import { classFilesUnder, fixtureClasses, javap, jdkAvailable } from '../helpers/java';
 import { assertMatchesJavap, parseJavap } from '../helpers/javap';
+import { skipUnless } from '../helpers/prereq';
 
 /*
  * Real jars from Debian's Java library packages, checked against the JDK's
@@ -27,14 +28,8 @@ for (const { file, pkg } of JARS) {
     let zip: ZipArchive;
 
     before(function () {
-      if (!fs.existsSync(file)) {
-        console.log(`      (skipped: ${file} is not installed; run \`apt-get install -y ${pkg}\`)`);
-        this.skip();
-      }
-      if (!jdkAvailable().ok) {
-        console.log('      (skipped: no JDK on PATH for `jar` and `javap`)');
-        this.skip();
-      }
+      skipUnless(this, fs.existsSync(file), `${file} is not installed; run \`apt-get install -y ${pkg}\``);
+      skipUnless(this, jdkAvailable().ok, 'no JDK on PATH for `jar` and `javap`');
       zip = new ZipArchive(fs.readFileSync(file), file);
     });
 
@@ -79,7 +74,7 @@ describe('jar reader on jars made here and damaged ones', function () {
   let classesDir: string;
 
   before(function () {
-    if (!jdkAvailable().ok) this.skip();
+    skipUnless(this, jdkAvailable());
     d = tempDir();
     classesDir = fixtureClasses();
   });

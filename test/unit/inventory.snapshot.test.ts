@@ -48,13 +48,16 @@ export function factAnnotations(facts: FileFacts): Annotation[] {
     const length = start.line === end.line ? Math.max(1, end.col - start.col) : 1;
     const parent = d.parent >= 0 ? ` parent=${names[d.parent]}` : '';
     out.push({ line: start.line, col: start.col, length, text: `def ${d.kind} ${names[i]}${parent}${d.exported ? ' exported' : ''}` });
+    for (const f of d.facets ?? []) out.push({ line: f.line, col: f.col, length: Math.max(1, d.name.length), text: `facet of ${names[i]}` });
   });
+  for (const sk of facts.skipped ?? []) out.push({ line: sk.at.line, col: sk.at.col, length: 1, text: `skipped: ${sk.reason}` });
   for (const s of facts.sites) {
     const parts: string[] = [];
     if (s.dynamic !== undefined) parts.push(`dynamic ${s.kind}${s.name ? ` ${s.name}` : ''}`);
     else parts.push(`${s.kind} ${s.name}`);
     if (s.receiver !== undefined) parts.push(`receiver=${s.receiver}`);
     if (s.receiverType !== undefined) parts.push(`receiverType=${s.receiverType}`);
+    if (s.nameIs !== undefined) parts.push(`nameIs=${s.nameIs}`);
     parts.push(`owner=${ownerName(s.owner)}`);
     if (s.dynamic !== undefined) parts.push(`reason="${s.dynamic}"`);
     out.push({ line: s.at.line, col: s.at.col, length: Math.max(1, s.dynamic !== undefined ? 1 : s.name.length), text: parts.join(' ') });
@@ -108,12 +111,18 @@ const COMMENT: Record<LanguageSpec['id'], string> = {
   python: '# ',
   java: '//',
   go: '//',
+  yaml: '# ',
+  json: '//',
+  properties: '# ',
+  toml: '# ',
+  dotenv: '# ',
 };
 
 export function renderFacts(spec: LanguageSpec, source: string, facts: FileFacts): string {
   const header = [`language: ${facts.language}`];
   if (facts.packageName !== undefined) header.push(`package: ${facts.packageName}`);
   header.push(`syntax errors: ${facts.errorNodes}`);
+  if (facts.computedAccesses) header.push(`computed member accesses: ${facts.computedAccesses}`);
   return renderSnapshot(source, factAnnotations(facts), COMMENT[spec.id], [header.join(', ')]);
 }
 

@@ -3,14 +3,14 @@ import { StructuralIndexer } from '../../core/structural/index/indexer.js';
 import { StructuralStore } from '../../core/structural/store.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
-import { renderKnowledgeIndexReport } from './knowledge.js';
+import { knowledgeExitCode, renderKnowledgeIndexReport } from './knowledge.js';
 import { keepFresh, type KeepFresh } from '../../core/session/headless.js';
 import { Session } from '../../core/session/session.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
 import type { Command } from 'commander';
-import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, withWorkspace, type CommandGroup } from '../context.js';
+import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, restrictedOf, withWorkspace, type CommandGroup } from '../context.js';
 
 /** index, status, watch, mcp: building and serving the memories. */
 export const indexCommands: CommandGroup = (program) => {
@@ -53,6 +53,8 @@ function indexCommand(program: Command): void {
           const knowledge = opts.knowledge ? await indexKnowledge(ws) : undefined;
           const lines = [renderIndexReport(report), artifactsLine, knowledge ? renderKnowledgeIndexReport(knowledge) : ''].filter(Boolean);
           process.stdout.write(opts.json ? JSON.stringify({ ...report, artifacts, ...(knowledge ? { knowledge } : {}) }, null, 2) + '\n' : lines.join('\n') + '\n');
+          // The code index is kept either way; a knowledge run that stopped early is still not a success.
+          if (knowledge && knowledgeExitCode(knowledge)) process.exitCode = knowledgeExitCode(knowledge);
         } finally {
           await indexer.dispose();
         }
@@ -94,7 +96,7 @@ function watchCommand(program: Command): void {
       });
       const report = await session.reindex();
       if (report) process.stdout.write(renderIndexReport(report) + '\nWatching for changes…\n');
-      const fresh = await keepFresh(session, { enrich: opts.enrich, log, onReport: (line) => process.stdout.write(`${line}\n`) });
+      const fresh = await keepFresh(session, { enrich: opts.enrich && !restrictedOf(program), log, onReport: (line) => process.stdout.write(`${line}\n`) });
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
@@ -125,12 +127,12 @@ function mcpCommand(program: Command): void {
         void s
           .reindex()
           .then(async () => {
-            if (opts.watch) fresh = await keepFresh(s, { enrich: opts.enrich, log, onReport: log });
+            if (opts.watch) fresh = await keepFresh(s, { enrich: opts.enrich && !restrictedOf(program), log, onReport: log });
           })
           .catch((e: unknown) => log(`indexing failed: ${errorMessage(e)}`));
       }
       try {
-        await serveStdio(ws, VERSION, { queried: (symbols) => session?.prioritize({ symbols }) });
+        await serveStdio(ws, VERSION, { queried: (symbols) => session?.prioritize({ symbols }), ...(restrictedOf(program) ? { restricted: true } : {}) });
       } finally {
         await fresh?.close();
         await session?.dispose();

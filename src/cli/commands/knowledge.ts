@@ -19,7 +19,7 @@ import { isIndexed } from '../../core/structural/lookup.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import type { ChatModel } from '../../core/llm/types.js';
 import { openWorkspace } from '../../core/workspace.js';
-import { cwdOf, findRoot, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
+import { cwdOf, findRoot, positiveInt, refuseInRestricted, withWorkspace, type CommandGroup } from '../context.js';
 import { teamModelCalls } from './team.js';
 
 /*
@@ -99,8 +99,20 @@ export function renderKnowledgeIndexReport(r: KnowledgeIndexReport): string {
     const s = r.spend;
     lines.push(`Model calls: ${s.calls} (${s.cachedCalls} answered from the cache, ${s.retries} retries, ${s.repaired} repaired, ${s.dropped} dropped as invalid); ${s.inputTokens.toLocaleString('en-US')} input + ${s.outputTokens.toLocaleString('en-US')} output tokens.`);
   }
-  if (r.status !== 'done') lines.push(`Stopped: ${r.message ?? r.status}`);
+  if (r.status !== 'done') lines.push(`Knowledge run ${r.status === 'failed' ? 'failed' : 'stopped early'}: ${r.message ?? r.status}`, `What to do: ${nextStep(r)}`);
   return lines.join('\n');
+}
+
+/** What a person does about a run that did not finish: the budget, a cancellation, or a failure to report. */
+function nextStep(r: KnowledgeIndexReport): string {
+  if (r.status === 'stopped' && /budget/i.test(r.message ?? '')) return 'run `tenure knowledge index` again with a larger --budget; work done so far is kept and not paid for twice.';
+  if (r.status === 'stopped') return 'run `tenure knowledge index` again to continue where it stopped; work done so far is kept.';
+  return 'run `tenure knowledge index` again (work done so far is kept); if it fails the same way, run it with --rebuild, and report the message above with `tenure knowledge status`.';
+}
+
+/** A knowledge run that did not finish is not a success: the exit code says so, for scripts and CI. */
+export function knowledgeExitCode(r: KnowledgeIndexReport): number {
+  return r.status === 'done' ? 0 : 1;
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -177,7 +189,7 @@ async function runIndex(root: string, opts: IndexFlags): Promise<void> {
       });
       if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
       process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : renderKnowledgeIndexReport(report) + '\n');
-      if (report.status === 'failed') process.exitCode = 1;
+      if (knowledgeExitCode(report)) process.exitCode = knowledgeExitCode(report);
     } finally {
       await team?.finish();
       process.removeListener('SIGINT', onSigint);
@@ -229,7 +241,11 @@ function indexCommand(program: Command, knowledge: Command): void {
       .option('--rebuild', 'rebuild the knowledge graph from the documents (model answers stay cached)')
       .option('-y, --yes', 'run a model pass without asking')
       .option('--json', 'print the report as JSON'),
-  )).action((dir: string | undefined, opts: IndexFlags) => runIndex(findRoot(dir ?? cwdOf(program)), opts));
+  )).action((dir: string | undefined, opts: IndexFlags) => {
+    // Offline indexing reads the repository as data; a model would be sent its text.
+    if (opts.model) refuseInRestricted(program, 'a model pass over the workspace\'s text');
+    return runIndex(findRoot(dir ?? cwdOf(program)), opts);
+  });
 }
 
 /** `tenure knowledge ask` */

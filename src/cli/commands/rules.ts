@@ -11,7 +11,7 @@ import { applySectionChange, declineProposal, planSectionChange, type SectionPla
 import { refreshRules } from '../../core/procedural/refresh.js';
 import { getRule, listRules, ruleEvents, ruleEvidence } from '../../core/procedural/store.js';
 import type { Workspace } from '../../core/store/workspace.js';
-import { cwdOf, EXIT, withWorkspace } from '../context.js';
+import { cwdOf, EXIT, refuseInRestricted, withWorkspace } from '../context.js';
 import { count, exitWith, recordingRoot, warn } from './recording.js';
 
 /*
@@ -50,11 +50,33 @@ function printPlan(plan: SectionPlan): void {
   for (const f of plan.files) process.stdout.write(f.diff + '\n');
 }
 
-/** Shows the exact diff, asks, and writes only on a yes (or --yes). */
+/**
+ * `--yes` without a terminal is how an agent would approve its own rule: refused unless
+ * the person running the script said so in the environment (set outside the repository).
+ */
+export const UNATTENDED_APPROVAL_ENV = 'TENURE_APPROVE_WITHOUT_TERMINAL';
+
+/** Shows the exact diff, asks, and writes only on a person's yes. */
 async function reviewAndApply(ws: Workspace, plan: SectionPlan, yes: boolean, verb: string): Promise<number> {
   if (!plan.files.length) {
+    for (const n of plan.notes) process.stdout.write(`note: ${n}\n`);
+    // No file to change because every one was refused (a link out of the workspace) is not "already says this".
+    if (plan.notes.some((n) => /; not written$/.test(n))) {
+      process.stderr.write('Nothing written: no instruction file could be written inside the workspace (see the notes above).\n');
+      return EXIT.failure;
+    }
     process.stdout.write('The instruction files already say this: nothing to write.\n');
     return EXIT.ok;
+  }
+  const terminal = !!process.stdin.isTTY && !!process.stdout.isTTY;
+  const unattended = yes && !terminal;
+  if (unattended && process.env[UNATTENDED_APPROVAL_ENV] !== '1') {
+    printPlan(plan);
+    process.stderr.write(
+      `Not written: --yes without a terminal is refused — a person approves what goes into ${plan.files.map((f) => f.path).join(' and ')}. ` +
+        `Run this in a terminal and answer the question, or, for a script a person runs, set ${UNATTENDED_APPROVAL_ENV}=1 in its environment (the audit records it).\n`,
+    );
+    return EXIT.failure;
   }
   printPlan(plan);
   const ok = yes || (await confirm(`Write this change to ${plan.files.map((f) => f.path).join(' and ')}? [y/N] `));
@@ -66,7 +88,8 @@ async function reviewAndApply(ws: Workspace, plan: SectionPlan, yes: boolean, ve
     );
     return EXIT.failure;
   }
-  const r = await applySectionChange(ws, plan, { approver: await approver(ws.root), via: yes ? 'cli --yes' : 'cli confirmation' }, clockFromEnv());
+  const via = unattended ? `cli --yes without a terminal (${UNATTENDED_APPROVAL_ENV}=1)` : yes ? 'cli --yes in a terminal' : 'cli confirmation';
+  const r = await applySectionChange(ws, plan, { approver: await approver(ws.root), via }, clockFromEnv());
   process.stdout.write(`Wrote ${r.written.join(', ')}: ${[...r.promoted.map((id) => `rule ${id} promoted`), ...r.demoted.map((id) => `rule ${id} demoted`)].join(', ')}.\n`);
   return EXIT.ok;
 }
@@ -80,6 +103,7 @@ const SECTION_CHANGES = {
 function sectionChange(program: Command, change: keyof typeof SECTION_CHANGES) {
   const c = SECTION_CHANGES[change];
   return async (idArgs: string[], opts: { yes?: boolean }): Promise<void> => {
+    refuseInRestricted(program, `${c.verb} into the instruction files (AGENTS.md)`);
     const root = recordingRoot(cwdOf(program));
     const code = await withWorkspace(root, async (ws) => {
       await refreshRules(ws, loadOptions(root, warn), clockFromEnv());

@@ -5,6 +5,8 @@ import { TenureError, errorMessage } from '../../shared/errors.js';
 import { reportStates } from '../../core/episodic/junit.js';
 import { COMMAND_KINDS, type Actor, type CommandKind } from '../../core/episodic/model.js';
 import { loadOptions } from '../../core/episodic/options.js';
+import type { EpisodeRecorder } from '../../core/episodic/recorder.js';
+import { RunJournal } from '../../core/episodic/runJournal.js';
 import { cwdOf } from '../context.js';
 import { afterRecording, describeRecorded, exitWith, recordingRoot, warn, withRecorder } from './recording.js';
 import { afterRunInCi } from './teamCi.js';
@@ -29,13 +31,14 @@ interface RunOptions {
 }
 
 /** Runs the command as the user typed it, teeing its output, and resolves with how it ended. */
-function runChild(argv: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; startedAt: number; endedAt: number; spawnError?: string }> {
+function runChild(argv: readonly string[], onSpawn: (pid: number | undefined) => void): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; startedAt: number; endedAt: number; spawnError?: string }> {
   const oneString = argv.length === 1;
   const startedAt = Date.now();
   return new Promise((resolve) => {
     const child = oneString
       ? spawn(argv[0]!, { shell: true, stdio: ['inherit', 'pipe', 'pipe'] })
       : spawn(argv[0]!, argv.slice(1), { shell: process.platform === 'win32', stdio: ['inherit', 'pipe', 'pipe'] });
+    onSpawn(child.pid);
     let tail = '';
     const keep = (chunk: Buffer) => {
       tail += chunk.toString('utf8');
@@ -68,6 +71,27 @@ function runChild(argv: readonly string[]): Promise<{ code: number | null; signa
   });
 }
 
+/** Attempts an earlier Tenure started and never saw end (it was killed): recorded as interrupted, so they are not lost. */
+async function recordInterrupted(journal: RunJournal, recorder: EpisodeRecorder): Promise<void> {
+  for (const run of journal.orphans()) {
+    const child = run.childPid ? ` (its process, ${run.childPid}, may have gone on running)` : '';
+    await recorder.recordCommand({
+      command: run.command,
+      cwd: run.cwd,
+      startedAt: run.startedAt,
+      endedAt: run.startedAt,
+      exitCode: null,
+      source: 'run',
+      actor: run.actor,
+      intent: run.intent,
+      searchReports: false,
+      interrupted: { why: `tenure run was stopped before it recorded how \`${run.command}\` ended${child}: the outcome is unknown` },
+    });
+    journal.end(run);
+    warn(`recorded an interrupted attempt: \`${run.command}\` started ${new Date(run.startedAt).toISOString()}; its outcome was never seen`);
+  }
+}
+
 export function runCommand(program: Command): void {
   program
     .command('run')
@@ -85,21 +109,28 @@ export function runCommand(program: Command): void {
       const root = recordingRoot(cwdOf(program));
       // What reports exist before the command runs: afterwards only the new and the rewritten ones are its own.
       const reportsBefore = opts.reports && !opts.junit?.length ? reportStates(root, loadOptions(root).junitGlobs) : undefined;
-      const result = await runChild(argv);
+      const command = argv.length === 1 ? argv[0]! : argv.map(shellQuote).join(' ');
+      const actor = ((opts.actor ?? process.env['TENURE_ACTOR']) as Actor | undefined) ?? null;
+      const intent = opts.intent ?? process.env['TENURE_INTENT'] ?? null;
+      // Written before the command starts: if Tenure is killed before it records the outcome, the next run records it as interrupted.
+      const journal = new RunJournal(root);
+      let entry = journal.begin({ command, cwd: process.cwd(), startedAt: Date.now(), actor, intent });
+      const result = await runChild(argv, (pid) => (entry = journal.started(entry, pid)));
       if (result.spawnError) warn(`could not start ${argv[0]}: ${result.spawnError}`);
       const exitCode = result.code ?? (result.signal ? 128 + (SIGNALS[result.signal] ?? 0) : 1);
       try {
         await withRecorder(root, async (recorder, ws) => {
+          await recordInterrupted(journal, recorder);
           const rec = await recorder.recordCommand({
-            command: argv.length === 1 ? argv[0]! : argv.map(shellQuote).join(' '),
+            command,
             cwd: process.cwd(),
             startedAt: result.startedAt,
             endedAt: result.endedAt,
             exitCode: result.code,
             signal: result.signal,
             source: 'run',
-            actor: ((opts.actor ?? process.env['TENURE_ACTOR']) as Actor | undefined) ?? null,
-            intent: opts.intent ?? process.env['TENURE_INTENT'] ?? null,
+            actor,
+            intent,
             ...(opts.kind ? { kind: opts.kind } : {}),
             output: result.output,
             ...(opts.junit?.length ? { junitFiles: opts.junit.map((f) => path.resolve(f)) } : {}),
@@ -110,6 +141,7 @@ export function runCommand(program: Command): void {
             warn(describeRecorded(rec));
             for (const n of rec.notes) warn(`  note: ${n}`);
           }
+          journal.end(entry);
           if (rec.episode.outcome.status !== 'cancelled') await afterRecording(ws, loadOptions(root), !!opts.quiet, rec.episode);
           // In CI: CI's record of the run (pipeline, changed symbols), pushed to the team store when one is configured.
           if (rec.episode.outcome.status !== 'cancelled') await afterRunInCi(ws, rec.episode, !!opts.quiet);

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { TOOLS } from '../../core/tools/catalog.js';
 import { parseToolInput } from '../../core/tools/types.js';
-import { cwdOf, positiveInt, withWorkspace, type CommandGroup } from '../context.js';
+import { cwdOf, positiveInt, restrictedOf, withWorkspace, type CommandGroup } from '../context.js';
 
 /** One command per catalog tool, with the same names and inputs as the LM and MCP tools. */
 export const toolCommands: CommandGroup = (program) => {
@@ -25,7 +25,7 @@ export const toolCommands: CommandGroup = (program) => {
       // Checked before the database is opened: a usage error never touches the workspace.
       const input = parseToolInput(tool, raw);
       await withWorkspace(cwdOf(program), async (ws) => {
-        const result = await tool.invoke({ workspace: ws }, input);
+        const result = await tool.invoke({ workspace: ws, ...(restrictedOf(program) ? { restricted: true } : {}) }, input);
         process.stdout.write(opts.json ? JSON.stringify(result.data, null, 2) + '\n' : result.text + '\n');
       }, true);
     });

@@ -80,7 +80,7 @@ export async function answerAbout(ws: Workspace, symbol: SymbolRef, o: AboutOpti
     return { status: any ? 'answered' : 'empty', data: r };
   });
   const knowledge = await part<WhyIsThisResult>(async () => {
-    const r = await whyIsThis(db, symbol, o.limit ?? 8);
+    const r = await whyIsThis(db, symbol, o.limit ?? 8, { root: ws.root });
     if (!r.indexed) return { status: 'empty', data: r, hint: `${KNOWLEDGE_EMPTY}. No decision record, post-mortem, pull-request export or commit message has been indexed in this repository. Index them offline (no model, no cost): \`tenure knowledge index\`, or “Tenure: Index Knowledge” in VS Code.` };
     if (r.items.length || r.constraints.length) return { status: 'answered', data: r };
     const { documents } = await knowledgeIndexed(db);

@@ -1,7 +1,8 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { safeRegex } from '../../shared/safeRegex.js';
 import type { CommandKind } from './model.js';
 import { parseJsonc } from './options.js';
+import { readWorkspaceText } from '../repo/read.js';
 
 /*
  * What a command does: build, test, lint, generate or other. Read from what
@@ -42,7 +43,7 @@ const EMPTY: ProjectCommands = { scripts: new Map(), makeTargets: new Map(), tas
 export function loadProjectCommands(root: string): ProjectCommands {
   const scripts = new Map<string, string>();
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+    const pkg = JSON.parse(readWorkspaceText(root, path.join(root, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> };
     for (const [k, v] of Object.entries(pkg.scripts ?? {})) if (typeof v === 'string') scripts.set(k, v);
   } catch {
     // no package.json or not JSON: nothing to learn from it
@@ -51,7 +52,9 @@ export function loadProjectCommands(root: string): ProjectCommands {
   for (const name of ['Makefile', 'makefile', 'GNUmakefile']) {
     let text: string;
     try {
-      text = fs.readFileSync(path.join(root, name), 'utf8');
+      const read = readWorkspaceText(root, path.join(root, name));
+      if (read === undefined) continue;
+      text = read;
     } catch {
       continue;
     }
@@ -69,7 +72,7 @@ export function loadProjectCommands(root: string): ProjectCommands {
   }
   const tasks: { label: string; command: string | null; group: string | null }[] = [];
   try {
-    const json = parseJsonc(fs.readFileSync(path.join(root, '.vscode', 'tasks.json'), 'utf8')) as { tasks?: unknown[] };
+    const json = parseJsonc(readWorkspaceText(root, path.join(root, '.vscode', 'tasks.json')) ?? '{}') as { tasks?: unknown[] };
     for (const t of json.tasks ?? []) {
       const task = t as { label?: unknown; command?: unknown; args?: unknown; script?: unknown; type?: unknown; group?: unknown };
       const group = typeof task.group === 'string' ? task.group : typeof (task.group as { kind?: unknown })?.kind === 'string' ? (task.group as { kind: string }).kind : null;
@@ -178,7 +181,7 @@ function classifyPart(part: string, project: ProjectCommands, patterns: readonly
   const key = normalizeCommand(part);
   for (const p of patterns) {
     try {
-      if (new RegExp(p.pattern).test(key)) return { key, kind: p.kind, via: `setting tenure.episodes.commandPatterns /${p.pattern}/` };
+      if (safeRegex(p.pattern).test(key)) return { key, kind: p.kind, via: `setting tenure.episodes.commandPatterns /${p.pattern}/` };
     } catch {
       // an invalid pattern is reported when settings are read
     }

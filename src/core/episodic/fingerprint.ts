@@ -1,7 +1,7 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Db } from '../store/db.js';
 import { splitLines } from './diff.js';
+import { readWorkspaceText } from '../repo/read.js';
 
 /*
  * A structural fingerprint of a symbol: the set of its kind and name, its
@@ -117,7 +117,7 @@ export async function fingerprints(db: Db, root: string, symbols: readonly Symbo
       let text = texts.get(rel);
       if (text === undefined) {
         try {
-          text = fs.readFileSync(path.join(root, rel), 'utf8');
+          text = readWorkspaceText(root, path.join(root, rel));
         } catch {
           text = undefined;
         }

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gitHubClient, repoPath } from '../repo/github.js';
 import type { Workspace } from '../store/workspace.js';
@@ -9,6 +8,7 @@ import type { Actor, NewEpisode, OutcomeStatus } from './model.js';
 import { insertEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import type { FileChange } from './worktree.js';
+import { readWorkspaceText } from '../repo/read.js';
 
 /*
  * Outcomes decided on GitHub: CI check runs and pull-request reviews
@@ -137,7 +137,7 @@ export class GitHubImporter {
     const changes: FileChange[] = files.map((f) => {
       let newText: string | null = null;
       try {
-        if (f.change !== 'deleted') newText = fs.readFileSync(path.join(root, f.path), 'utf8');
+        if (f.change !== 'deleted') newText = readWorkspaceText(root, path.join(root, f.path)) ?? null;
       } catch {
         newText = null;
       }

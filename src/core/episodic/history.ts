@@ -334,8 +334,8 @@ function historySentence(r: Omit<HistoryResult, 'summary'>, now: number): string
     return `No earlier attempt on ${r.target.qname} or its neighbourhood is recorded${r.conclusions.length ? `; ${plural(r.conclusions.length, 'conclusion')} about it` : ''}. Absence of history is not evidence of safety: record attempts with \`tenure run -- <command>\`.`;
   }
   const parts: string[] = [];
-  const order: OutcomeStatus[] = ['failure', 'rejected', 'success', 'cancelled', 'recorded'];
-  const words: Record<OutcomeStatus, string> = { failure: 'failed', rejected: 'rejected', success: 'succeeded', cancelled: 'cancelled', recorded: 'recorded events' };
+  const order: OutcomeStatus[] = ['failure', 'rejected', 'success', 'cancelled', 'interrupted', 'recorded'];
+  const words: Record<OutcomeStatus, string> = { failure: 'failed', rejected: 'rejected', success: 'succeeded', cancelled: 'cancelled', interrupted: 'interrupted before their outcome was recorded', recorded: 'recorded events' };
   for (const s of order) if (c.byStatus[s]) parts.push(`${c.byStatus[s]} ${words[s]}`);
   const last = r.entries[0] ? Date.parse(r.entries.reduce((a, b) => (a.episode.at > b.episode.at ? a : b)).episode.at) : null;
   let s = `${plural(c.matching, 'earlier attempt')} on ${r.target.qname} or its neighbourhood (${c.bySelf} on the symbol itself)`;

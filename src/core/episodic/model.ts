@@ -15,8 +15,9 @@ export type OutcomeSource = 'build-system' | 'test-report' | 'ci' | 'review' | '
 /** Kinds of outcome: a command's exit, a test report, a CI check, a review, a commit. */
 export type OutcomeKind = CommandKind | 'review' | 'ci' | 'commit';
 
-export type OutcomeStatus = 'success' | 'failure' | 'rejected' | 'cancelled' | 'recorded';
-export const OUTCOME_STATUSES: readonly OutcomeStatus[] = ['success', 'failure', 'rejected', 'cancelled', 'recorded'];
+/** `interrupted`: Tenure was stopped (killed) between starting a command and recording how it ended: the outcome is unknown, and says so. */
+export type OutcomeStatus = 'success' | 'failure' | 'rejected' | 'cancelled' | 'interrupted' | 'recorded';
+export const OUTCOME_STATUSES: readonly OutcomeStatus[] = ['success', 'failure', 'rejected', 'cancelled', 'interrupted', 'recorded'];
 
 /** How the episode was captured. */
 export type CaptureSource = 'run' | 'terminal' | 'task' | 'junit' | 'import' | 'github' | 'git';

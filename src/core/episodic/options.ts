@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { unsafeRegexReason } from '../../shared/safeRegex.js';
+import { readWorkspaceText } from '../repo/read.js';
 import type { CommandKind } from './model.js';
 
 /**
@@ -129,12 +131,8 @@ function valid(kind: Kind, v: unknown): boolean {
         v.every((p) => {
           const o = p as { pattern?: unknown; kind?: unknown };
           if (typeof o?.pattern !== 'string' || !KINDS.includes(o.kind as CommandKind)) return false;
-          try {
-            new RegExp(o.pattern);
-            return true;
-          } catch {
-            return false;
-          }
+          // Linear-time RE2 only: a pattern from the repository's settings cannot hang a run.
+          return unsafeRegexReason(o.pattern) === undefined;
         })
       );
   }
@@ -150,7 +148,7 @@ export function optionsFromSettings(get: (key: string) => unknown, warn: (messag
     const v = get(s.key);
     if (v === undefined || v === null) continue;
     if (valid(s.kind, v)) out[s.option] = v;
-    else warn(`Setting ${s.key} = ${JSON.stringify(v)} is not a valid ${s.kind}; using the default ${JSON.stringify(DEFAULT_OPTIONS[s.option])}.`);
+    else warn(`Setting ${s.key} = ${JSON.stringify(v)} is not a valid ${s.kind}${s.kind === 'patterns' ? ' (each needs a pattern RE2 accepts — no backreferences or lookaround — and a kind build, test, lint, generate or other)' : ''}; using the default ${JSON.stringify(DEFAULT_OPTIONS[s.option])}.`);
   }
   return out as unknown as MemoryOptions;
 }
@@ -184,7 +182,7 @@ export function loadOptions(root: string, warn: (message: string) => void = () =
   const file = path.join(root, '.vscode', 'settings.json');
   let settings: Record<string, unknown> = {};
   try {
-    if (fs.existsSync(file)) settings = (parseJsonc(fs.readFileSync(file, 'utf8')) ?? {}) as Record<string, unknown>;
+    if (fs.existsSync(file)) settings = (parseJsonc(readWorkspaceText(root, file) ?? '{}') ?? {}) as Record<string, unknown>;
   } catch (e) {
     warn(`Cannot read ${file} (${e instanceof Error ? e.message : String(e)}); using default episode and rule settings.`);
   }

@@ -13,6 +13,7 @@ import type { MemoryOptions } from './options.js';
 import { hasEpisode, insertConclusion, insertEpisode, latestEpisode, loadEpisodes, type StoredEpisode } from './store.js';
 import { symbolsInFiles, touchesFor } from './touches.js';
 import { ANY, changesSince, currentTree, saveSnapshot, type ChangesSinceLastOutcome, type CurrentTree, type FileChange } from './worktree.js';
+import { readWorkspaceText } from '../repo/read.js';
 
 /*
  * Turns what happened into episodes: a command and its exit code, the test
@@ -55,6 +56,8 @@ export interface CommandAttempt {
   readonly reportsBefore?: ReportStates;
   /** Files an editor saw change, used when the workspace is not a git repository. */
   readonly editedFiles?: readonly FileChange[];
+  /** Tenure was stopped before it saw the command end (run journal): the outcome is unknown. */
+  readonly interrupted?: { readonly why: string };
 }
 
 export interface RecordResult {
@@ -174,7 +177,7 @@ export class EpisodeRecorder {
     }
 
     const cancelled = a.signal === 'SIGINT' || a.signal === 'SIGTERM' || a.exitCode === 130 || a.exitCode === 143;
-    let status: OutcomeStatus = cancelled ? 'cancelled' : a.exitCode === 0 ? 'success' : 'failure';
+    let status: OutcomeStatus = a.interrupted ? 'interrupted' : cancelled ? 'cancelled' : a.exitCode === 0 ? 'success' : 'failure';
     if (status === 'success' && tests && tests.failed + tests.errors > 0) {
       status = 'failure';
       notes.push(`the command exited 0 but its test reports list ${tests.failed + tests.errors} failing tests: recorded as a failure`);
@@ -182,7 +185,7 @@ export class EpisodeRecorder {
     const t = await this.touches(a.editedFiles, windowKey(kind));
     notes.push(...t.notes);
     const stat = diffStat(t.window.changes.flatMap((c) => c.hunks));
-    const evidence = evidenceFrom(a.output, tests, status);
+    const evidence = a.interrupted ? a.interrupted.why : evidenceFrom(a.output, tests, status);
     const episode: NewEpisode = {
       startedAt: a.startedAt,
       endedAt: a.endedAt,
@@ -201,7 +204,8 @@ export class EpisodeRecorder {
       outcome: { kind: kind as OutcomeKind, status, source: 'build-system', confidence: 'high', exitCode: a.exitCode, evidence },
       tests,
     };
-    const id = await this.write(episode, classification.key, status !== 'cancelled' ? { tree: t.tree, kind: windowKey(kind) } : null);
+    // Only a decided outcome moves the snapshots: a cancelled or interrupted run's changes belong to the next outcome.
+    const id = await this.write(episode, classification.key, status !== 'cancelled' && status !== 'interrupted' ? { tree: t.tree, kind: windowKey(kind) } : null);
     return { episode: (await loadEpisodes(this.db, [id]))[0]!, classification, notes };
   }
 
@@ -253,7 +257,7 @@ export class EpisodeRecorder {
     const changes: FileChange[] = files.map((f) => {
       let newText: string | null = null;
       try {
-        if (f.change !== 'deleted') newText = fs.readFileSync(path.join(root, f.path), 'utf8');
+        if (f.change !== 'deleted') newText = readWorkspaceText(root, path.join(root, f.path)) ?? null;
       } catch {
         newText = null;
       }

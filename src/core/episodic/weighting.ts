@@ -27,6 +27,7 @@ export const OUTCOME_WEIGHT: Record<OutcomeStatus, number> = {
   success: 0.3,
   recorded: 0.3,
   cancelled: 0.2,
+  interrupted: 0.2,
 };
 
 /** Share of rank weight an archived lesson keeps: shown only after every active one. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceFile } from '../repo/read.js';
 import type { Db } from '../store/db.js';
 import { diffLines, type Hunk } from './diff.js';
 import { commitsBetween, dirtyPaths, isAncestor, repoInfo, showAt, userEmail, type RepoInfo } from './git.js';
@@ -51,7 +52,9 @@ function readCurrent(root: string, rel: string): { text: string | null; binary: 
     const st = fs.statSync(abs);
     if (!st.isFile()) return { text: null, binary: false, hash: 'absent', exists: false };
     if (st.size > MAX_SNAPSHOT_BYTES) return { text: null, binary: true, hash: `size:${st.size}:${st.mtimeMs}`, exists: true };
-    buf = fs.readFileSync(abs);
+    const read = readWorkspaceFile(root, abs, MAX_SNAPSHOT_BYTES);
+    if (!read.ok) return { text: null, binary: false, hash: 'absent', exists: false };
+    buf = read.bytes;
   } catch {
     return { text: null, binary: false, hash: 'absent', exists: false };
   }

@@ -385,6 +385,18 @@ export function offlineSummarize(raw: unknown): { description: string } {
 
 const TYPE_WEIGHT: Partial<Record<EntityType, number>> = { decision: 3, incident: 3, constraint: 3, component: 2, document: 1 };
 
+/** The children's titles within about 1,500 characters, and how many more: a parent of hundreds of communities stays a summary. */
+function subCommunities(titles: readonly string[]): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const t of titles) {
+    if (shown.length && length + t.length > 1500) break;
+    shown.push(t);
+    length += t.length + 2;
+  }
+  return `Sub-communities: ${shown.join('; ')}${titles.length > shown.length ? `; and ${titles.length - shown.length} more` : ''}.`;
+}
+
 export function offlineReport(raw: unknown): Report {
   const input = raw as ReportInput;
   const rank = [...input.entities].sort((a, b) => (TYPE_WEIGHT[b.type as EntityType] ?? 1) * (1 + b.degree) - (TYPE_WEIGHT[a.type as EntityType] ?? 1) * (1 + a.degree) || a.name.localeCompare(b.name));
@@ -398,7 +410,7 @@ export function offlineReport(raw: unknown): Report {
   const summaryParts = [
     `${input.entities.length} entities${held.length ? `, among them ${held.join(', ')}` : ''}.`,
     ...(lead ? [`${lead.name} (${lead.type}): ${quote(lead.description, 300)}`] : []),
-    ...(input.children?.length ? [`Sub-communities: ${input.children.map((c) => c.title).join('; ')}.`] : []),
+    ...(input.children?.length ? [subCommunities(input.children.map((c) => c.title))] : []),
   ];
   const findings: Finding[] = [];
   const rels = [...input.relationships].sort((a, b) => b.weight - a.weight || a.id - b.id);

@@ -1,3 +1,4 @@
+import { hiddenCharacters } from '../../shared/hiddenText.js';
 import type { Db } from '../store/db.js';
 import type { DocKind, SourceDocument } from './sources/document.js';
 import { documentCount, type ChunkRow } from './store/documents.js';
@@ -25,9 +26,22 @@ export interface Quotation {
   /** The comment's own address in a thread. */
   readonly url?: string;
   readonly author?: string;
+  /** Characters a reader cannot see (tag characters, zero-width, bidi controls), removed from the quote. */
+  readonly hidden?: number;
+  /** The words are hidden in the source itself: inside an HTML comment, which a rendered document does not show. */
+  readonly hiddenInSource?: 'html-comment';
 }
 
-export type Category = 'decision' | 'incident' | 'discussion' | 'commit' | 'note';
+/** What of a quote's source text was invisible: counted characters, and whether it sat in an HTML comment. */
+export function invisibleIn(raw: string, context = raw): Pick<Quotation, 'hidden' | 'hiddenInSource'> {
+  const hidden = hiddenCharacters(raw);
+  const open = context.lastIndexOf('<!--', Math.max(0, context.indexOf(raw)));
+  const inComment = raw.includes('<!--') || (open >= 0 && context.indexOf('-->', open) > context.indexOf(raw));
+  return { ...(hidden ? { hidden } : {}), ...(inComment ? { hiddenInSource: 'html-comment' as const } : {}) };
+}
+
+/** What kind of source a reason comes from; kept apart in answers (a constraint is not a document kind: see why.ts). */
+export type Category = 'decision' | 'incident' | 'discussion' | 'docstring' | 'commit' | 'changelog' | 'note';
 
 export function categoryOf(kind: DocKind): Category {
   switch (kind) {
@@ -42,12 +56,14 @@ export function categoryOf(kind: DocKind): Category {
       return 'discussion';
     case 'commit':
       return 'commit';
+    case 'changelog':
+      return 'changelog';
     default:
       return 'note';
   }
 }
 
-export const CATEGORY_ORDER: readonly Category[] = ['decision', 'incident', 'discussion', 'commit', 'note'];
+export const CATEGORY_ORDER: readonly Category[] = ['decision', 'incident', 'discussion', 'docstring', 'commit', 'changelog', 'note'];
 
 export function documentRef(r: ChunkRow | { doc_id: number; source: string; kind: DocKind; title: string; ref: string | null; path: string | null; url: string | null }): DocumentRef {
   return {
@@ -111,10 +127,12 @@ export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?
       // sections are a convenience; the quote stands without them
     }
   }
-  const isFile = !!chunk.path && !chunk.source.includes('#') && !chunk.source.startsWith('git:');
+  // A file's document is keyed by its path; a thread or commit from an export file is keyed by the path and a fragment.
+  const isFile = !!chunk.path && chunk.source === chunk.path;
   return {
     document: documentRef(chunk),
     quote: quote(text, max),
+    ...invisibleIn(text, chunk.text),
     ...(isFile ? { line } : {}),
     ...(url ? { url } : {}),
     ...(author ? { author } : {}),
@@ -147,7 +165,7 @@ export async function knowledgeIndexed(db: Db): Promise<{ documents: number; ext
 
 export function describeExtraction(extractedBy: readonly string[]): string {
   if (!extractedBy.length) return '';
-  if (extractedBy.every((x) => x === 'offline')) return 'Extracted offline, without a model: things are found where the text names them (identifiers, symbol names as prose, handles, constraint phrases); reasons phrased without naming the code are missed.';
+  if (extractedBy.every((x) => x === 'offline')) return 'Extracted offline, without a model: documents are found where they name the code; reasons phrased without naming it are missed.';
   const models = extractedBy.filter((x) => x !== 'offline');
   return `Extracted by ${models.join(', ')}${extractedBy.includes('offline') ? ' (documents changed since then: offline)' : ''}.`;
 }

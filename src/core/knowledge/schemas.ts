@@ -51,21 +51,35 @@ export type Extraction = z.infer<typeof Extraction>;
 export const Summary = z.object({ description: z.string().trim().min(1).max(6000) });
 export type Summary = z.infer<typeof Summary>;
 
+/**
+ * A text a report may not exceed: a longer one is cut at a word with an
+ * ellipsis, never rejected — a community of hundreds of sub-communities (or a
+ * verbose model) must not fail the run.
+ */
+function cutText(max: number) {
+  return z.string().trim().min(1).transform((s) => {
+    if (s.length <= max) return s;
+    const cut = s.slice(0, max - 1);
+    const at = cut.lastIndexOf(' ');
+    return `${at > max * 0.8 ? cut.slice(0, at) : cut}…`;
+  });
+}
+
 const Ids = z.array(z.number().int()).max(200).default([]);
 export const Finding = z.object({
-  summary: z.string().trim().min(1).max(1000),
-  explanation: z.string().trim().min(1).max(6000),
+  summary: cutText(1000),
+  explanation: cutText(6000),
   entities: Ids,
   relationships: Ids,
 });
 export type Finding = z.infer<typeof Finding>;
 
 export const Report = z.object({
-  title: z.string().trim().min(1).max(300),
-  summary: z.string().trim().min(1).max(6000),
+  title: cutText(300),
+  summary: cutText(6000),
   rating: z.preprocess((v) => (typeof v === 'string' ? Number(v) : v), z.number().min(0).max(10)),
   rating_explanation: z.string().trim().max(2000).default(''),
-  findings: z.array(Finding).min(1).max(12),
+  findings: z.array(Finding).min(1).transform((f) => f.slice(0, 12)),
 });
 export type Report = z.infer<typeof Report>;
 

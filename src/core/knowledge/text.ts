@@ -1,3 +1,4 @@
+import { withoutHidden } from '../../shared/hiddenText.js';
 /* Text helpers for documents: sentences with offsets, markdown clean-up for quoting, line numbers. */
 
 export interface Span {
@@ -94,7 +95,7 @@ export function plain(markdown: string): string {
 
 /** A short quotation: plain text, at most `max` characters, cut at a word with an ellipsis. */
 export function quote(text: string, max = 280): string {
-  const p = plain(text);
+  const p = plain(withoutHidden(text));
   if (p.length <= max) return p;
   const cut = p.slice(0, max);
   const at = cut.lastIndexOf(' ');

@@ -1,35 +1,33 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Yielder } from '../../shared/yielder.js';
+import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
-import type { Db } from '../store/db.js';
-import { neighboursOf, qnamesOf } from '../structural/lookup.js';
-import {
-  CATEGORY_ORDER,
-  categoryOf,
-  documentRef,
-  knowledgeIndexed,
-  needlesFor,
-  quoteFrom,
-  type Category,
-  type DocumentRef,
-  type Quotation,
-} from './quotes.js';
 import type { SymbolRef } from '../model/symbolRef.js';
-import { firstChunkOf } from './store/documents.js';
+import type { Db } from '../store/db.js';
+import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
+import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
+import { bestSentences, candidates, hasNumberWithUnit, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type RankedSentence, type Ties } from './reasons.js';
+import { symbolText, type CodeNote } from './sources/codeNotes.js';
+import type { Section } from './sources/document.js';
+import { historyOfLines } from './sources/lineHistory.js';
+import { chunksOfDocuments, commitDocumentsBySha, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
+import { quote, sentences } from './text.js';
 
 /*
- * why_is_this: the decisions, incidents, discussions and constraints that
- * bear on a symbol, each with its source, a short quotation, the link tier by
- * which the document reaches the symbol, and how it was extracted. Reads
- * SQLite only.
+ * why_is_this: the reason a symbol is the way it is, in the team's words.
  *
- * What reaches a symbol: entities linked to it, to its members (for a type),
- * to its enclosing type, and to the symbols it uses directly (one structural
- * edge, whose tier is shown); code comments citing a document; then the
- * documents those documents refer to (one more hop, marked), and the
- * constraints, decisions and incidents related to any of them in the
- * knowledge graph — kept even when no symbol denotes them (unresolved).
+ * Where reasons come from: the documents linked to the symbol in the
+ * knowledge graph (and to its members, its class and what it uses — each
+ * shown as such, never as a link to the symbol itself), code comments citing
+ * a document, the symbol's own doc comment and comments and its class's, and
+ * the commits that last changed its lines (git blame). Within each source the
+ * sentences are ranked by how much they explain and how tightly they are
+ * tied to the symbol (reasons.ts); the best one to three are quoted, and the
+ * best of all leads the answer. When nothing gives a reason, the answer says
+ * so and lists, at most, what merely names the symbol.
  */
 
 export type ScopeRelation = 'self' | 'member' | 'container' | 'uses';
@@ -52,25 +50,48 @@ export interface Anchor {
   readonly reason: string;
 }
 
+/** The sentence chosen as a reason, and what made it one. */
+export interface ReasonFound {
+  readonly quote: Quotation;
+  readonly score: number;
+  /** What ties it to the symbol: "names RetryPolicy.MAX_ATTEMPTS", "states its value three". */
+  readonly tiedBy?: string;
+  /** How tightly the sentence (or its paragraph) is tied to the symbol. */
+  readonly tie: number;
+  /** It states a limit with its number. */
+  readonly constraint: boolean;
+}
+
 export interface WhyItem {
   readonly category: Category;
   readonly document: DocumentRef;
-  /** The best link tier by which this document reaches the symbol. */
+  /**
+   * The link tier for the symbol itself. A document that reaches it only
+   * through a neighbour (its class, a member, something it uses) or through
+   * another document is at most `weak` here; `about` says what it is about.
+   */
   readonly tier: LinkTier;
   readonly relation: ScopeRelation;
-  /** 1: it names the symbol (or something linked to it); 2: it refers to a document that does. */
+  /** For a neighbour's document: the neighbour, and the tier by which the document reaches it. */
+  readonly about?: { readonly qname: string; readonly relation: Exclude<ScopeRelation, 'self'>; readonly tier: LinkTier };
+  /** 1: it names the symbol (or a neighbour); 2: it refers to a document that does. */
   readonly hops: 1 | 2;
   readonly anchors: readonly Anchor[];
   /** For hops 2: the document it refers to. */
   readonly via?: string;
   /** For documents cited by the code: where. */
   readonly citedAt?: { readonly path: string; readonly line: number };
+  /** The reason sentences (best first), else the passage that names the symbol. */
   readonly excerpts: readonly Quotation[];
+  /** Whether the excerpts give a reason, or only name the symbol. */
+  readonly reasons: readonly ReasonFound[];
+  /** How it was found: the graph's extractor, `code comment`, `docstring`, `git blame`. */
   readonly extractedBy: string;
 }
 
 export interface WhyConstraint {
   readonly name: string;
+  /** constraint; or a decision or incident the documents name without an indexed document of its own. */
   readonly type: string;
   /** The constraint's own link: unresolved when no symbol denotes it (kept, never forced). */
   readonly tier: LinkTier;
@@ -82,20 +103,43 @@ export interface WhyConstraint {
   readonly extractedBy: string;
 }
 
+/** The reason that leads the answer. */
+export interface LeadReason {
+  readonly quote: Quotation;
+  readonly category: Category;
+  readonly tier: LinkTier;
+  readonly relation: ScopeRelation;
+  readonly handle: string;
+}
+
 export interface WhyIsThisResult {
   readonly target: SymbolRef;
   readonly indexed: boolean;
   readonly scope: readonly ScopeSymbol[];
+  /** The best reason about the symbol itself; absent when nothing recorded gives one. */
+  readonly lead?: LeadReason;
   readonly items: readonly WhyItem[];
   readonly constraints: readonly WhyConstraint[];
   readonly counts: { readonly documents: number; readonly byCategory: Partial<Record<Category, number>>; readonly byTier: Record<LinkTier, number>; readonly unresolved: number };
+  /** Commits that last changed its lines, and how many of their messages say anything. */
+  readonly history?: { readonly commits: number; readonly informative: number };
   readonly extractedBy: readonly string[];
   readonly summary: string;
   readonly notSeen: readonly string[];
 }
 
+export interface WhyOptions {
+  /** The workspace root: with it, the symbol's own comments and its lines' git history are read too. */
+  readonly root?: string;
+  /** Read the git history of its lines (default true when root is given). */
+  readonly history?: boolean;
+}
+
 const TIER_RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolved: 3 };
 const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, uses: 2 };
+/** A sentence explains enough to be called a reason. */
+const REASON_SCORE = 0.65;
+const REASON_EXPLAINS = 0.35;
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -119,7 +163,7 @@ async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
 /** What an entity reaches the symbol by: its strongest link into the scope. */
 type BestAnchors = Map<number, { readonly row: LinkedEntity; readonly anchor: Anchor }>;
 
-/** A document reaching the symbol, as it is being found. */
+/** A source reaching the symbol, as it is being found. */
 interface Reached {
   document: DocumentRef;
   tier: LinkTier;
@@ -128,20 +172,30 @@ interface Reached {
   anchors: Anchor[];
   via?: string;
   citedAt?: { path: string; line: number };
-  excerpts: Quotation[];
+  /** The passage that names it, kept for when no sentence gives a reason. */
+  passages: Quotation[];
   extractedBy: Set<string>;
+  /** For sources that are not stored documents: the text to rank, and how to cite a sentence in it. */
+  text?: { readonly body: string; readonly cite: (offset: number) => Omit<Quotation, 'quote' | 'document'>; readonly threaded: boolean };
+  reasons: ReasonFound[];
 }
 
-/** Whether reaching by this tier and relation is better than `than`: a stronger tier, or as strong and closer. */
+/** Whether reaching by this tier and relation is better than `than`: the symbol itself before a neighbour, then a stronger tier, then closer. */
 function outranks(tier: LinkTier, relation: ScopeRelation, than: { readonly tier: LinkTier; readonly relation: ScopeRelation }): boolean {
+  const self = relation === 'self' ? 0 : 1;
+  const thanSelf = than.relation === 'self' ? 0 : 1;
+  if (self !== thanSelf) return self < thanSelf;
   return TIER_RANK[tier] < TIER_RANK[than.tier] || (tier === than.tier && RELATION_RANK[relation] < RELATION_RANK[than.relation]);
 }
 
-function addExcerpt(r: Reached, q: Quotation): void {
-  if (r.excerpts.length < 2 && !r.excerpts.some((e) => e.quote === q.quote)) r.excerpts.push(q);
+function addPassage(r: Reached, q: Quotation, first = false): void {
+  if (r.passages.some((e) => e.quote === q.quote)) return;
+  if (first) r.passages.unshift(q);
+  else r.passages.push(q);
+  r.passages.splice(2);
 }
 
-/** Entities linked into the scope, each with its best anchor: strongest tier, then closest relation. */
+/** Entities linked into the scope, each with its best anchor. */
 async function bestAnchors(db: Db, scope: readonly ScopeSymbol[]): Promise<BestAnchors> {
   const bySid = new Map(scope.map((s) => [s.sid, s]));
   const best: BestAnchors = new Map();
@@ -154,21 +208,24 @@ async function bestAnchors(db: Db, scope: readonly ScopeSymbol[]): Promise<BestA
   return best;
 }
 
+function reached(document: DocumentRef, tier: LinkTier, relation: ScopeRelation, extractedBy: Iterable<string>, hops: 1 | 2 = 1): Reached {
+  return { document, tier, relation, hops, anchors: [], passages: [], extractedBy: new Set(extractedBy), reasons: [] };
+}
+
 /** Documents that mention an anchored entity, with the passage. */
 async function documentsMentioning(db: Db, best: BestAnchors, docs: Map<number, Reached>): Promise<void> {
-  // Quoting splits each chunk into sentences: on a query path (the extension host), give the thread back as it goes.
   const yielder = new Yielder(12, 1);
   for (const m of await mentionsOf(db, [...best.keys()])) {
     if (yielder.due()) await yielder.yield();
     const a = best.get(m.entity_id)!;
     let r = docs.get(m.doc_id);
-    if (!r) docs.set(m.doc_id, (r = { document: documentRef(m), tier: a.anchor.tier, relation: a.anchor.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set() }));
+    if (!r) docs.set(m.doc_id, (r = reached(documentRef(m), a.anchor.tier, a.anchor.relation, [])));
+    const passage = quoteFrom(m, needlesFor(a.anchor.entity), m.description);
     if (outranks(a.anchor.tier, a.anchor.relation, r)) {
       r.tier = a.anchor.tier;
       r.relation = a.anchor.relation;
-      r.excerpts.unshift(quoteFrom(m, needlesFor(a.anchor.entity), m.description));
-      r.excerpts.splice(2);
-    } else addExcerpt(r, quoteFrom(m, needlesFor(a.anchor.entity), m.description));
+      addPassage(r, passage, true);
+    } else addPassage(r, passage);
     if (!r.anchors.some((x) => x.entity === a.anchor.entity && x.symbol.sid === a.anchor.symbol.sid)) r.anchors.push(a.anchor);
     for (const x of (m.extracted_by ?? a.row.extracted_by).split(',')) r.extractedBy.add(x);
   }
@@ -182,9 +239,9 @@ async function documentsCited(db: Db, scope: readonly ScopeSymbol[], docs: Map<n
     const anchor: Anchor = { entity: c.text, entityType: 'citation', tier: 'exact', symbol: { sid: s.sid, qname: s.qname }, relation: s.relation, reason: `the code cites it at ${c.path}:${c.line}` };
     let r = docs.get(c.doc_id);
     if (!r) {
-      docs.set(c.doc_id, (r = { document: documentRef({ ...c, path: c.dpath }), tier: 'exact', relation: s.relation, hops: 1, anchors: [], excerpts: [], extractedBy: new Set(['code comment']) }));
+      docs.set(c.doc_id, (r = reached(documentRef({ ...c, path: c.dpath }), 'exact', s.relation, ['code comment'])));
       const first = await firstChunkOf(db, c.doc_id);
-      if (first) addExcerpt(r, quoteFrom(first, [c.ref ?? c.title]));
+      if (first) addPassage(r, quoteFrom(first, [c.ref ?? c.title]));
     } else if (outranks('exact', s.relation, r)) {
       r.tier = 'exact';
       r.relation = s.relation;
@@ -197,20 +254,21 @@ async function documentsCited(db: Db, scope: readonly ScopeSymbol[], docs: Map<n
 /** One more hop: documents that refer to the documents found (a commit naming ADR-0007, a post-mortem naming PR #142). */
 async function documentsReferring(db: Db, docs: Map<number, Reached>): Promise<void> {
   for (const p of await passagesReferringTo(db, [...docs.keys()])) {
-    // Only documents that name the first document (the chunk's own document refers to it), not ones merely sharing an entity.
     const handle = (p.from_ref ?? '').toLowerCase();
     if (!handle || !p.text.toLowerCase().includes(handle.replace(/^pr /, '').replace(/^issue /, ''))) continue;
     const from = docs.get(p.from_doc);
     if (!from || from.hops !== 1 || docs.has(p.doc_id)) continue;
-    const r: Reached = { document: documentRef(p), tier: from.tier, relation: from.relation, hops: 2, anchors: [], via: p.from_ref ?? p.from_title, excerpts: [], extractedBy: new Set(from.extractedBy) };
+    const r = reached(documentRef(p), from.tier, from.relation, from.extractedBy, 2);
+    r.via = p.from_ref ?? p.from_title;
     docs.set(p.doc_id, r);
-    addExcerpt(r, quoteFrom(p, needlesFor(p.from_ref ?? p.from_title), p.description));
+    addPassage(r, quoteFrom(p, needlesFor(p.from_ref ?? p.from_title), p.description));
   }
 }
 
-/** Constraints, decisions and incidents related to the anchored entities or to the documents' own entities; kept unresolved when no symbol denotes them. */
+/** Constraints related to the anchored entities or to the documents' own entities (kept unresolved when no symbol denotes them); decisions and incidents named without a document of their own. */
 async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<number, Reached>): Promise<WhyConstraint[]> {
-  const docEntities = await entitiesOfDocuments(db, [...docs.keys()]);
+  const graphDocs = [...docs.keys()].filter((id) => id > 0);
+  const docEntities = await entitiesOfDocuments(db, graphDocs);
   const hubName = new Map<number, string>();
   for (const [id, a] of best) hubName.set(id, a.anchor.entity);
   for (const r of docEntities) hubName.set(r.id, docs.get(r.doc_id)!.document.ref ?? docs.get(r.doc_id)!.document.title);
@@ -224,7 +282,9 @@ async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<nu
     e.weight += r.weight;
     byEntity.set(r.id, e);
   }
-  const ranked = [...byEntity.values()].sort((a, b) => b.via.size - a.via.size || b.weight - a.weight || a.row.name.localeCompare(b.row.name)).slice(0, 6);
+  const ranked = [...byEntity.values()]
+    .sort((a, b) => Number(b.row.type === 'constraint') - Number(a.row.type === 'constraint') || b.via.size - a.via.size || b.weight - a.weight || a.row.name.localeCompare(b.row.name))
+    .slice(0, 6);
   const out: WhyConstraint[] = [];
   for (const c of ranked) {
     const links = await linksOf(db, c.row.id);
@@ -234,8 +294,10 @@ async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<nu
     for (const m of await mentionsOf(db, [c.row.id])) {
       if (seenDoc.has(m.doc_id) || sources.length >= 3) continue;
       seenDoc.add(m.doc_id);
-      sources.push(quoteFrom(m, needlesFor(c.row.name), m.description, 240));
+      sources.push(constraintQuote(m, c.row.name));
     }
+    // A constraint is quoted with its number: the source that states one first.
+    sources.sort((a, b) => Number(hasNumberWithUnit(b.quote)) - Number(hasNumberWithUnit(a.quote)));
     out.push({
       name: c.row.name,
       type: c.row.type,
@@ -250,80 +312,355 @@ async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<nu
   return out;
 }
 
-/** The documents found, as items: nearest first, then by category, tier and relation. Pure. */
+/** The sentence of a passage that names the constraint, the one with its number first. */
+function constraintQuote(m: ChunkRow & { description: string }, name: string): Quotation {
+  const low = name.toLowerCase();
+  const withNumber = sentences(m.text).find((s) => s.text.toLowerCase().includes(low) && hasNumberWithUnit(s.text));
+  if (withNumber) return quoteFrom({ ...m, text: m.text }, [withNumber.text.slice(0, 60)], m.description, 260);
+  return quoteFrom(m, needlesFor(name), m.description, 260);
+}
+
+/**
+ * Documents that name the symbol where the graph did not link them: its name
+ * inside a code block, a name joined into a longer one, its words as prose.
+ * A verbatim name that only this symbol has is exact; anything else is weak
+ * (its words, to verify). Decision records, designs, incidents and threads only.
+ */
+async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
+  const words = identifierWords(target.name);
+  // The name without its verb (SetTotalEscrowForDenom → TotalEscrowForDenom): how documents name what a getter or setter is about.
+  const body = words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with)$/.test(words[0]!) ? words.slice(1) : words;
+  const terms = new Set<string>();
+  if (target.name.length >= 6) terms.add(`"${target.name.replace(/"/g, '')}"`);
+  if (body.length >= 2) {
+    terms.add(`"${body.join('')}"`);
+    terms.add(`"${body.join(' ')}"`);
+  }
+  if (!terms.size) return;
+  let rows: ChunkRow[];
+  try {
+    // Decision records first: in a repository with hundreds of docs, BM25 alone would rank a long guide above the ADR.
+    const fts = [...terms].join(' OR ');
+    rows = [...(await searchDocumentChunks(db, fts, ['adr', 'rfc', 'design', 'postmortem'], 6)), ...(await searchDocumentChunks(db, fts, ['pr', 'issue', 'doc', 'changelog'], 6))];
+  } catch {
+    return;
+  }
+  const index = await symbolIndexOf(db);
+  const unique = (index.byName.get(target.name)?.length ?? 0) === 1 && target.name.length >= 6 && isCodeShaped(target.name);
+  const verbatim = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$')}(?![\\w$])`);
+  for (const row of rows) {
+    if (docs.has(row.doc_id)) continue;
+    const exact = unique && verbatim.test(row.text);
+    const r = reached(documentRef(row), exact ? 'exact' : 'weak', 'self', ['name search']);
+    r.anchors.push({ entity: exact ? target.name : body.join(' '), entityType: 'search', tier: r.tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : `has the words of its name ("${body.join(' ')}") — verify` });
+    addPassage(r, quoteFrom(row, [target.name, body.join(' ')]));
+    docs.set(row.doc_id, r);
+  }
+}
+
+// ---------------------------------------------------------------- ties and code
+
+/** The symbol's declaration and notes, read from its file; undefined when the file cannot be read. */
+function readSymbolText(root: string, file: string, line: number, endLine: number, body: boolean): ReturnType<typeof symbolText> | undefined {
+  try {
+    const abs = path.join(root, file);
+    const stat = fs.statSync(abs);
+    if (stat.size > 4 * 1024 * 1024) return undefined;
+    return symbolText(fs.readFileSync(abs, 'utf8'), file, line, endLine, { body });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */
+function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declaration: string | undefined): Ties {
+  const segs = segments(target.qname);
+  const names = new Set<string>([target.qname]);
+  if (segs.length >= 2) names.add(segs.slice(-2).join('.'));
+  const phrases: string[][] = [];
+  if (isCodeShaped(target.name) || /[A-Z_]/.test(target.name) && target.name.length >= 5) names.add(target.name);
+  phrases.push(...proseForms(target.name));
+  if (segs.length >= 2) phrases.push(...proseForms(`${segs[segs.length - 2]}_${target.name}`));
+  const values: string[] = [];
+  const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;
+  if (lit) values.push(...valueForms(lit, target.name));
+  const base = path.posix.basename(target.path);
+  const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
+  const neighbours = scope.filter((s) => s.relation !== 'self').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
+  return { names: [...names], phrases, values, places, neighbours: [...new Set(neighbours)] };
+}
+
+function noteTitle(note: CodeNote, qname: string, own: boolean): string {
+  const what = note.kind === 'docstring' ? 'doc comment' : note.tag ? `${note.tag} comment` : 'comment';
+  return `${what} ${own ? 'of' : 'on its class,'} ${qname}`;
+}
+
+// ---------------------------------------------------------------- reasons in each source
+
+/** A stored document's text, put back together from its chunks, with how to cite an offset in it. */
+interface DocText {
+  readonly body: string;
+  readonly cite: (offset: number) => Omit<Quotation, 'quote' | 'document'>;
+  readonly threaded: boolean;
+}
+
+function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
+  const byDoc = new Map<number, ChunkRow[]>();
+  for (const r of rows) byDoc.set(r.doc_id, [...(byDoc.get(r.doc_id) ?? []), r]);
+  const out = new Map<number, DocText>();
+  for (const [id, chunks] of byDoc) {
+    const first = chunks[0]!;
+    const base = first.start;
+    let body = '';
+    for (const c of chunks) {
+      const at = c.start - base;
+      if (at > body.length) body += '\n'.repeat(at - body.length);
+      body += c.text.slice(Math.max(0, body.length - at));
+    }
+    let sections: Section[] = [];
+    if (first.sections) {
+      try {
+        sections = JSON.parse(first.sections) as Section[];
+      } catch {
+        sections = [];
+      }
+    }
+    const isFile = !!first.path && first.source === first.path;
+    out.set(id, {
+      body,
+      threaded: sections.length > 0 || first.kind === 'commit',
+      cite: (offset) => {
+        const abs = base + offset;
+        const s = sections.find((x) => x.start <= abs && abs < x.end);
+        const line = first.line_start + (body.slice(0, offset).match(/\n/g)?.length ?? 0);
+        return { ...(isFile ? { line } : {}), ...(s?.url ? { url: s.url } : {}), ...(s?.author ? { author: s.author } : {}) };
+      },
+    });
+  }
+  return out;
+}
+
+function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
+  if (r.relation !== 'self' || r.hops !== 1) return false;
+  // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
+  if (r.text) return r.document.kind !== 'commit';
+  const title = r.document.title;
+  return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && title.toLowerCase().includes(p[0]!.slice(0, 4)) && title.toLowerCase().includes(p[p.length - 1]!.slice(0, 4))) || title.includes(target.name);
+}
+
+/** Ranks each source's sentences with the symbol's ties (and the names by which the source reaches it) and keeps the reasons. */
+async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef, ties: Ties): Promise<void> {
+  const stored = docTexts(await chunksOfDocuments(db, [...docs.keys()].filter((id) => id > 0)));
+  const yielder = new Yielder(12, 1);
+  for (const [id, r] of docs) {
+    if (yielder.due()) await yielder.yield();
+    const text = r.text ?? stored.get(id);
+    if (!text) continue;
+    // The names by which this document reaches the symbol ("the retry policy", "max attempts") tie its sentences too.
+    const anchorNames = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation').map((a) => a.entity);
+    const neighbourNames = r.anchors.filter((a) => a.relation !== 'self' && a.entityType !== 'citation').map((a) => a.entity);
+    const own: Ties = {
+      ...ties,
+      names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n))],
+      phrases: [...ties.phrases, ...anchorNames.filter((n) => !isCodeShaped(n)).map((n) => proseForms(n.replace(/\s+/g, '_'))).flat()],
+      neighbours: [...ties.neighbours, ...neighbourNames],
+    };
+    // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
+    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong') && !r.text;
+    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}) });
+    const best = bestSentences(ranked, 3).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
+    r.reasons = best.map((s) => reasonFound(r.document, text, s));
+  }
+}
+
+function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
+  return { quote: { document, quote: quote(s.text, 320), ...invisibleIn(s.text, text.body), ...text.cite(s.start) }, score: s.score, tie: s.tie, ...(s.tiedBy ? { tiedBy: s.tiedBy } : {}), constraint: s.constraint };
+}
+
+/** The symbol's own notes and its class's, as sources. */
+function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbol[], ranges: Ranges, docs: Map<number, Reached>, next: () => number): { declaration?: string } {
+  const index = ranges.get(target.sid);
+  const line = target.line;
+  const endLine = index?.endLine ?? target.line;
+  const own = readSymbolText(root, target.path, line, endLine, true);
+  const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
+    const id = next();
+    const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title: noteTitle(note, sym.qname, relation === 'self'), path: sym.path };
+    const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
+    r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
+    const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
+    r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
+    addPassage(r, { document, quote: quote(note.text.split('\n\n')[0]!, 280), ...invisibleIn(note.text.split('\n\n')[0]!), line: note.line });
+    docs.set(id, r);
+  };
+  for (const note of own?.notes ?? []) add(note, target, 'self');
+  const container = scope.find((s) => s.relation === 'container');
+  const c = container ? ranges.get(container.sid) : undefined;
+  if (container && c) {
+    const notes = readSymbolText(root, c.path, c.line, c.endLine, false);
+    for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
+  }
+  return own ? { declaration: own.declaration } : {};
+}
+
+type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
+
+/** Files and line ranges of these symbols, from the structural memory's index. */
+async function rangesOf(db: Db, sids: readonly string[]): Promise<Ranges> {
+  const index = await symbolIndexOf(db);
+  const out = new Map<string, { path: string; line: number; endLine: number }>();
+  for (const sid of sids) {
+    const s = index.bySid.get(sid);
+    if (s) out.set(sid, { path: s.path, line: s.line, endLine: s.endLine });
+  }
+  return out;
+}
+
+/** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
+async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number }> {
+  const range = ranges.get(target.sid);
+  const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
+  const informative = commits.filter((c) => c.informative);
+  const stored = await commitDocumentsBySha(db, informative.map((c) => c.sha));
+  for (const c of informative.slice(0, 5)) {
+    const row = stored.get(c.sha);
+    const anchor: Anchor = { entity: `commit ${c.sha.slice(0, 7)}`, entityType: 'history', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `last changed ${c.lines} of its lines (git blame)${c.pr ? `; from ${c.pr}` : ''}` };
+    const existing = row ? docs.get(row.doc_id) : undefined;
+    if (existing) {
+      existing.tier = 'exact';
+      existing.relation = 'self';
+      existing.hops = 1;
+      delete existing.via;
+      existing.anchors.unshift(anchor);
+      existing.extractedBy.add('git blame');
+      continue;
+    }
+    const document: DocumentRef = row ? documentRef(row) : { id: next(), source: `git:${c.sha}`, kind: 'commit', title: c.message.split('\n')[0]!.slice(0, 200), ref: `commit ${c.sha.slice(0, 7)}` };
+    const r = reached(document, 'exact', 'self', ['git blame']);
+    r.anchors.push(anchor);
+    const body = c.message;
+    r.text = { body, threaded: true, cite: () => ({}) };
+    addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280), ...invisibleIn(body.split('\n')[0]!) });
+    docs.set(document.id, r);
+  }
+  return { commits: commits.length, informative: informative.length };
+}
+
+// ---------------------------------------------------------------- the answer
+
+const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.95, docstring: 0.95, incident: 0.9, commit: 0.85, changelog: 0.6, note: 0.6 };
+
+/** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */
 function rankItems(docs: Iterable<Reached>): WhyItem[] {
+  const group = (r: Reached) => (r.relation !== 'self' ? 2 : r.hops === 2 ? 1 : 0);
   return [...docs]
-    .map((a) => ({
-      category: categoryOf(a.document.kind),
-      document: a.document,
-      tier: a.tier,
-      relation: a.relation,
-      hops: a.hops,
-      anchors: a.anchors.sort((x, y) => TIER_RANK[x.tier] - TIER_RANK[y.tier] || RELATION_RANK[x.relation] - RELATION_RANK[y.relation]).slice(0, 4),
-      ...(a.via ? { via: a.via } : {}),
-      ...(a.citedAt ? { citedAt: a.citedAt } : {}),
-      excerpts: a.excerpts,
-      extractedBy: [...a.extractedBy].sort().join(', '),
-    }))
     .sort(
       (x, y) =>
-        x.hops - y.hops ||
-        CATEGORY_ORDER.indexOf(x.category) - CATEGORY_ORDER.indexOf(y.category) ||
+        group(x) - group(y) ||
+        Number(!x.reasons.length) - Number(!y.reasons.length) ||
         TIER_RANK[x.tier] - TIER_RANK[y.tier] ||
+        (y.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(y.document.kind)] - (x.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(x.document.kind)] ||
+        CATEGORY_ORDER.indexOf(categoryOf(x.document.kind)) - CATEGORY_ORDER.indexOf(categoryOf(y.document.kind)) ||
         RELATION_RANK[x.relation] - RELATION_RANK[y.relation] ||
         y.anchors.length - x.anchors.length ||
         x.document.source.localeCompare(y.document.source),
-    );
+    )
+    .map((a) => {
+      const anchors = a.anchors.sort((x, y) => Number(x.relation !== 'self') - Number(y.relation !== 'self') || TIER_RANK[x.tier] - TIER_RANK[y.tier] || RELATION_RANK[x.relation] - RELATION_RANK[y.relation]).slice(0, 4);
+      const neighbour = a.relation !== 'self' ? anchors.find((x) => x.relation === a.relation) : undefined;
+      // Not inherited: a neighbour's document, or one reached through another document, is at most weak for the symbol itself.
+      const tier: LinkTier = a.relation === 'self' && a.hops === 1 ? a.tier : TIER_RANK[a.tier] < TIER_RANK.weak ? 'weak' : a.tier;
+      const category = a.text && a.document.kind === 'doc' ? 'docstring' : categoryOf(a.document.kind);
+      return {
+        category,
+        document: a.document,
+        tier,
+        relation: a.relation,
+        ...(neighbour && a.relation !== 'self' ? { about: { qname: neighbour.symbol.qname, relation: a.relation, tier: a.tier } } : {}),
+        hops: a.hops,
+        anchors,
+        ...(a.via ? { via: a.via } : {}),
+        ...(a.citedAt ? { citedAt: a.citedAt } : {}),
+        excerpts: a.reasons.length ? a.reasons.map((x) => x.quote) : a.passages.slice(0, 1),
+        reasons: a.reasons,
+        extractedBy: [...a.extractedBy].sort().join(', '),
+      };
+    });
 }
 
 function zeroTiers(): Record<LinkTier, number> {
   return Object.fromEntries(LINK_TIERS.map((t) => [t, 0])) as Record<LinkTier, number>;
 }
 
-export async function whyIsThis(db: Db, target: SymbolRef, limit = 8): Promise<WhyIsThisResult> {
+function handleOf(d: DocumentRef): string {
+  return d.ref ?? d.title;
+}
+
+/** The best reason about the symbol itself, whatever source it is in. */
+function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
+  let best: { item: WhyItem; reason: ReasonFound; score: number } | undefined;
+  for (const item of items) {
+    // Only a source about the symbol itself, linked exact or strong, may say why it is so; a weak link is a concept spanning it and others.
+    if (item.relation !== 'self' || item.hops !== 1 || (item.tier !== 'exact' && item.tier !== 'strong')) continue;
+    for (const reason of item.reasons.slice(0, 1)) {
+      // A commit's message may be about anything else it changed: it leads only with a sentence that names the symbol.
+      if (item.category === 'commit' && reason.tie < 0.7) continue;
+      const score = reason.score * CATEGORY_WEIGHT[item.category] * (item.tier === 'exact' ? 1 : item.tier === 'strong' ? 0.85 : 0.6);
+      if (!best || score > best.score) best = { item, reason, score };
+    }
+  }
+  if (!best) return undefined;
+  return { quote: best.reason.quote, category: best.item.category, tier: best.item.tier, relation: best.item.relation, handle: handleOf(best.item.document) };
+}
+
+export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: WhyOptions = {}): Promise<WhyIsThisResult> {
   const status = await knowledgeIndexed(db);
   const scope = await scopeOf(db, target);
-  if (!status.documents) {
-    const empty: Omit<WhyIsThisResult, 'summary'> = {
-      target,
-      indexed: false,
-      scope,
-      items: [],
-      constraints: [],
-      counts: { documents: 0, byCategory: {}, byTier: zeroTiers(), unresolved: 0 },
-      extractedBy: [],
-      notSeen: ['every document: the knowledge memory has not been built'],
-    };
-    return { ...empty, summary: summarize(empty) };
-  }
-  const best = await bestAnchors(db, scope);
   const docs = new Map<number, Reached>();
-  await documentsMentioning(db, best, docs);
-  await documentsCited(db, scope, docs);
-  await documentsReferring(db, docs);
-  const constraints = await constraintsAround(db, best, docs);
+  let nextId = 0;
+  const next = () => --nextId;
+  let declaration: string | undefined;
+  let history: { commits: number; informative: number } | undefined;
+  const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid)]) : new Map();
+  if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next).declaration;
+  const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;
+  if (status.documents) {
+    await documentsMentioning(db, best, docs);
+    await documentsCited(db, scope, docs);
+    await documentsReferring(db, docs);
+    await documentsSearched(db, target, docs);
+  }
+  if (options.root && options.history !== false) history = await historySources(db, options.root, target, ranges, docs, next);
+  const ties = tiesOf(target, scope, declaration);
+  await findReasons(db, docs, target, ties);
+  const constraints = status.documents ? await constraintsAround(db, best, docs) : [];
 
   const items = rankItems(docs.values());
-  // Notes (READMEs, general docs) after the reasons, at most three.
-  const shown = [...items.filter((i) => i.category !== 'note'), ...items.filter((i) => i.category === 'note').slice(0, 3)].slice(0, limit);
+  // Sources that give a reason first; of those that merely name the symbol, at most three.
+  const mentions = items.filter((i) => !i.reasons.length);
+  const shown = [...items.filter((i) => i.reasons.length), ...mentions.slice(0, 3)].slice(0, Math.max(limit, 1));
   const byCategory: Partial<Record<Category, number>> = {};
   const byTier = zeroTiers();
   for (const i of shown) {
     byCategory[i.category] = (byCategory[i.category] ?? 0) + 1;
     byTier[i.tier]++;
   }
+  const lead = leadOf(items);
   const notSeen = [
-    ...(status.extractedBy.length && status.extractedBy.every((x) => x === 'offline') ? ['reasons phrased without naming the code (offline extraction finds names, not paraphrases; a model pass finds more)'] : []),
+    ...(status.extractedBy.length && status.extractedBy.every((x) => x === 'offline') ? ['reasons phrased without naming the code (a model pass finds more)'] : []),
+    ...(!options.root ? ["the symbol's own comments and the git history of its lines (not read here)"] : history && history.commits > history.informative ? [`${history.commits - history.informative} commit${history.commits - history.informative === 1 ? '' : 's'} that changed its lines, whose messages explain nothing`] : []),
     'documents outside the indexed sources (tickets in other systems, chat, meetings)',
-    ...(items.length > shown.length ? [`${items.length - shown.length} more document${items.length - shown.length === 1 ? '' : 's'} (raise --limit)`] : []),
+    ...(items.length > shown.length ? [`${items.length - shown.length} more source${items.length - shown.length === 1 ? '' : 's'} (raise --limit)`] : []),
   ];
   const result: Omit<WhyIsThisResult, 'summary'> = {
     target,
     indexed: status.documents > 0,
     scope,
+    ...(lead ? { lead } : {}),
     items: shown,
     constraints,
-    counts: { documents: shown.length, byCategory, byTier, unresolved: constraints.filter((c) => c.tier === 'unresolved').length },
+    counts: { documents: shown.length, byCategory, byTier, unresolved: constraints.filter((c) => c.tier === 'unresolved' && c.type === 'constraint').length },
+    ...(history ? { history } : {}),
     extractedBy: status.extractedBy,
     notSeen,
   };
@@ -334,23 +671,34 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+const CATEGORY_WORDS: Record<Category, [string, string]> = {
+  decision: ['decision', 'decisions'],
+  incident: ['incident', 'incidents'],
+  discussion: ['discussion', 'discussions'],
+  docstring: ['comment in the code', 'comments in the code'],
+  commit: ['commit', 'commits'],
+  changelog: ['changelog entry', 'changelog entries'],
+  note: ['other document', 'other documents'],
+};
+
 function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
-  if (!r.indexed) return `The knowledge memory is empty: run \`tenure index\` (offline) or \`tenure knowledge index\`, then ask again.`;
-  if (!r.items.length && !r.constraints.length) return `No indexed document bears on ${r.target.qname}, its members, its type or what it uses directly.`;
-  const direct = r.items.filter((i) => i.hops === 1);
-  const hop2 = r.items.length - direct.length;
+  const about = r.items.filter((i) => i.relation === 'self' && i.hops === 1);
+  const nothing = !r.items.length && !r.constraints.length;
+  if (nothing && !r.indexed) return `No recorded reason: nothing in the code's comments or history explains ${r.target.qname}, and the knowledge memory is empty (run \`tenure index\` or \`tenure knowledge index\`, then ask again).`;
+  if (nothing) return `No recorded reason: no indexed document, comment or commit bears on ${r.target.qname}, its members, its type or what it uses directly.`;
   const parts = CATEGORY_ORDER.map((c) => {
-    const list = direct.filter((i) => i.category === c);
+    const list = about.filter((i) => i.category === c);
     if (!list.length) return '';
-    const names = list.slice(0, 3).map((i) => `${i.document.ref ?? i.document.title} (${i.tier})`).join(', ');
-    return `${plural(list.length, c === 'discussion' ? 'discussion' : c === 'note' ? 'other document' : c)}: ${names}${list.length > 3 ? ', …' : ''}`;
+    const names = list.slice(0, 3).map((i) => `${handleOf(i.document)} (${i.tier})`).join(', ');
+    return `${plural(list.length, ...CATEGORY_WORDS[c])}: ${names}${list.length > 3 ? ', …' : ''}`;
   }).filter(Boolean);
-  let s = `${plural(direct.length, 'document')} bear${direct.length === 1 ? 's' : ''} on ${r.target.qname}`;
+  let s = `${plural(about.length, 'source')} about ${r.target.qname} itself`;
   if (parts.length) s += ` — ${parts.join('; ')}`;
+  const hop2 = r.items.filter((i) => i.relation === 'self' && i.hops === 2).length;
+  const neighbours = r.items.filter((i) => i.relation !== 'self').length;
   if (hop2) s += `; ${plural(hop2, 'more refers', 'more refer')} to them`;
-  const unresolved = r.constraints.filter((c) => c.tier === 'unresolved');
-  const linkedC = r.constraints.length - unresolved.length;
+  if (neighbours) s += `; ${plural(neighbours, 'source')} about its neighbours (weak for it)`;
+  const unresolved = r.constraints.filter((c) => c.tier === 'unresolved' && c.type === 'constraint');
   if (unresolved.length) s += `; ${plural(unresolved.length, 'constraint')} no symbol denotes (unresolved, kept): ${unresolved.map((c) => c.name).join(', ')}`;
-  if (linkedC) s += `; ${plural(linkedC, 'related decision or constraint', 'related decisions or constraints')} linked to code`;
   return `${s}.`;
 }

@@ -79,6 +79,19 @@ export function estimateTokens(text: string): number {
  * prose and code): for packing decisions on a query path, where the
  * tokenizer's first use (it builds its tables) would hold the thread.
  */
+/**
+ * What a call cost, in tokens: the server's count when it is believable,
+ * else our own count of what was sent and received. A server that reports
+ * nothing, zero, a negative number or garbage does not make a call free —
+ * the budget would never stop a run that pays by the token.
+ */
+export function trustedUsage(reported: Usage | undefined, counted: Usage): Usage {
+  const ok = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  const input = reported && ok(reported.inputTokens) && reported.inputTokens > 0 ? reported.inputTokens : counted.inputTokens;
+  const output = reported && ok(reported.outputTokens) && (reported.outputTokens > 0 || counted.outputTokens === 0) ? reported.outputTokens : counted.outputTokens;
+  return { inputTokens: Math.max(input, 0), outputTokens: Math.max(output, 0) };
+}
+
 export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
@@ -258,7 +271,7 @@ export class LlmRunner {
     const estimate = texts.reduce((n, t) => n + estimateTokens(t), 0);
     const r = await this.withRetries('embed', estimate, async (signal) => {
       const e = await this.embedder.embed(texts, signal);
-      return { value: e.vectors, usage: e.usage ?? { inputTokens: estimate, outputTokens: 0 } };
+      return { value: e.vectors, usage: trustedUsage(e.usage, { inputTokens: estimate, outputTokens: 0 }) };
     }, this.embedder.id);
     return r.value;
   }
@@ -267,7 +280,7 @@ export class LlmRunner {
     const estimate = messagesTokens(messages) + maxOutputTokens;
     const r = await this.withRetries(task, estimate, async (signal) => {
       const reply = await this.model.chat({ task, promptVersion, messages, input, json, maxOutputTokens }, signal);
-      const usage = reply.usage ?? { inputTokens: messagesTokens(messages), outputTokens: estimateTokens(reply.text) };
+      const usage = trustedUsage(reply.usage, { inputTokens: messagesTokens(messages), outputTokens: estimateTokens(reply.text) });
       return { value: { text: reply.text, usage }, usage };
     }, this.model.id);
     return { ...r.value, callId: r.callId };

@@ -9,6 +9,10 @@ export type SkipKind =
   /** A symlink to a folder already walked: a loop or a duplicate. */
   | 'symlink-loop'
   | 'broken-symlink'
+  /** A symlink whose target lies outside the workspace: the workspace is a boundary. */
+  | 'outside-workspace'
+  /** A FIFO, socket or device with a source file's name: never opened (it could block or never end). */
+  | 'not-a-regular-file'
   /** A .gitignore that could not be read: its rules were not applied. */
   | 'unreadable-gitignore'
   /** A file that could not be read or stat'ed. */
@@ -36,7 +40,7 @@ export interface Skip {
  * a read that failed, a size limit that is a setting): the file is tried
  * again on the next index. The others wait until its bytes change.
  */
-const TRANSIENT_SKIPS: ReadonlySet<SkipKind> = new Set(['parse-timeout', 'parser-failed', 'worker-crashed', 'unreadable', 'too-large']);
+const TRANSIENT_SKIPS: ReadonlySet<SkipKind> = new Set(['parse-timeout', 'parser-failed', 'worker-crashed', 'unreadable', 'too-large', 'outside-workspace', 'not-a-regular-file']);
 
 export function worthRetrying(skip: Skip | null): boolean {
   return skip !== null && TRANSIENT_SKIPS.has(skip.kind);

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { insideWorkspace, readWorkspaceText } from '../repo/read.js';
+import { classifyCommand, loadProjectCommands } from '../episodic/classify.js';
+import { loadOptions } from '../episodic/options.js';
 import { TenureError } from '../../shared/errors.js';
 import { unifiedDiff } from '../episodic/diff.js';
 import type { Clock } from '../episodic/clock.js';
@@ -95,6 +98,7 @@ export async function planSectionChange(ws: Workspace, change: { promote?: reado
     if (!r) throw new TenureError('invalid-input', `There is no rule ${id}. List rules with \`tenure rules list\`.`);
     if (IN_FILE.has(r.status)) throw new TenureError('invalid-input', `Rule ${id} is already promoted.`);
     if (r.status !== 'proposed') notes.push(`rule ${id} is ${r.status}, not proven (${r.reason ?? 'no reason recorded'}): promoting it is your call`);
+    notes.push(...repositoryPatternNotes(ws.root, r));
     promote.push(r);
   }
   for (const id of change.demote ?? []) {
@@ -110,7 +114,12 @@ export async function planSectionChange(ws: Workspace, change: { promote?: reado
   const files: FilePlan[] = [];
   for (const rel of instructionFiles(ws.root)) {
     const abs = path.join(ws.root, rel);
-    const before = fs.existsSync(abs) ? fs.readFileSync(abs, 'utf8') : null;
+    const outside = outsideWorkspace(ws.root, abs);
+    if (outside) {
+      notes.push(`${rel}: ${outside}; not written`);
+      continue;
+    }
+    const before = fs.existsSync(abs) ? readWorkspaceText(ws.root, abs) ?? null : null;
     const existing = currentSection(before);
     // Counters in the lines move with the evidence; compare on the rule text only.
     const stripCounts = (s: string) => s.replace(/_\(rule \d+:[^)]*\)_/g, '');
@@ -137,7 +146,9 @@ export interface ApplyResult {
 export async function applySectionChange(ws: Workspace, plan: SectionPlan, approval: { approver: string; via: string }, clock: Clock): Promise<ApplyResult> {
   for (const f of plan.files) {
     const abs = path.join(ws.root, f.path);
-    const now = fs.existsSync(abs) ? fs.readFileSync(abs, 'utf8') : null;
+    const outside = outsideWorkspace(ws.root, abs);
+    if (outside) throw new TenureError('invalid-input', `${f.path}: ${outside}. Nothing was written.`);
+    const now = fs.existsSync(abs) ? readWorkspaceText(ws.root, abs) ?? null : null;
     if (sha(now) !== f.beforeHash) {
       throw new TenureError('invalid-input', `${f.path} changed after the diff was shown. Nothing was written: run the command again to see the new diff.`);
     }
@@ -173,6 +184,54 @@ export async function applySectionChange(ws: Workspace, plan: SectionPlan, appro
     }
   });
   return { written: plan.files.map((f) => f.path), promoted: plan.promote.map((r) => r.id), demoted: plan.demote.map((r) => r.id) };
+}
+
+/**
+ * A rule's commands whose kind (build, test, generate…) only a pattern from
+ * the repository's own settings decided: the repository's author chose what
+ * counts as "generate", so the person approving must see it — a rule that
+ * says "run `curl … | sh` before `npm test`" can be mined from nine runs of a
+ * command the repository classified itself.
+ */
+function repositoryPatternNotes(root: string, r: Rule): string[] {
+  const patterns = loadOptions(root).commandPatterns;
+  if (!patterns.length) return [];
+  const project = loadProjectCommands(root);
+  const out: string[] = [];
+  for (const command of Object.values(r.action).filter((v): v is string => typeof v === 'string')) {
+    const c = classifyCommand(command, project, patterns);
+    if (c.via.startsWith('setting tenure.episodes.commandPatterns')) {
+      out.push(`rule ${r.id}: \`${command}\` counts as ${c.kind} only because of ${c.via} in the repository's .vscode/settings.json — a pattern the repository supplied, not you; read the command before approving`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Why an instruction file would be written outside the workspace (it, or the
+ * folder it goes in, is a symlink out of it), or undefined: the repository
+ * does not get to choose where Tenure writes.
+ */
+function outsideWorkspace(root: string, abs: string): string | undefined {
+  let dir = path.dirname(abs);
+  while (!fs.existsSync(dir) && dir !== root) dir = path.dirname(dir);
+  const targets: { shown: string; real: string }[] = [];
+  try {
+    targets.push({ shown: dir, real: fs.realpathSync(dir) });
+  } catch {
+    // an unreadable folder: writing there fails on its own
+  }
+  try {
+    // The file itself may be a link, even a broken one, to anywhere.
+    if (fs.lstatSync(abs).isSymbolicLink()) targets.push({ shown: abs, real: path.resolve(path.dirname(abs), fs.readlinkSync(abs)) });
+  } catch {
+    // not there yet
+  }
+  for (const t of targets) {
+    const real = fs.existsSync(t.real) ? fs.realpathSync(t.real) : t.real;
+    if (!insideWorkspace(root, real)) return `${path.relative(root, t.shown) || '.'} leads outside the workspace (${real})`;
+  }
+  return undefined;
 }
 
 /** A person declines a proposal (promotion or demotion). Recorded; the rule is not proposed again for it. */

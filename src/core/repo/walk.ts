@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Yielder } from '../../shared/yielder.js';
 import type { Skip } from '../model/skips.js';
 import { IgnoreRules } from './gitignore.js';
+import { insideWorkspace } from './read.js';
 
 /*
  * The repository under index is untrusted input. Every walk of its files
@@ -90,14 +91,28 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
+        let target: string;
         try {
-          const st = fs.statSync(abs);
+          target = fs.realpathSync(abs);
+          const st = fs.statSync(target);
           isDir = st.isDirectory();
           isFile = st.isFile();
         } catch {
           skipped.push({ rel, kind: 'broken-symlink', reason: 'broken symlink' });
           continue;
         }
+        // The workspace is a boundary: a link out of it (to /etc, a home folder, /dev) is never followed.
+        if (!insideWorkspace(root, target)) {
+          if (isDir ? !(ALWAYS_SKIPPED_DIRS.has(entry.name) || here.ignores(rel, true)) : options.pick(entry.name) !== undefined && !here.ignores(rel, false)) {
+            skipped.push({ rel, kind: 'outside-workspace', reason: `a symlink to ${target}, outside the workspace: not followed` });
+          }
+          continue;
+        }
+      }
+      if (!isDir && !isFile) {
+        // FIFOs, sockets and devices never end or block when read: a source file's name does not make them one.
+        if (options.pick(entry.name) !== undefined && !here.ignores(rel, false)) skipped.push({ rel, kind: 'not-a-regular-file', reason: 'not a regular file (a FIFO, socket or device): never opened' });
+        continue;
       }
       if (isDir) {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || here.ignores(rel, true)) continue;

@@ -1,9 +1,25 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { TenureError, errorMessage } from '../../shared/errors.js';
 import type { Migration } from './migrations.js';
 
 type Row = Record<string, unknown>;
+
+/** A database not checked for a week is checked at its next open, unclean shutdown or not. */
+const INTEGRITY_EVERY_MS = 7 * 86_400_000;
+/** Open connections per session marker in this process. */
+const SESSIONS = new Map<string, number>();
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 type Param = string | number | bigint | null | Buffer;
 
 /* The native driver's surface we use; typed here so the rest of the code never sees callbacks. */
@@ -74,7 +90,7 @@ export class Db {
       if (!options.readonly) {
         await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;');
         await db.migrate();
-        await db.checkIntegrity();
+        await db.checkIntegrityWhenDue();
       }
     } catch (e) {
       await db.close().catch(() => undefined);
@@ -184,7 +200,14 @@ export class Db {
 
   close(): Promise<void> {
     return this.writeQueue.then(
-      () => new Promise<void>((resolve, reject) => this.native.close((err) => (err ? reject(err) : resolve()))),
+      () =>
+        new Promise<void>((resolve, reject) =>
+          this.native.close((err) => {
+            if (err) return reject(err);
+            this.releaseSession();
+            resolve();
+          }),
+        ),
     );
   }
 
@@ -219,6 +242,56 @@ export class Db {
         );
       }
     }
+  }
+
+  /**
+   * `PRAGMA quick_check` reads the whole file: seconds on a large database,
+   * paid by every command if run at every open. It runs when it can find
+   * something — the last process that had the file open did not close it
+   * (it was killed mid-write) — and otherwise once a week.
+   */
+  private async checkIntegrityWhenDue(): Promise<void> {
+    const unclean = this.claimSession();
+    // The store's own bookkeeping, beside schema_migrations: no memory's table holds it.
+    await this.exec('CREATE TABLE IF NOT EXISTS store_checks (id INTEGER PRIMARY KEY CHECK (id = 1), checked_at INTEGER NOT NULL)');
+    const last = (await this.get<{ checked_at: number }>('SELECT checked_at FROM store_checks'))?.checked_at ?? 0;
+    if (!unclean && Date.now() - last < INTEGRITY_EVERY_MS) return;
+    await this.checkIntegrity();
+    await this.write((d) => d.run('INSERT INTO store_checks (id, checked_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET checked_at = excluded.checked_at', [Date.now()]).then(() => undefined));
+  }
+
+  /** Marks this process as having the file open; true when a process that had it open before died without closing it. */
+  private claimSession(): boolean {
+    if (this.file === ':memory:') return false;
+    const dir = path.dirname(this.file);
+    const prefix = `${path.basename(this.file)}.open-`;
+    let unclean = false;
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.startsWith(prefix)) continue;
+      const pid = Number(name.slice(prefix.length).split('-')[0]);
+      if (pid === process.pid) continue;
+      if (!processAlive(pid)) {
+        unclean = true;
+        fs.rmSync(path.join(dir, name), { force: true });
+      }
+    }
+    // One marker per thread (the indexer's worker has its own module state); connections in a thread share it, counted, removed with the last.
+    this.sessionMarker = path.join(dir, `${prefix}${process.pid}-${threadId}`);
+    SESSIONS.set(this.sessionMarker, (SESSIONS.get(this.sessionMarker) ?? 0) + 1);
+    fs.writeFileSync(this.sessionMarker, '');
+    return unclean;
+  }
+
+  private sessionMarker: string | undefined;
+
+  private releaseSession(): void {
+    const m = this.sessionMarker;
+    if (!m) return;
+    this.sessionMarker = undefined;
+    const n = (SESSIONS.get(m) ?? 1) - 1;
+    if (n > 0) return void SESSIONS.set(m, n);
+    SESSIONS.delete(m);
+    fs.rmSync(m, { force: true });
   }
 
   private async checkIntegrity(): Promise<void> {

@@ -35,6 +35,7 @@ export class Workspace {
   static async open(root: string, options: WorkspaceOptions): Promise<Workspace> {
     const abs = path.resolve(root);
     const dir = path.join(abs, TENURE_DIR);
+    refuseLinkedStore(dir);
     if (!options.readonly) {
       fs.mkdirSync(dir, { recursive: true });
       // The database is derived or personal: never committed by accident.
@@ -53,5 +54,25 @@ export class Workspace {
 
   close(): Promise<void> {
     return this.db.close();
+  }
+}
+
+/**
+ * The database lives inside the workspace it describes. A `.tenure` that is a
+ * symlink (or not a folder) would put it — and everything Tenure writes —
+ * wherever the repository's author pointed it: refused, with what to do.
+ */
+function refuseLinkedStore(dir: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return; // not there yet: created as a real folder
+  }
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new TenureError(
+      'store-unavailable',
+      `${dir} is ${st.isSymbolicLink() ? 'a symlink' : 'not a folder'}: Tenure keeps its database in a real folder inside the workspace and will not follow it. Remove it (it is not part of the repository's sources) and run \`tenure index\` again.`,
+    );
   }
 }

@@ -20,12 +20,14 @@ function ref(r: Row): SymbolRef {
   return { id: r.id, sid: r.sid, name: r.name, qname: r.qname, kind: r.kind, path: r.path, line: r.line };
 }
 
-/** `a.b.C.m` and `a/b.C#m().` both become [a, b, C, m]. */
+/** `a.b.C.m` and `a/b.C#m().` both become [a, b, C, m]; a computed name stays one segment (`Buffer.[Symbol.iterator]`). */
 function segments(text: string): string[] {
+  const computed: string[] = [];
   return text
+    .replace(/\[[^\]]*\]/g, (m) => `\u0000${computed.push(m) - 1}\u0000`)
     .replace(/\(\S*?\)/g, '')
     .split(/[.#/:]+|::/)
-    .map((s) => s.replace(/`/g, ''))
+    .map((s) => s.replace(/`/g, '').replace(/\u0000(\d+)\u0000/g, (_, i: string) => computed[Number(i)]!))
     .filter(Boolean);
 }
 
@@ -76,6 +78,7 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
   // A name people type means the declared symbol, not code generated beside it (a bridge, a record accessor): those stay reachable by id.
   const declared = found.filter((m) => m.origin === null);
   if (declared.length && declared.length < found.length) found = declared;
+  found = await exactFirst(db, found, segs);
   if (found.length) return found.map(ref);
 
   const like = await db.all<Row>(`${SELECT} WHERE s.name LIKE ? AND s.kind != 'module' LIMIT 8`, [`%${name}%`]);
@@ -93,6 +96,43 @@ export async function resolveOneSymbol(db: Db, text: string, options: ResolveOpt
     `"${text}" matches ${found.length} symbols; Tenure will not pick one. Ask again with a qualified name, a path:line, or one of these ids:\n${list}${found.length > 20 ? `\n  … and ${found.length - 20} more` : ''}`,
     { candidates: found },
   );
+}
+
+/**
+ * Among names that all end with what was typed, the ones it spells in full
+ * win: `Node` means the top-level `Node`, not `Checks.Node`, where both
+ * exist (the name inside its module, or with its module or package, is the
+ * full name). A class and its own constructor are one answer when the name
+ * is the class's (Java names the constructor after it): the class.
+ */
+async function exactFirst(db: Db, found: Row[], segs: readonly string[]): Promise<Row[]> {
+  if (found.length < 2) return found;
+  const ids = new Set(found.map((f) => f.id));
+  const parents = await db.all<{ id: number; parent_id: number | null; pkind: string | null; pqname: string | null }>(
+    'SELECT s.id, s.parent_id, p.kind AS pkind, p.qname AS pqname FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.id IN (SELECT value FROM json_each(?))',
+    [JSON.stringify([...ids])],
+  );
+  const byId = new Map(parents.map((p) => [p.id, p]));
+  const withoutOwnConstructors = found.filter((f) => !(f.kind === 'constructor' && ids.has(byId.get(f.id)?.parent_id ?? -1)));
+  const typed = segs.join('.');
+  const exact = withoutOwnConstructors.filter((f) => {
+    const full = segments(f.qname).join('.');
+    if (full === typed) return true;
+    // The name inside its module: the qualified name less the module's (Python module, Java package, Go package).
+    const mod = moduleQualifier(f.qname, byId.get(f.id));
+    return mod !== undefined && full.startsWith(mod + '.') && full.slice(mod.length + 1) === typed;
+  });
+  return exact.length ? exact : withoutOwnConstructors;
+}
+
+/** The dotted prefix of a qualified name that names its module, when the symbol sits directly in one. */
+function moduleQualifier(qname: string, placement: { pkind: string | null; pqname: string | null } | undefined): string | undefined {
+  if (!placement) return undefined;
+  if (placement.pkind === 'module') {
+    const dot = qname.lastIndexOf('.');
+    return dot > 0 ? qname.slice(0, dot) : undefined;
+  }
+  return undefined;
 }
 
 function endsWith(haystack: readonly string[], needle: readonly string[]): boolean {

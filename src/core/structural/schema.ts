@@ -1,8 +1,13 @@
-import type { EdgeKind } from '../model/structural.js';
+import type { EdgeKind, SiteNameIs } from '../model/structural.js';
 import type { Migration } from '../store/migrations.js';
 
-/** One inventory site as `file_sites.sites` stores it: [id, owner_id, kind, name, receiver, receiver_type, line, col, dynamic]. */
-export type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null];
+/**
+ * One inventory site as `file_sites.sites` stores it: [id, owner_id, kind,
+ * name, receiver, receiver_type, line, col, dynamic, name_is]; name_is (what
+ * the name is when it is not a name of code: a configuration key, an
+ * environment variable, a receiver) is left off when there is none.
+ */
+export type SiteTuple = [number, number, EdgeKind, string, string | null, string | null, number, number, string | null, SiteNameIs?];
 
 /** Structural memory: files, symbols, use sites, imports and tiered edges. Derived: can be rebuilt. */
 export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
@@ -104,6 +109,16 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
         WHEN skip_reason LIKE 'parse worker crashed%' THEN 'worker-crashed'
         ELSE 'unreadable' END
       WHERE skip_reason IS NOT NULL;
+  `,
+  },
+  {
+    // Data dependents (issue 12): how a call is bound where it is not the ordinary way
+    // (model/structural.ts EdgeBinding: `super`, `property-call`), and how many member
+    // accesses of a file go by a computed name (counted in what_breaks' "not seen").
+    id: 'structural-003-binding-and-computed-accesses',
+    sql: `
+    ALTER TABLE edges ADD COLUMN binding TEXT;
+    ALTER TABLE files ADD COLUMN computed_accesses INTEGER NOT NULL DEFAULT 0;
   `,
   },
 ];

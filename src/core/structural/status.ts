@@ -1,3 +1,4 @@
+import { StructuralStore } from './store.js';
 import { EDGE_TIERS, type EdgeTier } from '../model/tiers.js';
 import type { SkipKind } from '../model/skips.js';
 import type { Db } from '../store/db.js';
@@ -20,7 +21,7 @@ export async function getStatus(ws: Workspace): Promise<StatusReport> {
   const db = ws.db;
   const at = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.indexedAt'");
   const langs = await db.all<{ language: string | null; n: number }>('SELECT language, count(*) AS n FROM files WHERE skip_reason IS NULL GROUP BY language');
-  const skipped = await db.all<{ path: string; kind: SkipKind; reason: string }>('SELECT path, skip_kind AS kind, skip_reason AS reason FROM files WHERE skip_reason IS NOT NULL ORDER BY path');
+  const skipped = [...(await new StructuralStore(db).walkSkips()), ...(await db.all<{ path: string; kind: SkipKind; reason: string }>('SELECT path, skip_kind AS kind, skip_reason AS reason FROM files WHERE skip_reason IS NOT NULL ORDER BY path'))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const errs = await db.get<{ n: number }>('SELECT count(*) AS n FROM files WHERE error_nodes > 0');
   const symbols = await db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE kind != 'module'");
   const tiers = await db.all<{ tier: EdgeTier; n: number }>('SELECT tier, count(*) AS n FROM edges GROUP BY tier');

@@ -31,14 +31,32 @@ export class StructuralStore {
     await this.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
   }
 
+  /**
+   * What the last full walk passed over that is not a file row (folders it
+   * could not list, links out of the workspace, FIFOs and devices, broken
+   * links): kept so `tenure status` reports them, not only the index run.
+   */
+  async saveWalkSkips(skips: readonly { path: string; kind: SkipKind; reason: string }[]): Promise<void> {
+    await this.db.write((db) => db.run("INSERT INTO meta (key, value) VALUES ('structural.walkSkips', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [JSON.stringify(skips)]).then(() => undefined));
+  }
+
+  async walkSkips(): Promise<{ path: string; kind: SkipKind; reason: string }[]> {
+    const row = await this.db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.walkSkips'");
+    return row ? (JSON.parse(row.value) as { path: string; kind: SkipKind; reason: string }[]) : [];
+  }
+
   /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
   async load(state: StructuralState): Promise<void> {
     const files = await this.db.all<{
       id: number; path: string; language: string | null; hash: string | null; size: number; mtime_ms: number;
-      skip_reason: string | null; skip_kind: SkipKind | null; error_nodes: number; parse_ms: number | null; package: string | null;
-    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, skip_kind, error_nodes, parse_ms, package FROM files');
+      skip_reason: string | null; skip_kind: SkipKind | null; error_nodes: number; parse_ms: number | null; package: string | null; computed_accesses: number;
+    }>('SELECT id, path, language, hash, size, mtime_ms, skip_reason, skip_kind, error_nodes, parse_ms, package, computed_accesses FROM files');
     const modules = await this.db.all<{ file_id: number; id: number; qname: string }>("SELECT file_id, id, qname FROM symbols WHERE kind = 'module'");
     const moduleByFile = new Map(modules.map((m) => [m.file_id, m]));
+    // The root package's name as the last full index found it, for files added before the next one.
+    const rootInit = files.find((f) => f.path === '__init__.py');
+    const rootName = rootInit ? moduleByFile.get(rootInit.id)?.qname : undefined;
+    state.pythonRoot = rootName && rootName !== '__init__' ? rootName : '';
     // A large workspace has hundreds of thousands of rows: give the thread back as they are taken in.
     const yielder = new Yielder();
     for (const f of files) {
@@ -51,7 +69,7 @@ export class StructuralStore {
         id: f.id, rel: f.path, language: spec, hash: f.hash, size: f.size, mtimeMs: f.mtime_ms,
         // A skip written without its kind is one to try again.
         skip: f.skip_reason === null ? null : { kind: f.skip_kind ?? 'unreadable', reason: f.skip_reason },
-        errorNodes: f.error_nodes, parseMs: f.parse_ms, packageName: f.package,
+        errorNodes: f.error_nodes, computedAccesses: f.computed_accesses, parseMs: f.parse_ms, packageName: f.package,
         moduleName: spec?.scheme === 'java' ? (f.package ?? '') : (mod?.qname ?? ''),
         moduleSymbolId: mod?.id ?? null,
       });
@@ -69,8 +87,8 @@ export class StructuralStore {
     }
     // A file's sites are one JSON text, parsed whole: check the clock after each file.
     for await (const row of rowsOf<{ file_id: number; sites: string }>(this.db, new Yielder(12, 1), 'file_sites', 'file_id, sites', 200)) {
-      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic] of JSON.parse(row.sites) as SiteTuple[]) {
-        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic });
+      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs] of JSON.parse(row.sites) as SiteTuple[]) {
+        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs: nameIs ?? null });
       }
     }
     type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
@@ -120,12 +138,12 @@ export class StructuralStore {
         await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
       }
       await db.run(
-        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at, skip_kind)
-         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11 FROM json_each(?) WHERE true
+        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at, skip_kind, computed_accesses)
+         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12 FROM json_each(?) WHERE true
          ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
            mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
-           package=excluded.package, indexed_at=excluded.indexed_at, skip_kind=excluded.skip_kind`,
-        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skip?.reason ?? null, f.errorNodes, f.parseMs, f.packageName, now, f.skip?.kind ?? null]))],
+           package=excluded.package, indexed_at=excluded.indexed_at, skip_kind=excluded.skip_kind, computed_accesses=excluded.computed_accesses`,
+        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skip?.reason ?? null, f.errorNodes, f.parseMs, f.packageName, now, f.skip?.kind ?? null, f.computedAccesses]))],
       );
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
@@ -137,7 +155,7 @@ export class StructuralStore {
       const importRows: Cell[][] = [];
       for (const f of change.replaced) {
         for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
-        siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
+        siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => s.nameIs ? [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic, s.nameIs] : [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
         for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
         if (yielder.due()) await yielder.yield();
       }
@@ -156,8 +174,8 @@ export class StructuralStore {
       await insertRows(
         db,
         'edges',
-        ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col'],
-        edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col]),
+        ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col', 'binding'],
+        edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col, e.binding]),
       );
       await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
     });

@@ -123,7 +123,10 @@ function knowledgePart(about: readonly SymbolAnswers[], limit: number): z.infer<
   }
   const weakest = [...LINK_TIERS].reverse().find((t) => tiers[t]) ?? 'none';
   const first = about.find((a) => a.knowledge.data?.items.length || a.knowledge.data?.constraints.length)?.knowledge.data;
-  return { memory: 'knowledge', status: 'answered', tier: weakest, tiers, summary: first?.summary ?? '', documents: documents.slice(0, limit), constraints: constraints.slice(0, Math.max(1, Math.ceil(limit / 2))) };
+  // The reason in the team's words leads, as why_is_this gives it; else the summary of what bears on it.
+  const lead = about.map((a) => a.knowledge.data?.lead).find((l) => l);
+  const summary = lead ? `Why: "${clip(lead.quote.quote, 260)}" — ${lead.handle}, ${lead.tier}` : (first?.summary ?? '');
+  return { memory: 'knowledge', status: 'answered', tier: weakest, tiers, summary, documents: documents.slice(0, limit), constraints: constraints.slice(0, Math.max(1, Math.ceil(limit / 2))) };
 }
 
 function episodicPart(about: readonly SymbolAnswers[], limit: number): z.infer<typeof EpisodicPart> {
@@ -230,6 +233,7 @@ function partLines(p: AskOutput['parts'][number]): string[] {
       return p.symbols.flatMap((s) => [s.summary, ...s.dependents.map((d) => `  - ${d.qname} ${d.relation} ${s.symbol.qname} at ${d.site} [${d.tier}]`)]);
     case 'knowledge':
       return [
+        ...(p.summary.startsWith('Why:') ? [p.summary] : []),
         ...p.documents.flatMap((d) => [`${d.category} — ${d.handle} [${d.tier}: ${d.how}]`, ...(d.quote ? [`  > ${quoteLine(d.quote)}`] : [])]),
         ...p.constraints.map((c) => `${c.type} "${c.name}" [${c.tier === 'unresolved' ? 'unresolved — no symbol denotes it; kept' : c.tier}]${c.quote ? ` > ${quoteLine(c.quote)}` : ''}`),
         ...(p.documents.length ? [QUOTED_DATA_NOTE] : []),

@@ -23,7 +23,7 @@ export const WhatBreaksInput = z.object({
 
 const DependentView = z.object({
   symbol: SymbolView,
-  relation: z.string().describe('how it depends: calls, references, instantiates, imports, extends, implements, overrides, member'),
+  relation: z.string().describe('how it depends: calls, reads, writes, references, instantiates, imports, extends, implements, overrides, member'),
   tier: EdgeTier,
   distance: z.number().int().describe('1 = direct'),
   via: z.string().optional().describe('for distance > 1: the dependent it reaches the target through'),
@@ -34,7 +34,7 @@ const DependentView = z.object({
   candidates: z.array(z.string()).optional().describe('ambiguous: every symbol the site may mean'),
 });
 
-const CallView = z.object({ symbol: SymbolView, site: z.string(), tier: EdgeTier, source: z.string().optional(), through: z.string().optional(), resolution: z.string().optional(), reason: z.string().optional() });
+const CallView = z.object({ symbol: SymbolView, site: z.string(), tier: EdgeTier, source: z.string().optional(), through: z.string().optional(), resolution: z.string().optional(), use: z.enum(['call', 'read', 'write']).optional(), reason: z.string().optional() });
 
 const WhatBreaksOutput = z.object({
   target: SymbolView,
@@ -54,6 +54,7 @@ const WhatBreaksOutput = z.object({
   dispatches: z.array(CallView),
   dynamicSites: z.array(CallView),
   notSeen: z.array(z.string()),
+  recursion: z.array(z.string()).optional().describe('path:line where the target calls itself: recursion, not a dependent'),
   rules: z.array(RuleView),
   omitted: Omitted.describe('how many items of each list are not shown; ask again with a larger limit'),
 });
@@ -66,6 +67,8 @@ const RELATION: Record<DependencyKind, string> = {
   import: 'imports',
   extends: 'extends',
   implements: 'implements',
+  read: 'reads',
+  write: 'writes',
   overrides: 'overrides',
   member: 'uses a member of',
 };
@@ -91,7 +94,7 @@ export function presentWhatBreaks(r: WhatBreaksResult, rules: readonly RuleView[
   const side = Math.max(3, Math.ceil(limit / 3));
   const dependents = r.dependents.slice(0, limit).map(dependentView);
   const implementations = r.implementers.slice(0, side).map((i) => ({ symbol: symbolView(i.symbol), site: `${i.symbol.path}:${i.symbol.line}`, tier: i.tier, source: i.provenance.source, reason: i.provenance.reason }));
-  const dispatches = r.dispatches.slice(0, side).map((d) => ({ symbol: symbolView(d.caller), site: `${d.site.path}:${d.site.line}`, tier: d.tier, source: d.provenance.source, through: d.through.qname, resolution: d.resolution }));
+  const dispatches = r.dispatches.slice(0, side).map((d) => ({ symbol: symbolView(d.caller), site: `${d.site.path}:${d.site.line}`, tier: d.tier, source: d.provenance.source, through: d.through.qname, resolution: d.resolution, ...(d.kind !== 'call' ? { use: d.kind } : {}) }));
   const dynamicSites = r.dynamicSites.slice(0, side).map((d) => ({ symbol: symbolView(d.owner), site: `${d.site.path}:${d.site.line}`, tier: 'dynamic' as const, reason: d.reason }));
   const shownRules = rules.slice(0, 5);
   const omitted: Record<string, number> = {};
@@ -121,6 +124,7 @@ export function presentWhatBreaks(r: WhatBreaksResult, rules: readonly RuleView[
     dispatches,
     dynamicSites,
     notSeen: [...r.notSeen],
+    ...(r.recursion.length ? { recursion: r.recursion.map((x) => `${x.path}:${x.line}`) } : {}),
     rules: shownRules,
     omitted,
   };
@@ -176,6 +180,7 @@ export function renderWhatBreaks(a: WhatBreaksOutput): string {
     for (const d of further) lines.push(`  - ${d.symbol.qname} ${d.relation} ${d.via ?? 'it'} — ${d.site} [${d.tier}, ${d.distance} hops]`);
   }
   if (a.omitted['dependents']) lines.push(`  ${moreLine(a.omitted['dependents'], 'dependents', a.dependents.length + a.omitted['dependents'])}`);
+  if (a.recursion?.length) lines.push(`recursion — it calls itself at ${a.recursion.join(', ')} (not a dependent)`);
   if (a.implementations.length) {
     lines.push(`implementations (${a.counts.implementations}):`);
     for (const i of a.implementations) lines.push(`  - ${i.symbol.qname} (${i.tier}${i.tier === 'resolved' ? `, ${i.source}` : ''}) at ${i.site}${wiredBy(i.reason)}`);
@@ -184,13 +189,15 @@ export function renderWhatBreaks(a: WhatBreaksOutput): string {
   const resolved = a.dispatches.filter((d) => d.resolution === 'resolved');
   const unresolved = a.dispatches.filter((d) => d.resolution !== 'resolved');
   const through = (list: typeof a.dispatches) => [...new Set(list.map((d) => d.through))].join(', ');
+  // Reads and writes of a property reach an implementing field or accessor the way calls reach an override.
+  const uses = (list: typeof a.dispatches) => (list.every((d) => !d.use) ? 'calls' : list.every((d) => d.use) ? 'reads and writes' : 'uses');
   if (resolved.length) {
-    lines.push(`reached by resolved dispatch (${resolved.length}) — calls resolved to ${through(resolved)}, which a type checker proves this implements; the receiver's runtime type decides:`);
+    lines.push(`reached by resolved dispatch (${resolved.length}) — ${uses(resolved)} resolved to ${through(resolved)}, which a type checker proves this implements; the receiver's runtime type decides:`);
     for (const d of resolved) lines.push(`  - ${d.symbol.qname} at ${d.site} — ${d.source}`);
   }
   if (unresolved.length) {
-    lines.push(`unresolved dispatch (${unresolved.length}) — calls through ${through(unresolved)}; the receiver's runtime type decides:`);
-    for (const d of unresolved) lines.push(`  - ${d.symbol.qname} at ${d.site} [${d.tier} call]`);
+    lines.push(`unresolved dispatch (${unresolved.length}) — ${uses(unresolved)} through ${through(unresolved)}; the receiver's runtime type decides:`);
+    for (const d of unresolved) lines.push(`  - ${d.symbol.qname} at ${d.site} [${d.tier} ${d.use ?? 'call'}]`);
   }
   if (a.omitted['dispatches']) lines.push(`  … ${a.omitted['dispatches']} more calls through a base method`);
   if (a.dynamicSites.length) {

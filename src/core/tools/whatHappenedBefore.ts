@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutHidden } from '../../shared/hiddenText.js';
 import { clockFromEnv } from '../episodic/clock.js';
 import { whatHappenedBefore, type ConclusionView, type HistoryEntry, type HistoryResult } from '../episodic/history.js';
 import type { EpisodeProvenance } from '../episodic/model.js';
@@ -78,7 +79,7 @@ export function linkWords(l: HistoryEntry['link']): string {
 export function conclusionOut(c: ConclusionView): z.infer<typeof ConclusionOut> {
   const by = c.authorKind === 'agent' ? (c.author === 'agent' ? "the agent's own conclusion" : `${c.author}'s (agent) own conclusion`) : `${c.author}'s note (person)`;
   const from = c.team ? ` from the team store (written by ${c.team.recordedBy ?? 'a teammate'})` : '';
-  return { id: c.id, text: clip(c.text, 240), by: `${by}${from}`, confidence: `${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d)` };
+  return { id: c.id, text: clip(withoutHidden(c.text), 240), by: `${by}${from}`, confidence: `${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d)` };
 }
 
 export function conclusionWords(c: z.infer<typeof ConclusionOut>): string {
@@ -98,7 +99,7 @@ export function attemptView(e: HistoryEntry): z.infer<typeof AttemptView> {
     command: ep.command,
     link: linkWords(e.link),
     ...(ep.intent ? { intent: clip(ep.intent, 160) } : {}),
-    ...(o.evidence ? { evidence: clip(o.evidence.split('\n').slice(0, 3).join(' | '), 240), evidenceSource: o.source } : {}),
+    ...(o.evidence ? { evidence: clip(withoutHidden(o.evidence).split('\n').slice(0, 3).join(' | '), 240), evidenceSource: o.source } : {}),
     ...(ep.provenance ? { from: provenanceWords(ep.provenance, ep.branch) } : {}),
     ...(e.drift.stale ? { stale: `changed since${e.drift.similarity !== null ? ` (similarity ${e.drift.similarity})` : ''}${e.drift.symbolsGone.length ? `; gone: ${e.drift.symbolsGone.slice(0, 3).join(', ')}` : ''}` } : {}),
     conclusions: e.conclusions.slice(0, 2).map(conclusionOut),

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { git } from '../../repo/git.js';
-import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
+import { readWorkspaceFile } from '../../repo/read.js';
+import { walkWorkspace } from '../../repo/walk.js';
 import type { CommitLike, DocKind, SourceDocument } from './document.js';
 import { readExport } from './github.js';
 import { wordCount } from '../text.js';
@@ -152,13 +153,13 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
   return { title };
 }
 
-/** A file's text (BOM dropped, line ends normalised), or why it is left out. */
-function readText(abs: string, size: number, maxBytes: number): { text: string } | { skip: string } {
-  if (size > maxBytes) return { skip: `larger than ${Math.round(maxBytes / 1024)} KiB` };
+/** A file's text (BOM dropped, line ends normalised), or why it is left out: read only inside the workspace, only a regular file, only up to the cap. */
+function readText(root: string, abs: string, maxBytes: number): { text: string } | { skip: string } {
+  const read = readWorkspaceFile(root, abs, maxBytes);
+  if (!read.ok) return { skip: read.missing ? 'gone while reading' : read.skip.reason };
+  if (read.bytes.includes(0)) return { skip: 'binary' };
   try {
-    const buf = fs.readFileSync(abs);
-    if (buf.includes(0)) return { skip: 'binary' };
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(buf).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n') };
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n') };
   } catch {
     return { skip: 'not UTF-8' };
   }
@@ -211,16 +212,10 @@ export async function collectSources(root: string, options: SourceOptions = {}):
   };
 
   const visit = (abs: string, rel: string) => {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(abs);
-    } catch {
-      return;
-    }
     const isJsonExport = rel.endsWith('.json') && (exportDirs.ignores(rel) || rel.startsWith('.tenure/exports/'));
     if (!isJsonExport && !include.ignores(rel)) return;
     if (exclude.ignores(rel)) return;
-    const read = readText(abs, stat.size, maxBytes);
+    const read = readText(root, abs, maxBytes);
     if ('skip' in read) {
       skipped.push({ path: rel, reason: read.skip });
       return;
@@ -232,9 +227,13 @@ export async function collectSources(root: string, options: SourceOptions = {}):
     documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text: read.text });
   };
 
-  walk(root, visit);
-  const exportsDir = path.join(root, '.tenure', 'exports');
-  if (fs.existsSync(exportsDir)) walk(exportsDir, (abs, rel) => visit(abs, `.tenure/exports/${rel}`));
+  // The one workspace walk (.gitignore at every level, no link out of the workspace, no FIFO or device).
+  const walked = await walkWorkspace(root, { pick: () => true });
+  for (const s of walked.skipped) if (s.kind === 'outside-workspace' || s.kind === 'not-a-regular-file') skipped.push({ path: s.rel, reason: s.reason });
+  for (const f of walked.files) visit(f.abs, f.rel);
+  if (fs.existsSync(path.join(root, '.tenure', 'exports'))) {
+    for (const f of (await walkWorkspace(root, { pick: () => true, under: '.tenure/exports' })).files) visit(f.abs, f.rel);
+  }
 
   const history = options.git !== false ? await gitCommits(root, options.gitMaxCommits ?? 5000) : undefined;
   if (history) commits.push(...history.map((commit) => ({ commit, origin: 'git' })));
@@ -244,61 +243,6 @@ export async function collectSources(root: string, options: SourceOptions = {}):
   return { documents, skipped, commits: { seen: fromCommits.seen, informative: fromCommits.informative, contentFree: fromCommits.contentFree, fromGit: !!history } };
 }
 
-function walk(root: string, visit: (abs: string, rel: string) => void): void {
-  const seen = new Set<string>();
-  const stack: { dir: string; rel: string; rules: { base: string; ig: Ignore }[] }[] = [{ dir: root, rel: '', rules: [] }];
-  while (stack.length) {
-    const { dir, rel, rules } = stack.pop()!;
-    let real: string;
-    try {
-      real = fs.realpathSync(dir);
-    } catch {
-      continue;
-    }
-    if (seen.has(real)) continue;
-    seen.add(real);
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    let here = rules;
-    const gi = entries.find((e) => e.name === '.gitignore' && e.isFile());
-    if (gi) {
-      try {
-        here = [...rules, { base: rel, ig: ignore().add(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8')) }];
-      } catch {
-        // unreadable .gitignore: keep the rules we have
-      }
-    }
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      const childRel = rel ? `${rel}/${e.name}` : e.name;
-      const isDir = e.isDirectory() || (e.isSymbolicLink() && safeIsDir(path.join(dir, e.name)));
-      if (isDir && ALWAYS_SKIPPED_DIRS.has(e.name)) continue;
-      if (ignored(here, childRel, isDir)) continue;
-      if (isDir) stack.push({ dir: path.join(dir, e.name), rel: childRel, rules: here });
-      else if (e.isFile() || e.isSymbolicLink()) visit(path.join(dir, e.name), childRel);
-    }
-  }
-}
-
-function safeIsDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function ignored(rules: readonly { base: string; ig: Ignore }[], rel: string, isDir: boolean): boolean {
-  for (const { base, ig } of rules) {
-    const sub = base ? (rel.startsWith(base + '/') ? rel.slice(base.length + 1) : undefined) : rel;
-    if (!sub) continue;
-    if (ig.ignores(isDir ? sub + '/' : sub)) return true;
-  }
-  return false;
-}
 
 /** Commit messages from `git log` limited to the workspace folder; undefined when it is not in a git repository. */
 export async function gitCommits(root: string, max: number): Promise<CommitLike[] | undefined> {

@@ -221,3 +221,32 @@ export async function bestExtractions(db: Db, extractor: string, offlineExtracto
     [extractor, offlineExtractor],
   );
 }
+
+/** Every chunk of these documents, by document then order: enough to put each document's text back together. */
+export async function chunksOfDocuments(db: Db, docIds: readonly number[]): Promise<ChunkRow[]> {
+  if (!docIds.length) return [];
+  return db.all<ChunkRow>(`${CHUNK_SELECT} WHERE c.doc_id IN (SELECT value FROM json_each(?)) ORDER BY c.doc_id, c.ord`, [JSON.stringify(docIds)]);
+}
+
+/** The commit documents for these shas (from git or an export), by sha. */
+export async function commitDocumentsBySha(db: Db, shas: readonly string[]): Promise<Map<string, ChunkRow>> {
+  const out = new Map<string, ChunkRow>();
+  if (!shas.length || !(await hasTable(db, 'kn_documents'))) return out;
+  const rows = await db.all<ChunkRow & { sha: string }>(
+    `SELECT s.value AS sha, x.* FROM json_each(?) s JOIN (${CHUNK_SELECT} WHERE d.kind = 'commit' AND c.ord = 0) x ON x.source = 'git:' || s.value OR x.source LIKE '%#commit:' || s.value`,
+    [JSON.stringify(shas)],
+  );
+  for (const r of rows) if (!out.has(r.sha)) out.set(r.sha, r);
+  return out;
+}
+
+/** Chunks of documents of these kinds matching an FTS5 expression, best first (BM25), with their documents: a search by a symbol's names. */
+export async function searchDocumentChunks(db: Db, fts: string, kinds: readonly DocKind[], limit: number): Promise<ChunkRow[]> {
+  if (!(await hasTable(db, 'kn_chunks_fts'))) return [];
+  return db.all<ChunkRow>(
+    `SELECT c.id AS chunk_id, c.text, c.start, c.line_start, d.id AS doc_id, d.source, d.kind, d.title, d.ref, d.path, d.url, d.sections
+       FROM kn_chunks_fts f JOIN kn_chunks c ON c.id = f.rowid JOIN kn_documents d ON d.id = c.doc_id
+      WHERE kn_chunks_fts MATCH ? AND d.kind IN (SELECT value FROM json_each(?)) ORDER BY bm25(kn_chunks_fts) LIMIT ?`,
+    [fts, JSON.stringify(kinds), limit],
+  );
+}

@@ -1,4 +1,4 @@
-import type { EdgeKind } from '../../model/structural.js';
+import { DATA_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import type { SiteTuple } from '../schema.js';
 import type { ImplementationFact, Loc, ResolutionBatch, SiteVerdict, SymbolAnchor } from './types.js';
@@ -18,8 +18,22 @@ export interface BatchOutcome {
   readonly refuted: number;
   readonly added: number;
   readonly implementations: number;
+  /** Inventory edges in covered files that no verdict spoke of: they now say so. */
+  readonly unanswered: number;
   readonly unmatchedSites: number;
 }
+
+/** How the files a batch covers are recorded: under which type checker, and whether every use in them was read. */
+export interface Coverage {
+  readonly checker?: string;
+  readonly allUses?: boolean;
+}
+
+/** Kinds of the module and type graph a use's syntax does not change. */
+const FIXED_KINDS: ReadonlySet<EdgeKind> = new Set(['import', 'extends', 'implements']);
+
+/** Edge kinds a type checker answers at a use site (imports are the module graph's, not a site's). */
+const SITE_KINDS: ReadonlySet<EdgeKind> = new Set(['call', 'instantiate', 'reference', 'extends', 'implements', 'read', 'write']);
 
 export interface FileRow {
   id: number;
@@ -70,6 +84,8 @@ interface EdgeRow {
   base_source: string | null;
   base_reason: string | null;
   added: number;
+  binding: EdgeBinding | null;
+  dst_kind: string | null;
 }
 
 interface FileCounts {
@@ -81,17 +97,22 @@ interface FileCounts {
 
 const json = (list: Iterable<number>) => JSON.stringify([...list]);
 
-export async function applyBatch(db: Db, source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch): Promise<BatchOutcome> {
+/** Symbol kinds that hold a value, and kinds that run: a data base is never reached by dispatch into a callable. */
+const DATA_SYMBOLS: ReadonlySet<string> = DATA_KINDS as ReadonlySet<string>;
+const CALLABLE_SYMBOLS: ReadonlySet<string> = new Set(['method', 'function']);
+
+export async function applyBatch(db: Db, source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch, coverage: Coverage = {}): Promise<BatchOutcome> {
   const files = await BatchFiles.load(db, batch);
   const now = Date.now();
   const existing = await ExistingEdges.load(db, files, batch);
   const plan = new EdgePlan(source, tier, files, existing);
   for (const v of batch.sites) plan.take(v);
+  for (const p of batch.coveredFiles ?? []) plan.unanswered(p);
   await plan.write(db, now);
   let implementations = 0;
   for (const fact of batch.implementations) implementations += await insertImplementation(db, files, fact, tier, source);
-  await recordCoverage(db, files, batch.coveredFiles ?? [], plan.perFile, source, now);
-  return { confirmed: plan.confirmed, refuted: plan.refuted, added: plan.added, implementations, unmatchedSites: plan.unmatchedSites };
+  await recordCoverage(db, files, batch.coveredFiles ?? [], plan.perFile, source, now, coverage);
+  return { confirmed: plan.confirmed, refuted: plan.refuted, added: plan.added, implementations, unanswered: plan.unansweredEdges, unmatchedSites: plan.unmatchedSites };
 }
 
 /** Per-file data needed to map locations to rows, loaded once per batch. */
@@ -187,6 +208,14 @@ class BatchFiles {
     return undefined;
   }
 
+  kindOf(id: number): string | undefined {
+    for (const fi of this.byPath.values()) {
+      const s = fi.symbols.find((x) => x.id === id);
+      if (s) return s.kind;
+    }
+    return undefined;
+  }
+
   nameOf(id: number): string | undefined {
     for (const fi of this.byPath.values()) {
       const s = fi.symbols.find((x) => x.id === id);
@@ -200,6 +229,7 @@ class BatchFiles {
 class ExistingEdges {
   private readonly bySite = new Map<number, EdgeRow[]>();
   private readonly byLoc = new Map<string, EdgeRow[]>();
+  private readonly byFile = new Map<number, EdgeRow[]>();
 
   static async load(db: Db, files: BatchFiles, batch: ResolutionBatch): Promise<ExistingEdges> {
     const out = new ExistingEdges();
@@ -208,17 +238,27 @@ class ExistingEdges {
       const fi = files.get(v.site.path);
       if (fi) siteFileIds.add(fi.file.id);
     }
+    for (const p of batch.coveredFiles ?? []) {
+      const fi = files.get(p);
+      if (fi) siteFileIds.add(fi.file.id);
+    }
     for (const fid of siteFileIds) {
       const rows = await db.all<EdgeRow>(
-        `SELECT id, site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, base_tier, base_source, base_reason, added FROM edges WHERE file_id = ?`,
+        `SELECT e.id, e.site_id, e.src_id, e.dst_id, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.file_id, e.line, e.col, e.base_tier, e.base_source, e.base_reason, e.added, e.binding, d.kind AS dst_kind
+           FROM edges e LEFT JOIN symbols d ON d.id = e.dst_id WHERE e.file_id = ?`,
         [fid],
       );
       for (const r of rows) {
         if (r.site_id !== null) push(out.bySite, r.site_id, r);
         else push(out.byLoc, `${r.file_id}:${r.line}:${r.col}`, r);
       }
+      out.byFile.set(fid, rows);
     }
     return out;
+  }
+
+  ofFile(fileId: number): readonly EdgeRow[] {
+    return this.byFile.get(fileId) ?? [];
   }
 
   at(site: InvSite | undefined, fileId: number, loc: Loc): readonly EdgeRow[] {
@@ -244,6 +284,12 @@ class EdgePlan {
   private readonly refuteReason = new Map<number, string>();
   private readonly dropAdded: number[] = [];
   private readonly inserts: (string | number | null)[][] = [];
+  private readonly rekind: [number, EdgeKind][] = [];
+  private readonly rebind: [number, EdgeBinding][] = [];
+  private readonly silent: number[] = [];
+  /** Sites a verdict spoke of, by inventory site id (`s…`) or location (`l…`). */
+  private readonly answered = new Set<string>();
+  unansweredEdges = 0;
 
   constructor(
     private readonly source: string,
@@ -262,6 +308,7 @@ class EdgePlan {
     const c = this.countsOf(fi.file.id);
     c.sites++;
     const site = fi.sitesAt.get(`${v.site.line}:${v.site.col}`);
+    this.answered.add(site ? `s${site.id}` : `l${fi.file.id}:${v.site.line}:${v.site.col}`);
     if (site?.dynamic) return;
     const targets = new Set<number>();
     let outside = 0;
@@ -283,6 +330,11 @@ class EdgePlan {
       if (e.dst_id !== null && targets.has(e.dst_id)) {
         have.add(e.dst_id);
         this.upgrade.push([e.id, v.reason]);
+        // The syntax the checker read decides what the use is (SiteVerdict.use): whether data is
+        // read or written, a `new`, a call; and how a call is bound.
+        const kind = v.use && !FIXED_KINDS.has(e.kind) ? dataKind(v.use, v, e.dst_kind ?? undefined) : v.role && (e.kind === 'read' || e.kind === 'write' || (e.kind === 'reference' && DATA_SYMBOLS.has(e.dst_kind ?? ''))) ? v.role : e.kind;
+        if (kind !== e.kind) this.rekind.push([e.id, kind]);
+        if (v.binding && e.binding !== v.binding) this.rebind.push([e.id, v.binding]);
         if (e.tier !== this.tier || e.source !== this.source) {
           this.confirmed++;
           c.confirmed++;
@@ -309,6 +361,8 @@ class EdgePlan {
       srcId = site.ownerId;
       kind = site.kind;
       name = site.name;
+      // A resolver that read the syntax knows the use better than the name match did.
+      if (v.use && !FIXED_KINDS.has(site.kind)) kind = v.use;
     } else {
       srcId = v.from ? this.files.anchor(v.from) : undefined;
       srcId ??= fi.enclosing(v.site)?.id;
@@ -319,9 +373,31 @@ class EdgePlan {
     for (const dst of missing) {
       if (dst === srcId && kind !== 'call') continue;
       const dstName = site ? name : (this.files.nameOf(dst) ?? name);
-      this.inserts.push([site?.id ?? null, srcId, dst, kind, dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1]);
+      const dstKind = this.files.kindOf(dst);
+      const edgeKind = dataKind(kind, v, dstKind);
+      // A call that became a read of data is a property call; `super` stays what the verdict says.
+      const binding = v.binding ?? ((kind === 'call' || kind === 'instantiate') && edgeKind === 'read' ? 'property-call' : null);
+      this.inserts.push([site?.id ?? null, srcId, dst, edgeKind, dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1, binding]);
       this.added++;
       c.added++;
+    }
+  }
+
+  /**
+   * A covered file's inventory edges no verdict spoke of: the resolver read the
+   * file and had no answer for their sites. They keep their tier and say so,
+   * so an unchecked `inferred` never looks checked.
+   */
+  unanswered(path: string): void {
+    const fi = this.files.get(path);
+    if (!fi) return;
+    for (const e of this.existing.ofFile(fi.file.id)) {
+      if (e.added || e.base_tier !== null || !SITE_KINDS.has(e.kind) || (e.tier !== 'inferred' && e.tier !== 'ambiguous')) continue;
+      // A configuration key is read by its string: no type checker answers for it, by design.
+      if (e.dst_kind === 'key') continue;
+      if (this.answered.has(e.site_id !== null ? `s${e.site_id}` : `l${e.file_id}:${e.line}:${e.col}`)) continue;
+      this.silent.push(e.id);
+      this.unansweredEdges++;
     }
   }
 
@@ -335,8 +411,8 @@ class EdgePlan {
   async write(db: Db, now: number): Promise<void> {
     if (this.refute.length) {
       await db.run(
-        `INSERT INTO refutations (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, refuted_by, refuted_reason, at)
-           SELECT site_id, src_id, dst_id, kind, name, COALESCE(base_tier, tier), COALESCE(base_source, source), COALESCE(base_reason, reason), candidates, file_id, line, col, ?2, j.value->>1, ?3
+        `INSERT INTO refutations (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, refuted_by, refuted_reason, at, binding)
+           SELECT site_id, src_id, dst_id, kind, name, COALESCE(base_tier, tier), COALESCE(base_source, source), COALESCE(base_reason, reason), candidates, file_id, line, col, ?2, j.value->>1, ?3, binding
            FROM edges JOIN json_each(?1) j ON j.value->>0 = edges.id`,
         [JSON.stringify(this.refute.map((id) => [id, this.refuteReason.get(id) ?? ''])), this.source, now],
       );
@@ -353,20 +429,49 @@ class EdgePlan {
         [JSON.stringify(this.upgrade), this.tier, this.source],
       );
     }
+    if (this.rekind.length) {
+      await db.run(`UPDATE edges SET kind = (SELECT j.value->>1 FROM json_each(?1) j WHERE j.value->>0 = edges.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))`, [JSON.stringify(this.rekind)]);
+    }
+    if (this.rebind.length) {
+      await db.run(`UPDATE edges SET binding = (SELECT j.value->>1 FROM json_each(?1) j WHERE j.value->>0 = edges.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))`, [JSON.stringify(this.rebind)]);
+    }
+    if (this.silent.length) {
+      // The inventory's answer is kept in base_* (as for an upgrade), so a change puts the plain reason back.
+      await db.run(
+        `UPDATE edges SET base_tier = tier, base_source = source, base_reason = reason, reason = reason || ?2 WHERE id IN (SELECT value FROM json_each(?1)) AND base_tier IS NULL`,
+        [json(this.silent), `; no answer from the type checker (${this.source}) for this site: not confirmed, not refuted`],
+      );
+    }
     if (this.inserts.length) {
       await db.run(
-        `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, added)
-           SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12 FROM json_each(?)`,
+        `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, added, binding)
+           SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12, value->>13 FROM json_each(?)`,
         [JSON.stringify(this.inserts)],
       );
     }
   }
 }
 
+/**
+ * The kind of an edge a resolver adds to data (a field, a constant): a read or
+ * a write by the use's role, and a call through it is a read of it (what runs
+ * is the value it holds). Other targets keep the kind the site has.
+ */
+function dataKind(kind: EdgeKind, v: SiteVerdict, targetKind: string | undefined): EdgeKind {
+  if (!DATA_SYMBOLS.has(targetKind ?? '')) return kind;
+  if (kind === 'read' || kind === 'write') return v.role ?? kind;
+  if (kind === 'call' || kind === 'instantiate') return 'read';
+  // A resolver that read the syntax said `reference` (a type position, a re-export): that is what it is.
+  if (kind === 'reference' && v.use !== 'reference') return v.role ?? 'read';
+  return kind;
+}
+
 async function insertImplementation(db: Db, files: BatchFiles, fact: ImplementationFact, tier: string, source: string): Promise<number> {
   const base = files.anchor(fact.base);
   const impl = files.anchor(fact.impl);
   if (base === undefined || impl === undefined || base === impl) return 0;
+  // A call through a function-typed property reads the property: no method is reached from it by dispatch.
+  if (DATA_SYMBOLS.has(files.kindOf(base) ?? '') && CALLABLE_SYMBOLS.has(files.kindOf(impl) ?? '')) return 0;
   const r = await db.run(
     `INSERT INTO implementations (impl_id, base_id, file_id, tier, source, reason, wired_by) SELECT ?1, ?2, file_id, ?3, ?4, ?5, ?6 FROM symbols WHERE id = ?1
        ON CONFLICT(impl_id, base_id, source) DO UPDATE SET tier = excluded.tier, reason = excluded.reason, wired_by = excluded.wired_by`,
@@ -376,16 +481,16 @@ async function insertImplementation(db: Db, files: BatchFiles, fact: Implementat
 }
 
 /** The files the batch answered for, recorded as enriched at their current content with what it did in them. */
-async function recordCoverage(db: Db, files: BatchFiles, covered: readonly string[], perFile: ReadonlyMap<number, FileCounts>, source: string, now: number): Promise<void> {
+async function recordCoverage(db: Db, files: BatchFiles, covered: readonly string[], perFile: ReadonlyMap<number, FileCounts>, source: string, now: number, coverage: Coverage): Promise<void> {
   for (const p of covered) {
     const fi = files.get(p);
     if (!fi) continue;
     const c = perFile.get(fi.file.id) ?? { sites: 0, confirmed: 0, refuted: 0, added: 0 };
     await db.run(
-      `INSERT INTO resolution_files (file_id, source, hash, at, sites, confirmed, refuted, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO resolution_files (file_id, source, hash, at, sites, confirmed, refuted, added, checker, all_uses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(file_id, source) DO UPDATE SET hash = excluded.hash, at = excluded.at, sites = excluded.sites,
-           confirmed = excluded.confirmed, refuted = excluded.refuted, added = excluded.added`,
-      [fi.file.id, source, fi.file.hash, now, c.sites, c.confirmed, c.refuted, c.added],
+           confirmed = excluded.confirmed, refuted = excluded.refuted, added = excluded.added, checker = excluded.checker, all_uses = excluded.all_uses`,
+      [fi.file.id, source, fi.file.hash, now, c.sites, c.confirmed, c.refuted, c.added, coverage.checker ?? null, coverage.allUses ? 1 : 0],
     );
   }
 }

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { EdgeKind } from '../../model/structural.js';
 import { SiteText } from './siteText.js';
 import {
+  CodeIntelError,
   ResolverUnavailableError,
   type CodeIntel,
   type CodeLocation,
@@ -55,6 +56,7 @@ export class CodeIntelResolver implements EdgeResolver {
     await this.intel.changed?.(paths);
   }
   readonly languages: readonly string[];
+  readonly checker: string | undefined;
   private readonly concurrency: number;
   private siteText: SiteText | undefined;
 
@@ -64,6 +66,8 @@ export class CodeIntelResolver implements EdgeResolver {
   ) {
     this.source = intel.name;
     this.languages = intel.languages;
+    // The editor's server and a headless one run the same checker: what one covered, the other need not ask again.
+    this.checker = intel.languages.some((l) => l === 'typescript' || l === 'javascript' || l === 'tsx') ? 'typescript' : intel.languages[0];
     this.concurrency = Math.max(1, options.concurrency ?? 4);
   }
 
@@ -82,20 +86,60 @@ export class CodeIntelResolver implements EdgeResolver {
     const sites = unit.sites.filter((s) => !s.dynamic && s.name);
     const notes: string[] = [];
     let failed = 0;
+    // The server holds no project for the file: every further request would fail the same way.
+    let noProject: CodeIntelError | undefined;
     const verdicts = await this.pool(sites, async (s) => {
+      if (noProject) return undefined;
       try {
         return await this.siteVerdict(s.at, ctx, undefined);
       } catch (e) {
         if (ResolverUnavailableError.is(e) || ctx.signal.aborted) throw e;
         failed++;
-        if (notes.length < 5) notes.push(`${s.at.path}:${s.at.line}:${s.at.col} \`${s.name}\`: ${(e as Error).message}`);
+        if (CodeIntelError.is(e, 'no-project')) noProject ??= e;
+        else if (notes.length < 5) notes.push(`${s.at.path}:${s.at.line}:${s.at.col} \`${s.name}\`: ${(e as Error).message}`);
         return undefined;
       }
     }, ctx.signal);
+    const found = verdicts.filter((v): v is SiteVerdict => !!v);
+    if (!noProject) await this.addRoles(unit, found, ctx).catch((e: unknown) => {
+      if (ResolverUnavailableError.is(e) || ctx.signal.aborted) throw e;
+    });
     await this.intel.release?.([unit.path]).catch(() => undefined);
+    if (noProject) {
+      // One line for the file, and the file is recorded as answered-without-answers: its edges say so, and the next pass does not ask again until it changes.
+      notes.push(`${unit.path}: ${noProject.message}`);
+      return { sites: found, implementations: [], coveredFiles: [unit.path], notes };
+    }
     // A file whose requests mostly failed is not recorded as done: the next pass tries again.
     const covered = failed <= Math.max(2, sites.length / 10);
-    return { sites: verdicts.filter((v): v is SiteVerdict => !!v), implementations: [], ...(covered ? { coveredFiles: [unit.path] } : {}), ...(notes.length ? { notes } : {}) };
+    return { sites: found, implementations: [], ...(covered ? { coveredFiles: [unit.path] } : {}), ...(notes.length ? { notes } : {}) };
+  }
+
+  /**
+   * Read/write roles for the file's data uses, from the server's document
+   * highlights: one request per target the file uses as data, not one per site.
+   */
+  private async addRoles(unit: Extract<ResolverUnit, { kind: 'file' }>, verdicts: SiteVerdict[], ctx: ResolverContext): Promise<void> {
+    if (!this.intel.highlights) return;
+    const dataAt = new Set(unit.sites.filter((s) => s.kind === 'read' || s.kind === 'write').map((s) => `${s.at.line}:${s.at.col}`));
+    const byTarget = new Map<string, number[]>();
+    verdicts.forEach((v, i) => {
+      if (!dataAt.has(`${v.site.line}:${v.site.col}`)) return;
+      const t = v.targets[0];
+      const key = !t ? '' : 'at' in t ? `${t.at.path}:${t.at.line}:${t.at.col}` : 'sid' in t ? t.sid : t.external;
+      const list = byTarget.get(key) ?? [];
+      list.push(i);
+      byTarget.set(key, list);
+    });
+    const groups = [...byTarget.values()];
+    const answers = await this.pool(groups, (g) => this.intel.highlights!(verdicts[g[0]!]!.site, ctx.signal), ctx.signal);
+    groups.forEach((g, gi) => {
+      const roles = new Map((answers[gi] ?? []).map((h) => [`${h.at.line}:${h.at.col}`, h.role]));
+      for (const i of g) {
+        const role = roles.get(`${verdicts[i]!.site.line}:${verdicts[i]!.site.col}`);
+        if (role === 'read' || role === 'write') verdicts[i] = { ...verdicts[i]!, role };
+      }
+    });
   }
 
   private async resolveSymbol(unit: Extract<ResolverUnit, { kind: 'symbol' }>, ctx: ResolverContext): Promise<ResolutionBatch> {
@@ -121,8 +165,10 @@ export class CodeIntelResolver implements EdgeResolver {
     }
     if (unit.want.includes('callers')) {
       const refs = ((await guard('references', () => this.intel.references(symbol.at, ctx.signal))) ?? []).filter((r) => !r.external);
-      const found = await this.pool(refs, (r) => guard('definition', () => this.siteVerdict(strip(r), ctx, this.text(ctx.root).kindAt(r))), ctx.signal);
-      for (const v of found) if (v) sites.push(v);
+      const text = this.text(ctx.root);
+      const found = await this.pool(refs, (r) => guard('definition', () => this.siteVerdict(strip(r), ctx, text.kindAt(r))), ctx.signal);
+      // A use found by a references search has only its text to tell a read from a write.
+      for (const v of found) if (v) sites.push({ ...v, ...(text.declaresScope(v.site) ? { use: 'reference' as const } : { role: text.roleAt(v.site) }) });
     }
     return { sites, implementations, ...(notes.length ? { notes } : {}) };
   }

@@ -40,6 +40,12 @@ export interface EnrichOptions {
   readonly orphans?: boolean;
   /** At most this many such searches per pass, functions before methods (default 500); the next pass continues. */
   readonly orphanLimit?: number;
+  /**
+   * First-pass resolvers (a compiler or SCIP indexer over the whole workspace):
+   * `auto` (default) runs them while most files of their languages lack
+   * type-checked resolution, `always` whenever files are pending, `never` not at all.
+   */
+  readonly firstPass?: 'auto' | 'always' | 'never';
 }
 
 export interface EnrichProgress {
@@ -47,7 +53,19 @@ export interface EnrichProgress {
   readonly done: number;
   readonly total: number;
   readonly current?: string;
+  /** Time left at the pace so far, once there is a pace to go by. */
+  readonly etaMs?: number;
 }
+
+/** "lsp:typescript: 120/400 files, about 40 s left — src/a.ts": the progress line the CLI and the logs print. */
+export function describeProgress(p: EnrichProgress): string {
+  const eta = p.etaMs === undefined ? '' : `, about ${p.etaMs >= 90_000 ? `${Math.round(p.etaMs / 60_000)} min` : `${Math.max(1, Math.round(p.etaMs / 1000))} s`} left`;
+  return `${p.source}: ${p.done}/${p.total}${eta}${p.current ? ` — ${p.current}` : ''}`;
+}
+
+/** A first pass runs while at least this share of its languages' files (and this many) lack type-checked resolution. */
+const FIRST_PASS_SHARE = 0.3;
+const FIRST_PASS_MIN_FILES = 20;
 
 export interface ResolverReport {
   readonly source: string;
@@ -60,6 +78,8 @@ export interface ResolverReport {
   refuted: number;
   added: number;
   implementations: number;
+  /** Inventory edges in covered files the resolver had no answer for (kept, and marked so). */
+  unanswered: number;
   staleBatches: number;
   notes: string[];
   startMs: number;
@@ -77,6 +97,7 @@ export function describeResolverReport(x: ResolverReport): string {
   return (
     `${x.source}: ${x.state}${x.message ? ` — ${x.message}` : ''}; ${x.files} files, ${x.symbols} symbols; ` +
     `${x.confirmed} edges confirmed, ${x.refuted} refuted, ${x.added} added, ${x.implementations} implementations proven` +
+    `${x.unanswered ? `, ${x.unanswered} left unanswered` : ''}` +
     `${x.staleBatches ? `; ${x.staleBatches} batches re-queued because files changed meanwhile` : ''}${x.pending ? `; ${x.pending} units left for the next pass` : ''} (${(x.ms / 1000).toFixed(1)} s)`
   );
 }
@@ -125,7 +146,8 @@ export class EnrichmentPass {
     const reports: ResolverReport[] = [];
     for (const r of this.resolvers) {
       if (this.options.signal?.aborted) break;
-      reports.push(await this.runOne(r, t0));
+      const report = await this.runOne(r, t0);
+      if (report) reports.push(report);
     }
     await this.saveStatus(reports);
     return { resolvers: reports, ms: performance.now() - t0 };
@@ -145,12 +167,26 @@ export class EnrichmentPass {
     return probes.length ? { file: probes[0]!.path, probes } : {};
   }
 
-  private async runOne(resolver: EdgeResolver, t0: number): Promise<ResolverReport> {
+  /** One resolver's run; undefined for a first-pass resolver the workspace does not need now. */
+  private async runOne(resolver: EdgeResolver, t0: number): Promise<ResolverReport | undefined> {
+    if (resolver.firstPass && !(await this.wantsFirstPass(resolver))) return undefined;
     return new ResolverRun(
       { store: this.store, options: this.options, high: this.high, readyHint: (l) => this.readyHint(l), buildUnit: (u) => this.buildUnit(u), log: (m) => this.log(m) },
       resolver,
       t0,
     ).run();
+  }
+
+  /** Whether enough of a first-pass resolver's files lack type-checked resolution that a whole-workspace pass beats asking file by file. */
+  private async wantsFirstPass(resolver: EdgeResolver): Promise<boolean> {
+    const mode = this.options.firstPass ?? 'auto';
+    if (mode === 'never') return false;
+    const languages = resolver.languages ?? [];
+    const cov = await this.store.coverage(languages, resolver.checker ?? resolver.source);
+    // Forced, every file is asked again: as many as a first pass over nothing resolved.
+    const { total, pending } = this.options.force ? { total: cov.total, pending: cov.total } : cov;
+    if (mode === 'always') return pending > 0;
+    return pending >= (resolver.firstPassMinFiles ?? FIRST_PASS_MIN_FILES) && pending >= total * FIRST_PASS_SHARE;
   }
 
   private async buildUnit(unit: Unit): Promise<ResolverUnit | undefined> {
@@ -206,6 +242,8 @@ class ResolverRun {
   private orphansQueued = false;
   private deadline = Infinity;
   private lastGen = '';
+  /** When the pace is measured from (after the first unit, which carries a server's warm-up). */
+  private paceFrom: { at: number; done: number } | undefined;
 
   constructor(
     private readonly pass: PassView,
@@ -215,13 +253,27 @@ class ResolverRun {
     this.signal = pass.options.signal ?? new AbortController().signal;
     this.report = {
       source: resolver.source, languages: resolver.languages ?? [], state: 'complete', files: 0, symbols: 0, confirmed: 0, refuted: 0, added: 0, implementations: 0,
-      staleBatches: 0, notes: [], startMs: this.start - t0, ms: 0, pending: 0,
+      unanswered: 0, staleBatches: 0, notes: [], startMs: this.start - t0, ms: 0, pending: 0,
     };
   }
 
   async run(): Promise<ResolverReport> {
     try {
-      const ctx: ResolverContext = { root: this.pass.options.root, signal: this.signal, log: (m) => this.log(m), readyHint: await this.pass.readyHint(this.resolver.languages ?? []) };
+      const ctx: ResolverContext = {
+        root: this.pass.options.root,
+        signal: this.signal,
+        log: (m) => this.log(m),
+        readyHint: await this.pass.readyHint(this.resolver.languages ?? []),
+        files: (languages) => this.pass.store.filePaths(languages),
+      };
+      // A resolver that knows its languages is started only if there is work for it: a server
+      // that every file's first pass already answered for is never started.
+      const known = this.resolver.languages !== undefined && !this.resolver.units.includes('workspace');
+      if (known) {
+        this.languages = this.resolver.languages!;
+        await this.fillQueue();
+        if (!(await this.hasWork())) return this.report;
+      }
       await this.resolver.start(ctx);
       // Batch resolvers learn their languages from their artifact when they start.
       this.languages = this.resolver.languages ?? [];
@@ -230,7 +282,7 @@ class ResolverRun {
         await this.wholeWorkspace(ctx);
         return this.report;
       }
-      await this.fillQueue();
+      if (!known) await this.fillQueue();
       await this.drainQueue();
       if (this.report.staleBatches && this.report.state === 'complete') this.report.state = 'partial';
       this.report.implementations += await this.pass.store.deriveOverrides();
@@ -251,13 +303,26 @@ class ResolverRun {
     this.report.refuted += res.refuted;
     this.report.added += res.added;
     this.report.implementations += res.implementations;
+    this.report.unanswered += res.unanswered;
+  }
+
+  private coverage(): { checker?: string; allUses?: boolean } {
+    return { ...(this.resolver.checker ? { checker: this.resolver.checker } : {}), ...(this.resolver.findsAllUses ? { allUses: true } : {}) };
+  }
+
+  /** Whether the queue, the priority list or the search for callables without callers has anything for this resolver. */
+  private async hasWork(): Promise<boolean> {
+    if (this.low.length) return true;
+    for (let i = this.hi; i < this.pass.high.length; i++) if (await this.wants(this.pass.high[i]!)) return true;
+    if (this.orphansQueued) return false;
+    return (await this.pass.store.uncalledCallables(this.languages, this.resolver.source, 1, this.resolver.checker)).some((o) => !this.pass.options.files || this.pass.options.files.includes(o.path));
   }
 
   /** An artifact resolver answers for the whole workspace at once. */
   private async wholeWorkspace(ctx: ResolverContext): Promise<void> {
     const gen = await this.pass.store.generation();
     const batch = await this.resolver.resolve({ kind: 'workspace' }, ctx);
-    const res = await this.pass.store.apply(this.resolver.source, this.resolver.tier, batch, gen);
+    const res = await this.pass.store.apply(this.resolver.source, this.resolver.tier, batch, gen, this.coverage());
     if (res.stale) {
       this.report.staleBatches++;
       this.report.state = 'partial';
@@ -273,11 +338,12 @@ class ResolverRun {
   private async fillQueue(): Promise<void> {
     const { store, options } = this.pass;
     const inScope = (path: string) => !options.files || options.files.includes(path);
-    const files = options.force ? await store.filesWithLanguage(this.languages) : await store.pendingFiles(this.resolver.source, this.languages);
+    const checker = this.resolver.checker;
+    const files = options.force ? await store.filesWithLanguage(this.languages) : await store.pendingFiles(this.resolver.source, this.languages, checker);
     for (const f of files) if (inScope(f.path)) this.low.push({ kind: 'file', id: f.id, path: f.path, language: f.language });
     // Dispatch roots need implementation requests; a server without them (pyright) proves overrides from resolved inheritance instead.
     if (this.resolver.units.includes('symbol') && options.dispatch !== false && (this.resolver.questions ?? ['implementations']).includes('implementations')) {
-      for (const r of await store.dispatchRoots(this.languages, this.resolver.source)) if (inScope(r.at.path)) this.low.push({ kind: 'symbol', sid: r.sid, want: ['implementations'] });
+      for (const r of await store.dispatchRoots(this.languages, this.resolver.source, checker)) if (inScope(r.at.path)) this.low.push({ kind: 'symbol', sid: r.sid, want: ['implementations'] });
     }
     this.deadline = options.budgetMs !== undefined ? performance.now() + options.budgetMs : Infinity;
     this.lastGen = seenGeneration.get(this.resolver) ?? (await store.generation());
@@ -300,26 +366,31 @@ class ResolverRun {
 
   /** The next unit: a priority one, else the queue's, else (once) the callables left without a caller. */
   private async next(): Promise<Unit | undefined> {
-    const unit = this.nextHigh() ?? this.low.shift();
+    const unit = (await this.nextHigh()) ?? this.low.shift();
     if (unit || this.orphansQueued || this.signal.aborted) return unit;
     this.orphansQueued = true;
     const { store, options } = this.pass;
-    for (const o of await store.uncalledCallables(this.languages, this.resolver.source, options.orphanLimit ?? 500)) {
+    for (const o of await store.uncalledCallables(this.languages, this.resolver.source, options.orphanLimit ?? 500, this.resolver.checker)) {
       if (!options.files || options.files.includes(o.path)) this.low.push({ kind: 'symbol', sid: o.sid, want: ['callers'] });
     }
     return this.low.shift();
   }
 
   /** Every resolver walks the whole priority list (entries added while it runs included). */
-  private nextHigh(): Unit | undefined {
+  private async nextHigh(): Promise<Unit | undefined> {
     const high = this.pass.high;
     while (this.hi < high.length) {
       const u = high[this.hi++]!;
-      if (u.kind === 'file' && !this.languages.includes(u.language)) continue;
-      if (u.kind === 'symbol' && !this.resolver.units.includes('symbol')) continue;
-      return u;
+      if (await this.wants(u)) return u;
     }
     return undefined;
+  }
+
+  /** A priority unit this resolver answers and no resolver over its checker has answered already. */
+  private async wants(u: Unit): Promise<boolean> {
+    if (u.kind === 'file') return this.languages.includes(u.language);
+    if (!this.resolver.units.includes('symbol')) return false;
+    return !(await this.pass.store.allUsesRead(u.sid, this.resolver.checker));
   }
 
   /** Whether the pass was cancelled or the budget spent before the unit at hand; the report says so and counts what is left. */
@@ -351,9 +422,9 @@ class ResolverRun {
     const built = await this.pass.buildUnit(unit);
     if (!built) return;
     const { store, options } = this.pass;
-    options.onProgress?.({ source: this.resolver.source, done: this.done.size, total: this.done.size + this.pass.high.length - this.hi + this.low.length, current: unit.kind === 'file' ? unit.path : unit.sid });
+    options.onProgress?.(this.progress(unit));
     const batch = await this.resolver.resolve(built, { root: options.root, signal: this.signal, log: (m) => this.log(m) });
-    const res = await store.apply(this.resolver.source, this.resolver.tier, batch, gen);
+    const res = await store.apply(this.resolver.source, this.resolver.tier, batch, gen, this.coverage());
     if (res.stale) {
       this.report.staleBatches++;
       if (!this.requeued.has(key)) {
@@ -371,6 +442,15 @@ class ResolverRun {
     }
     this.done.add(key);
     if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
+  }
+
+  /** Where the run is, and how long the rest should take at the pace of the units done so far. */
+  private progress(unit: Unit): EnrichProgress {
+    const done = this.done.size;
+    const left = this.pass.high.length - this.hi + this.low.length + 1;
+    if (!this.paceFrom && done) this.paceFrom = { at: performance.now(), done };
+    const pace = this.paceFrom && done - this.paceFrom.done >= 3 ? (performance.now() - this.paceFrom.at) / (done - this.paceFrom.done) : undefined;
+    return { source: this.resolver.source, done, total: done + left, current: unit.kind === 'file' ? unit.path : unit.sid, ...(pace !== undefined ? { etaMs: pace * left } : {}) };
   }
 
   private failed(e: unknown): void {

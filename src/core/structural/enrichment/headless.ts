@@ -1,9 +1,12 @@
 import { LspCodeIntel } from '../sources/lsp/codeIntel.js';
 import { defaultServers, type LanguageServerSpec } from '../sources/lsp/servers.js';
+import { indexerAvailable, scipIndexerResolver } from '../sources/scip/indexers.js';
+import { TscResolver, tscAvailable } from '../sources/tsc/resolver.js';
 import type { Db } from '../../store/db.js';
 import { BackgroundEnricher } from './background.js';
 import { CodeIntelResolver } from './codeIntelResolver.js';
 import { describeResolverReport } from './enrich.js';
+import { ResolutionStore } from './store.js';
 import type { EdgeResolver } from './types.js';
 
 export interface HeadlessOptions {
@@ -17,6 +20,14 @@ export interface HeadlessOptions {
   readonly memoryCapMb?: number;
   readonly concurrency?: number;
   readonly log?: (message: string) => void;
+  /**
+   * Offer a first-pass resolver before each language server (the TypeScript
+   * compiler; scip-python for Python) for the passes where most files lack
+   * type-checked resolution (default true; the pass decides, EnrichOptions.firstPass).
+   */
+  readonly firstPass?: boolean;
+  /** Let typescript-language-server run the workspace's own TypeScript: the user's opt-in, never read from the repository. */
+  readonly useWorkspaceTypescript?: boolean;
 }
 
 /**
@@ -25,12 +36,16 @@ export interface HeadlessOptions {
  * editor's running servers is used instead.
  */
 export async function headlessResolvers(db: Db, options: HeadlessOptions): Promise<EdgeResolver[]> {
-  const present = new Set((await db.all<{ language: string }>('SELECT DISTINCT language FROM files WHERE language IS NOT NULL AND skip_reason IS NULL')).map((r) => r.language));
-  const specs: LanguageServerSpec[] = defaultServers(options.servers ?? {}, options.memoryCapMb).filter(
+  const present = new Set(await new ResolutionStore(db).languagesPresent());
+  const specs: LanguageServerSpec[] = defaultServers(options.servers ?? {}, options.memoryCapMb, { root: options.root, ...(options.useWorkspaceTypescript ? { useWorkspaceTypescript: true } : {}) }).filter(
     (s) => s.languages.some((l) => present.has(l)) && (!options.only || options.only.includes(s.id)),
   );
-  return specs.map(
-    (spec) =>
+  const out: EdgeResolver[] = [];
+  for (const spec of specs) {
+    // The first pass answers what a whole workspace needs at once; the server after it keeps it fresh.
+    const first = options.firstPass !== false && !options.servers?.[spec.id] ? firstPassFor(spec.id, options) : undefined;
+    if (first) out.push(first);
+    out.push(
       new CodeIntelResolver(
         new LspCodeIntel(spec, {
           root: options.root,
@@ -41,7 +56,22 @@ export async function headlessResolvers(db: Db, options: HeadlessOptions): Promi
         }),
         options.concurrency ? { concurrency: options.concurrency } : {},
       ),
-  );
+    );
+  }
+  return out;
+}
+
+/**
+ * The whole-workspace resolver for a server's language, where Tenure ships
+ * one: the TypeScript compiler for typescript-language-server (the same
+ * checker, without a request per site; the workspace's own TypeScript when
+ * the user opted in is the server's alone), scip-python for pyright (pyright's
+ * checker, as an indexer).
+ */
+function firstPassFor(id: string, options: HeadlessOptions): EdgeResolver | undefined {
+  if (id === 'typescript' && !options.useWorkspaceTypescript && tscAvailable()) return new TscResolver(options.memoryCapMb ? { memoryMb: options.memoryCapMb } : {});
+  if (id === 'python' && indexerAvailable('scip-python')) return scipIndexerResolver('scip-python', options.root, { firstPass: true });
+  return undefined;
 }
 
 /**

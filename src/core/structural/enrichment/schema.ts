@@ -82,4 +82,16 @@ export const RESOLUTION_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX resolution_symbols_file ON resolution_symbols(file_id);
   `,
   },
+  {
+    // Resolvers over one type checker share their coverage (a compiler first pass, then the
+    // language server for what changes): a file covered by one at its content is done for all.
+    id: 'resolution-002-shared-coverage',
+    sql: `
+  ALTER TABLE resolution_files ADD COLUMN checker TEXT;                    -- typescript, python: the type checker behind the source
+  ALTER TABLE resolution_files ADD COLUMN all_uses INTEGER NOT NULL DEFAULT 0;   -- 1: every use of the file's symbols was read, not only the inventory's sites
+  CREATE INDEX resolution_files_checker ON resolution_files(checker, file_id);
+  -- A refuted edge keeps how its call was bound (edges.binding), so it comes back as it was.
+  ALTER TABLE refutations ADD COLUMN binding TEXT;
+  `,
+  },
 ];

@@ -6,7 +6,8 @@ import type { Loc } from './types.js';
 /**
  * What a use at a location is, read from the source text, for use sites a
  * resolver found and the inventory did not record: `x(` and `` x`…` `` are
- * calls, `new X(` an instantiation, anything else a reference.
+ * calls, `new X(` an instantiation, anything else a reference; and whether a
+ * use of data reads or writes it, where the resolver does not say.
  */
 export class SiteText {
   private readonly files = new Map<string, string[]>();
@@ -27,10 +28,47 @@ export class SiteText {
   }
 
   kindAt(at: Loc): EdgeKind {
+    if (this.inImport(at)) return 'import';
     const line = this.line(at);
     const rest = line.slice(at.col).replace(/^[\w$]+/, '');
     if (/^\s*(<[^>]*>)?\s*\(/.test(rest) || /^\s*`/.test(rest)) return /\bnew\s+(?:[\w$]+\.)*$/.test(line.slice(0, at.col)) ? 'instantiate' : 'call';
     return 'reference';
+  }
+
+  /**
+   * Whether a use reads or writes what it names, from the text around it: an
+   * assignment (`=`, `+=`, …, not `==`), `++`/`--`, `del`/`delete` write; else it reads.
+   */
+  roleAt(at: Loc): 'read' | 'write' {
+    const line = this.line(at);
+    const rest = line.slice(at.col).replace(/^[\w$]+/, '');
+    if (/^\s*(\+\+|--)/.test(rest) || /(\+\+|--)\s*(?:[\w$]+\s*\.\s*)*$/.test(line.slice(0, at.col))) return 'write';
+    if (/^\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|\?\?|&&|\|\||\/\/|@)?=(?![=>])/.test(rest)) return 'write';
+    // `del x` / `delete o.x` remove the name; `del x[k]` only reads x.
+    if (/\b(?:del|delete)\s+(?:[\w$]+\s*\.\s*)*$/.test(line.slice(0, at.col)) && !/^\s*[[.]/.test(rest)) return 'write';
+    return 'read';
+  }
+
+  /** `global x` / `nonlocal x`: a declaration of scope, neither a read nor a write. */
+  declaresScope(at: Loc): boolean {
+    return /^\s*(?:global|nonlocal)\s/.test(this.line(at));
+  }
+
+  /**
+   * Whether the use is a name in an import or re-export statement
+   * (`from m import (a,\n b)`, `import { a } from`, `export { a } from`),
+   * looking back over a parenthesised or braced list.
+   */
+  inImport(at: Loc): boolean {
+    const starts = /^\s*(?:from\s+\S+\s+import\b|import\b|export\s*(?:\{|\*|type\s*\{))/;
+    for (let l = at.line, n = 0; l >= 1 && n < 60; l--, n++) {
+      const text = this.line({ path: at.path, line: l, col: 0 });
+      const upto = l === at.line ? text.slice(0, at.col) : text;
+      if (starts.test(text)) return l === at.line || !/[)}]/.test(upto.slice(upto.search(/[({]/) + 1));
+      // A closed list or an ordinary statement above: not inside an import.
+      if (l !== at.line && (/[)}]\s*(?:from\s.*)?;?\s*$/.test(text) || !/[,({]\s*$/.test(text.replace(/#.*$|\/\/.*$/, '')))) return false;
+    }
+    return false;
   }
 
   clear(): void {

@@ -1,7 +1,7 @@
 import type { ResolutionBatch, SiteQuery, SymbolQuery } from './types.js';
 import type { Db } from '../../store/db.js';
 import type { SiteTuple } from '../schema.js';
-import { applyBatch, type FileRow } from './applyBatch.js';
+import { applyBatch, type Coverage, type FileRow } from './applyBatch.js';
 
 /*
  * Reads and writes what resolvers proved (enrichment/schema.ts). Two duties:
@@ -81,8 +81,8 @@ export async function invalidateResolutions(
   );
   const dropped = await db.run(`DELETE FROM edges WHERE added = 1 AND file_id IN (SELECT value FROM json_each(?))`, [deps]);
   const restored = await db.run(
-    `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col)
-       SELECT site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col FROM refutations
+    `INSERT INTO edges (site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, binding)
+       SELECT site_id, src_id, dst_id, kind, name, tier, source, reason, candidates, file_id, line, col, binding FROM refutations
        WHERE file_id IN (SELECT value FROM json_each(?1))
          AND file_id NOT IN (SELECT value FROM json_each(?2))
          AND (site_id IS NULL OR site_id NOT IN (SELECT value FROM json_each(?3)))
@@ -103,6 +103,8 @@ export interface ApplyResult {
   readonly refuted: number;
   readonly added: number;
   readonly implementations: number;
+  /** Inventory edges in the covered files the resolver neither confirmed nor refuted: they say so. */
+  readonly unanswered: number;
   /** Verdicts dropped because the files they speak of changed while the resolver worked. */
   readonly stale: boolean;
   readonly unmatchedSites: number;
@@ -130,15 +132,51 @@ export class ResolutionStore {
     return row?.value ?? '0';
   }
 
-  /** Files of the given languages not yet enriched by `source` at their current content. */
-  async pendingFiles(source: string, languages: readonly string[]): Promise<FileToEnrich[]> {
+  /**
+   * Files of the given languages not yet enriched at their current content by
+   * `source`, nor by another resolver over the same type checker.
+   */
+  async pendingFiles(source: string, languages: readonly string[], checker?: string): Promise<FileToEnrich[]> {
     return this.db.all<FileToEnrich>(
       `SELECT f.id, f.path, f.language, f.hash FROM files f
          WHERE f.skip_reason IS NULL AND f.language IN (SELECT value FROM json_each(?1))
-           AND NOT EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id AND r.source = ?2 AND r.hash IS f.hash)
+           AND NOT EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id AND (r.source = ?2 OR r.checker = ?3) AND r.hash IS f.hash)
          ORDER BY f.path`,
-      [JSON.stringify(languages), source],
+      [JSON.stringify(languages), source, checker ?? null],
     );
+  }
+
+  /** How many files of the languages there are, and how many no resolver over `checker` has covered at their content. */
+  async coverage(languages: readonly string[], checker: string): Promise<{ total: number; pending: number }> {
+    const r = await this.db.get<{ total: number; pending: number }>(
+      `SELECT count(*) AS total,
+              sum(NOT EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id AND r.checker = ?2 AND r.hash IS f.hash)) AS pending
+         FROM files f WHERE f.skip_reason IS NULL AND f.language IN (SELECT value FROM json_each(?1))`,
+      [JSON.stringify(languages), checker],
+    );
+    return { total: r?.total ?? 0, pending: r?.pending ?? 0 };
+  }
+
+  /** The inventory languages the workspace has files in. */
+  async languagesPresent(): Promise<string[]> {
+    return (await this.db.all<{ language: string }>('SELECT DISTINCT language FROM files WHERE language IS NOT NULL AND skip_reason IS NULL')).map((r) => r.language);
+  }
+
+  /** Workspace-relative paths of the inventory's files in these languages. */
+  async filePaths(languages: readonly string[]): Promise<string[]> {
+    const rows = await this.db.all<{ path: string }>(`SELECT path FROM files WHERE skip_reason IS NULL AND language IN (SELECT value FROM json_each(?)) ORDER BY path`, [JSON.stringify(languages)]);
+    return rows.map((r) => r.path);
+  }
+
+  /** Whether a resolver over `checker` read every use of this symbol's file at its content (no references search needed). */
+  async allUsesRead(sid: string, checker: string | undefined): Promise<boolean> {
+    if (!checker) return false;
+    const r = await this.db.get<{ n: number }>(
+      `SELECT EXISTS (SELECT 1 FROM symbols s JOIN files f ON f.id = s.file_id JOIN resolution_files r ON r.file_id = f.id
+         WHERE s.sid = ?1 AND r.checker = ?2 AND r.all_uses = 1 AND r.hash IS f.hash) AS n`,
+      [sid, checker],
+    );
+    return !!r?.n;
   }
 
   async filesWithLanguage(languages: readonly string[]): Promise<FileToEnrich[]> {
@@ -176,29 +214,39 @@ export class ResolutionStore {
     return { sites, symbols: syms.map((s) => ({ sid: s.sid, name: s.name, kind: s.kind, at: { path: f.path, line: s.line, col: s.col }, parentKind: s.pkind })) };
   }
 
-  /** Methods whose calls may dispatch elsewhere: members of interfaces, and of types the inventory knows have subtypes. */
-  async dispatchRoots(languages: readonly string[], source: string): Promise<(SymbolQuery & { id: number; language: string })[]> {
+  /**
+   * Methods whose calls may dispatch elsewhere: members of interfaces, and of
+   * types the inventory knows have subtypes; none in a file whose every use a
+   * resolver over `checker` read (it proved the implementations already).
+   */
+  async dispatchRoots(languages: readonly string[], source: string, checker?: string): Promise<(SymbolQuery & { id: number; language: string })[]> {
     const rows = await this.db.all<{ id: number; sid: string; name: string; kind: string; line: number; col: number; pkind: string; path: string; language: string }>(
       `SELECT s.id, s.sid, s.name, s.kind, s.line, s.col, p.kind AS pkind, f.path, f.language
          FROM symbols s JOIN symbols p ON p.id = s.parent_id JOIN files f ON f.id = s.file_id
          WHERE s.kind IN ('method', 'field', 'function') AND f.language IN (SELECT value FROM json_each(?1))
            AND (p.kind = 'interface' OR EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = p.id AND e.kind IN ('extends', 'implements')))
            AND NOT EXISTS (SELECT 1 FROM resolution_symbols r WHERE r.symbol_id = s.id AND r.source = ?2)
+           AND NOT EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id AND r.checker = ?3 AND r.all_uses = 1 AND r.hash IS f.hash)
          ORDER BY f.path, s.line`,
-      [JSON.stringify(languages), source],
+      [JSON.stringify(languages), source, checker ?? null],
     );
     return rows.map((r) => ({ id: r.id, sid: r.sid, name: r.name, kind: r.kind, at: { path: r.path, line: r.line, col: r.col }, parentKind: r.pkind, language: r.language }));
   }
 
-  /** Functions and methods nothing in the graph uses, not yet searched by `source`: candidates for a references search. */
-  async uncalledCallables(languages: readonly string[], source: string, limit = 500): Promise<{ sid: string; path: string }[]> {
+  /**
+   * Functions, methods and data (fields, constants) nothing in the graph uses,
+   * not yet searched by `source`: candidates for a references search. None in
+   * a file whose every use a resolver over `checker` read: nothing is missing there.
+   */
+  async uncalledCallables(languages: readonly string[], source: string, limit = 500, checker?: string): Promise<{ sid: string; path: string }[]> {
     return this.db.all<{ sid: string; path: string }>(
       `SELECT s.sid, f.path FROM symbols s JOIN files f ON f.id = s.file_id
-         WHERE s.kind IN ('function', 'method') AND f.language IN (SELECT value FROM json_each(?1)) AND f.skip_reason IS NULL
+         WHERE s.kind IN ('function', 'method', 'field', 'constant') AND f.language IN (SELECT value FROM json_each(?1)) AND f.skip_reason IS NULL
            AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.tier != 'dynamic')
            AND NOT EXISTS (SELECT 1 FROM resolution_symbols r WHERE r.symbol_id = s.id AND r.source = ?2)
-         ORDER BY s.kind = 'method', f.path, s.line LIMIT ?3`,
-      [JSON.stringify(languages), source, limit],
+           AND NOT EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id AND r.checker = ?4 AND r.all_uses = 1 AND r.hash IS f.hash)
+         ORDER BY s.kind NOT IN ('function'), s.kind NOT IN ('method'), f.path, s.line LIMIT ?3`,
+      [JSON.stringify(languages), source, limit, checker ?? null],
     );
   }
 
@@ -230,13 +278,13 @@ export class ResolutionStore {
    * resolver started: if the structural memory changed meanwhile, the batch
    * is dropped (it may describe files as they were) and `stale` is returned.
    */
-  async apply(source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch, generation?: string): Promise<ApplyResult> {
+  async apply(source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch, generation?: string, coverage: Coverage = {}): Promise<ApplyResult> {
     return this.db.write(async (db) => {
       if (generation !== undefined && generation !== (await this.generation())) {
-        return { confirmed: 0, refuted: 0, added: 0, implementations: 0, stale: true, unmatchedSites: 0 };
+        return { confirmed: 0, refuted: 0, added: 0, implementations: 0, unanswered: 0, stale: true, unmatchedSites: 0 };
       }
-      const o = await applyBatch(db, source, tier, batch);
-      return { confirmed: o.confirmed, refuted: o.refuted, added: o.added, implementations: o.implementations, stale: false, unmatchedSites: o.unmatchedSites };
+      const o = await applyBatch(db, source, tier, batch, coverage);
+      return { confirmed: o.confirmed, refuted: o.refuted, added: o.added, implementations: o.implementations, unanswered: o.unanswered, stale: false, unmatchedSites: o.unmatchedSites };
     });
   }
 
@@ -258,7 +306,9 @@ export class ResolutionStore {
            JOIN symbols m ON m.parent_id = e.src_id AND m.kind IN ('method', 'field', 'function')
            JOIN symbols bm ON bm.parent_id = e.dst_id AND bm.name = m.name AND bm.kind IN ('method', 'field', 'function')
            JOIN symbols t ON t.id = e.dst_id
-           WHERE e.kind IN ('extends', 'implements') AND e.tier IN ('resolved', 'observed') AND m.name NOT IN ('constructor', '__init__')`,
+           WHERE e.kind IN ('extends', 'implements') AND e.tier IN ('resolved', 'observed') AND m.name NOT IN ('constructor', '__init__')
+             -- A call through a function-typed property reads the property: a method of that name is not reached by dispatch.
+             AND NOT (bm.kind IN ('field', 'constant') AND m.kind IN ('method', 'function'))`,
       );
       total += direct.changes;
       for (let i = 0; i < 10; i++) {
@@ -280,7 +330,7 @@ export class ResolutionStore {
       'SELECT source, count(*) AS files, sum(confirmed) AS confirmed, sum(refuted) AS refuted, sum(added) AS added FROM resolution_files GROUP BY source ORDER BY source',
     );
     const e = await this.db.get<{ resolved: number; upgraded: number; added: number }>(
-      `SELECT sum(tier = 'resolved') AS resolved, sum(base_tier IS NOT NULL) AS upgraded, sum(added = 1) AS added FROM edges`,
+      `SELECT sum(tier = 'resolved') AS resolved, sum(base_tier IS NOT NULL AND tier IN ('resolved', 'observed')) AS upgraded, sum(added = 1) AS added FROM edges`,
     );
     const r = await this.db.get<{ n: number }>('SELECT count(*) AS n FROM refutations');
     const i = await this.db.get<{ n: number }>('SELECT count(*) AS n FROM implementations');

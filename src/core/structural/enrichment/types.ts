@@ -1,4 +1,4 @@
-import type { EdgeKind } from '../../model/structural.js';
+import type { EdgeBinding, EdgeKind } from '../../model/structural.js';
 
 /*
  * Resolvers: sources stronger than name matching (language servers, SCIP
@@ -63,10 +63,29 @@ export interface SiteVerdict {
   readonly complete: boolean;
   /** Kind for an edge the inventory missed; defaults to the inventory site's kind, else `reference`. */
   readonly kind?: EdgeKind;
+  /**
+   * What the use is, read from the syntax by a resolver that parsed it (a
+   * compiler): the edges at the site take this kind, the inventory's own
+   * included (`new X<T>()` an instantiation, a data use a read or a write).
+   * Imports and heritage edges keep theirs.
+   */
+  readonly use?: EdgeKind;
   /** The dependent, when the resolver knows it (call hierarchy's caller); else the innermost definition around `site`. */
   readonly from?: SymbolAnchor;
   /** One sentence a person can check: "definition (tsserver): `PaymentGateway.submit`". */
   readonly reason: string;
+  /**
+   * The resolver's read/write role for a use of data (LSP document highlights,
+   * SCIP ReadAccess/WriteAccess, the compiler's syntax): an inventory `read` or
+   * `write` edge at the site takes this kind.
+   */
+  readonly role?: 'read' | 'write';
+  /**
+   * How the site is bound where it is not the ordinary way: `super` (`super.m()`,
+   * `super(…)`, statically bound to the base member, never a dispatch),
+   * `property-call` (a call through a function-typed property: a read of it).
+   */
+  readonly binding?: EdgeBinding;
 }
 
 /** `impl` implements or overrides `base`, proven by a type checker or compiler artifact. */
@@ -92,6 +111,12 @@ export interface ResolutionBatch {
   readonly coveredFiles?: readonly string[];
   /** What could not be resolved and why, for logs and `tenure status`. */
   readonly notes?: readonly string[];
+  /**
+   * Use sites the resolver was asked about and had no answer for (a receiver
+   * typed `any`, a dependency that is not installed): their inventory edges
+   * keep their tier and say that no type checker answered for them.
+   */
+  readonly unanswered?: readonly Loc[];
 }
 
 /** An inventory use site handed to a resolver (the inventory's view, to confirm or refute). */
@@ -143,6 +168,8 @@ export interface ResolverContext {
   readonly readyHint?: ReadyHint;
   readonly signal: AbortSignal;
   readonly log: (message: string) => void;
+  /** The files the inventory holds in these languages (workspace-relative), for a resolver that loads a whole project. */
+  readonly files?: (languages: readonly string[]) => Promise<readonly string[]>;
 }
 
 /**
@@ -169,6 +196,27 @@ export interface EdgeResolver {
   resolve(unit: ResolverUnit, ctx: ResolverContext): Promise<ResolutionBatch>;
   /** Which symbol questions it can answer once started (default: all, if it takes symbol units). */
   readonly questions?: readonly SymbolQuestion[];
+  /**
+   * The type checker behind it (`typescript`, `python`): resolvers with the same
+   * checker answer the same questions, so a file one of them covered at its
+   * content is done for all of them (a compiler first pass, then the language
+   * server for what changes, then the editor's own server).
+   */
+  readonly checker?: string;
+  /**
+   * It reads every use in the files it covers, not only the inventory's sites,
+   * and every implementation: symbols of a file it covered need no references
+   * or implementation search.
+   */
+  readonly findsAllUses?: boolean;
+  /**
+   * A whole-workspace pass (fast over many files, not incremental): the pass
+   * runs it only while most files of its languages lack type-checked
+   * resolution, and leaves edits to the incremental resolvers after it.
+   */
+  readonly firstPass?: boolean;
+  /** Pending files below which a first pass is not worth its start-up (default 20). */
+  readonly firstPassMinFiles?: number;
   /** Files changed on disk since it last answered (a headless server may not watch them). */
   changed?(paths: readonly string[]): Promise<void>;
   dispose(): Promise<void>;
@@ -187,6 +235,28 @@ export class ResolverUnavailableError extends Error {
 
   static is(e: unknown): e is ResolverUnavailableError {
     return e instanceof ResolverUnavailableError;
+  }
+}
+
+/**
+ * A code-intelligence request the server answered with an error, in one line
+ * with what to do. `no-project`: the server holds no project for the file
+ * (tsserver's "Could not find source file", "No Project"): it is outside every
+ * tsconfig.json's include, or its project was too large and switched off.
+ * `server-error`: anything else the server reported.
+ */
+export class CodeIntelError extends Error {
+  override readonly name = 'CodeIntelError';
+  constructor(
+    readonly reason: 'no-project' | 'server-error',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  static is(e: unknown, reason?: CodeIntelError['reason']): e is CodeIntelError {
+    return e instanceof CodeIntelError && (reason === undefined || e.reason === reason);
   }
 }
 
@@ -223,6 +293,11 @@ export interface CodeIntel {
   references(at: Loc, signal: AbortSignal): Promise<readonly CodeLocation[]>;
   implementation(at: Loc, signal: AbortSignal): Promise<readonly CodeLocation[]>;
   incomingCalls(at: Loc, signal: AbortSignal): Promise<readonly IncomingCall[]>;
+  /**
+   * The uses of the symbol at `at` in the same file, with their read/write
+   * role where the server tells it (document highlights); optional.
+   */
+  highlights?(at: Loc, signal: AbortSignal): Promise<readonly { readonly at: Loc; readonly role: 'read' | 'write' | 'text' }[]>;
   /** Whether the server answers a kind of request (known once ready); absent: assume it does. */
   supports?(request: 'implementation' | 'references' | 'callHierarchy'): boolean;
   /** Tells the server files changed on disk (headless servers may not watch them); optional. */

@@ -150,8 +150,7 @@ export async function withArtifacts(db: Db, r: Result, options: ArtifactsOptions
   const now = options.now ?? Date.now();
   const staleAfterDays = options.staleAfterDays ?? Number((await db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [STALE_AFTER_KEY]))?.value ?? DEFAULT_STALE_AFTER_DAYS);
   const wiring = wiringWords(artifacts);
-  const notSeen = notSeenWith(r.notSeen, wiring, has);
-  if (!artifacts.length) return { ...r, notSeen };
+  if (!artifacts.length) return r;
 
   const target = r.target;
   const shape = await shapeOf(db, target);
@@ -178,7 +177,6 @@ export async function withArtifacts(db: Db, r: Result, options: ArtifactsOptions
     implementers,
     dispatches,
     counts: countDependents(sorted),
-    notSeen,
     sources: [...sources].sort(),
     artifacts: { tracesOnly: traces.tracesOnly, wired, generated, endpoints, stale: traces.stale, staleAfterDays, wiring, evidence: traces.evidence },
   };
@@ -189,17 +187,6 @@ function wiringWords(artifacts: readonly ArtifactGroup[]): string[] {
   return artifacts
     .filter((a) => a.kind === 'beans')
     .map((a) => `${a.format === 'actuator-beans' ? 'actuator beans' : 'Spring AOT output'} of ${a.captured_at ? day(a.captured_at) : 'unknown date'}${a.profile ? ` (profile ${a.profile})` : ''}`);
-}
-
-/** What is still not seen once the artifacts are counted: wiring and generated code drop out when imported, other services come in until traces are. */
-function notSeenWith(notSeen: readonly string[], wiring: readonly string[], has: (kind: string) => boolean): string[] {
-  const out = notSeen.flatMap((n) => {
-    if (n === 'DI wiring') return wiring.length ? [] : ['DI wiring (no actuator beans export or Spring AOT output imported)'];
-    if (n === 'generated code' && has('bytecode')) return [];
-    return [n];
-  });
-  if (!has('traces')) out.push('callers in other services and through message topics (no traces imported)');
-  return out;
 }
 
 async function shapeOf(db: Db, target: SymbolRef): Promise<TargetShape> {

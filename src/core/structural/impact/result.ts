@@ -36,8 +36,10 @@ export interface Dependent {
 export type MutableDependent = { -readonly [K in keyof Dependent]: Dependent[K] } & { sites: Site[] };
 
 export interface Dispatch {
-  /** The caller, which calls a base or interface method the target overrides. */
+  /** The caller, which calls a base or interface method the target overrides (or reads or writes a base or interface property it implements). */
   readonly caller: SymbolRef;
+  /** How the caller uses the base member: calls it, or reads or writes it. */
+  readonly kind: 'call' | 'read' | 'write';
   readonly through: { readonly sid: string; readonly qname: string };
   readonly site: Site;
   /** Tier of the call edge to the base method. */
@@ -78,6 +80,8 @@ export interface WhatBreaksResult {
   readonly wideSites: number;
   /** Ambiguous dependents whose own dependents were not followed (the answer says so). */
   readonly notFollowed: number;
+  /** Sites where the target calls or uses itself (recursion): not dependents, and said so. */
+  readonly recursion: readonly Site[];
   readonly counts: DependentCounts;
   /** The answer in one sentence, stated as a lower bound. */
   readonly summary: string;

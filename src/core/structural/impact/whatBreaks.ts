@@ -1,9 +1,11 @@
 import { EDGE_TIERS, weakerTier, type EdgeTier } from '../../model/tiers.js';
-import { TYPE_KINDS, type EdgeKind } from '../../model/structural.js';
+import { TYPE_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
+import { isCode, languageById } from '../inventory/languages.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
 import { resolutionStatus } from '../enrichment/enrich.js';
 import { artifactExtras, observedWords, withArtifacts } from './artifacts.js';
+import { workspaceGaps } from './notSeen.js';
 import { byDistanceTierName, countDependents, type Dependent, type DependencyKind, type Dispatch, type DynamicSite, type MutableDependent, type Site, type WhatBreaksResult } from './result.js';
 
 interface EdgeRow {
@@ -17,6 +19,7 @@ interface EdgeRow {
   candidates: number;
   line: number;
   col: number;
+  binding: EdgeBinding | null;
   site_path: string;
   sid: string;
   name: string;
@@ -27,7 +30,7 @@ interface EdgeRow {
 }
 
 const EDGE_SELECT = `
-  SELECT e.site_id, e.src_id, e.dst_id, e.kind, e.tier, e.source, e.reason, e.candidates, e.line, e.col, ef.path AS site_path,
+  SELECT e.site_id, e.src_id, e.dst_id, e.kind, e.tier, e.source, e.reason, e.candidates, e.line, e.col, e.binding, ef.path AS site_path,
          s.sid, s.name, s.qname, s.kind AS skind, sf.path AS spath, s.line AS sline
   FROM edges e
   JOIN symbols s ON s.id = e.src_id
@@ -50,8 +53,13 @@ interface Placement {
   readonly file_id: number;
 }
 
-/** The symbols whose dependents break with the target, each with the name the answer shows for it. */
-type Seeds = Map<number, { sid: string; name: string }>;
+/**
+ * The symbols whose dependents break with the target, each with the name the
+ * answer shows for it; `only` keeps the edges of those kinds (a
+ * constructor's class: its instantiations), shown as `as` (calls of the
+ * constructor).
+ */
+type Seeds = Map<number, { sid: string; name: string; only?: readonly EdgeKind[]; as?: EdgeKind }>;
 
 async function membersOf(db: Db, typeId: number): Promise<{ id: number; sid: string; name: string; kind: string }[]> {
   return db.all('SELECT id, sid, name, kind FROM symbols WHERE parent_id = ?', [typeId]);
@@ -104,7 +112,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
   const sources = new Set<string>();
   const seeds = await seedsOf(db, target, placement);
   const implementers = await implementersOf(db, target, placement, sources);
-  const walk = await dependentsByHop(db, seeds, depth, sources);
+  const walk = await dependentsByHop(db, target, seeds, depth, sources);
   await attachCandidates(db, walk.ambiguousAt);
   const dispatches = await dispatchesTo(db, target, placement, sources);
   const dynamicSites = await dynamicSitesFor(db, seeds, placement);
@@ -119,12 +127,15 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Prom
     dynamicSites,
     wideSites,
     notFollowed: walk.notFollowed,
+    recursion: walk.recursion,
     counts: countDependents(list),
-    notSeen: await notSeenFor(db, [...sources], placement?.file_id),
+    notSeen: [],
     sources: [...sources].sort(),
   };
   const merged = await withArtifacts(db, result);
-  return { ...merged, summary: lowerBoundSentence(merged) };
+  const notSeen = [...(await resolutionGaps(db, merged.sources, placement?.file_id)), ...(await workspaceGaps(db, merged, placement?.file_id))];
+  const answer = { ...merged, notSeen };
+  return { ...answer, summary: lowerBoundSentence(answer) };
 }
 
 /**
@@ -137,6 +148,8 @@ async function seedsOf(db: Db, target: SymbolRef, placement: Placement | undefin
   if (TYPE_KINDS.has(target.kind)) {
     for (const m of await membersOf(db, target.id)) seeds.set(m.id, { sid: m.sid, name: `${target.name}.${m.name}` });
   } else if (placement && ['function', 'method', 'constructor'].includes(target.kind)) {
+    // `new X()` runs X's constructor: the inventory names the class at such a site, a type checker the constructor.
+    if (target.kind === 'constructor' && placement.parent_id !== null) seeds.set(placement.parent_id, { sid: target.sid, name: target.name, only: ['instantiate'], as: 'call' });
     const overloads = await db.all<{ id: number; sid: string }>(
       `SELECT id, sid FROM symbols WHERE file_id = ? AND name = ? AND kind = ? AND parent_id IS ? AND id != ?`,
       [placement.file_id, target.name, target.kind, placement.parent_id, target.id],
@@ -149,7 +162,8 @@ async function seedsOf(db: Db, target: SymbolRef, placement: Placement | undefin
 /** Types that extend or implement a type; for a member, the members that override it. */
 async function implementersOf(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>): Promise<Dependent[]> {
   if (TYPE_KINDS.has(target.kind)) return subtypesAsImplementers(db, target);
-  if (placement?.parent_id && ['method', 'function', 'field', 'constructor'].includes(target.kind)) return overridersOf(db, target, placement.parent_id, sources);
+  // A subclass's constructor does not override its base's: `new Base()` never runs it.
+  if (placement?.parent_id && ['method', 'function', 'field'].includes(target.kind)) return overridersOf(db, target, placement.parent_id, sources);
   return [];
 }
 
@@ -171,7 +185,7 @@ async function overridersOf(db: Db, target: SymbolRef, parentId: number, sources
   const out: Dependent[] = [];
   const proven = await db.all<SymbolRef & { tier: EdgeTier; source: string; reason: string; wired_by: string | null }>(
     `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, i.tier, i.source, i.reason, i.wired_by
-       FROM implementations i JOIN symbols s ON s.id = i.impl_id JOIN files f ON f.id = s.file_id WHERE i.base_id = ? ORDER BY s.qname`,
+       FROM implementations i JOIN symbols s ON s.id = i.impl_id JOIN files f ON f.id = s.file_id WHERE i.base_id = ? AND i.impl_id != i.base_id ORDER BY s.qname`,
     [target.id],
   );
   const seen = new Set<number>();
@@ -199,12 +213,15 @@ interface Walk {
   /** Ambiguous dependents and the site whose candidates they are. */
   readonly ambiguousAt: Map<MutableDependent, number>;
   readonly notFollowed: number;
+  /** Where the target uses itself (recursion): not a dependent, and said. */
+  readonly recursion: Site[];
 }
 
 /** Dependents, breadth-first to `depth` hops; a path's tier is its weakest edge. */
-async function dependentsByHop(db: Db, seeds: Seeds, depth: number, sources: Set<string>): Promise<Walk> {
+async function dependentsByHop(db: Db, target: SymbolRef, seeds: Seeds, depth: number, sources: Set<string>): Promise<Walk> {
   const dependents = new Map<string, MutableDependent>();
   const ambiguousAt = new Map<MutableDependent, number>();
+  const recursion: Site[] = [];
   const reached = new Set<number>(seeds.keys());
   const notFollowed = new Set<number>();
   let frontier = new Map<number, EdgeTier>([...seeds.keys()].map((id) => [id, 'resolved' as EdgeTier]));
@@ -212,18 +229,25 @@ async function dependentsByHop(db: Db, seeds: Seeds, depth: number, sources: Set
     const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.tier != 'dynamic' ORDER BY CASE e.tier WHEN 'resolved' THEN 0 WHEN 'observed' THEN 1 WHEN 'inferred' THEN 2 ELSE 3 END`, [ids(frontier.keys())]);
     const next = new Map<number, EdgeTier>();
     for (const r of rows) {
+      const seed = distance === 1 ? seeds.get(r.dst_id) : undefined;
+      if (seed?.only && !seed.only.includes(r.kind)) continue;
       if (reached.has(r.src_id) && distance > 1) continue;
-      if (r.src_id === r.dst_id) continue; // recursion is not a dependent
-      if (seeds.has(r.src_id)) continue; // a member using its own type
+      if (r.src_id === r.dst_id) {
+        if (distance === 1 && (r.dst_id === target.id || seed?.sid === target.sid)) recursion.push(siteOf(r));
+        continue;
+      }
+      // A member using its own type is not a dependent of it; a member making one (`new X()` in X.of) is.
+      if (seeds.has(r.src_id) && r.kind !== 'instantiate') continue;
+      const kind = seed?.as ?? r.kind;
       const tier = weakerTier(frontier.get(r.dst_id) ?? 'resolved', r.tier);
-      const existing = dependents.get(`${r.src_id}:${r.kind}`);
+      const existing = dependents.get(`${r.src_id}:${kind}`);
       sources.add(r.source);
       if (existing) {
         if (existing.distance === distance) existing.sites.push(siteOf(r));
         continue;
       }
-      const d = dependentOf(r, tier, distance, seeds);
-      dependents.set(`${r.src_id}:${r.kind}`, d);
+      const d = dependentOf(r, tier, distance, seeds, kind);
+      dependents.set(`${r.src_id}:${kind}`, d);
       if (r.tier === 'ambiguous' && r.site_id !== null) ambiguousAt.set(d, r.site_id);
       // An ambiguous dependent is a maybe; its own dependents would be maybes of maybes, and
       // following them floods the answer (a common name like `get` reaches thousands).
@@ -238,19 +262,20 @@ async function dependentsByHop(db: Db, seeds: Seeds, depth: number, sources: Set
     if (distance > 1) await nameHops(db, dependents, rows, frontier, distance);
     frontier = next;
   }
-  return { dependents, ambiguousAt, notFollowed: notFollowed.size };
+  return { dependents, ambiguousAt, notFollowed: notFollowed.size, recursion };
 }
 
-function dependentOf(r: EdgeRow, tier: EdgeTier, distance: number, seeds: Seeds): MutableDependent {
+function dependentOf(r: EdgeRow, tier: EdgeTier, distance: number, seeds: Seeds, kind: DependencyKind): MutableDependent {
   const via = seeds.get(r.dst_id);
+  const reason = via?.as && via.as !== r.kind ? `\`new\` runs its constructor: ${r.reason}` : r.binding === 'super' && distance === 1 ? `${r.reason} (statically bound: super)` : r.reason;
   return {
     symbol: symbolOf(r),
-    kind: r.kind,
+    kind,
     tier,
     distance,
-    via: via?.sid ? via : { sid: '', name: '' },
+    via: via?.sid ? { sid: via.sid, name: via.name } : { sid: '', name: '' },
     sites: [siteOf(r)],
-    provenance: { source: r.source, reason: r.reason },
+    provenance: { source: r.source, reason },
     ...(r.tier === 'ambiguous' ? { candidates: [] } : {}),
   };
 }
@@ -286,14 +311,18 @@ async function attachCandidates(db: Db, ambiguousAt: ReadonlyMap<MutableDependen
 }
 
 /**
- * Calls through a base or interface method the target overrides: possible
- * dispatches, unresolved. A call through a base method proven
- * (implementations table) to reach the target is resolved dispatch.
+ * Calls through a base or interface method the target overrides, and reads
+ * and writes through a base or interface property a field or accessor
+ * implements: possible dispatches, unresolved. A use through a base member
+ * proven (implementations table) to reach the target is resolved dispatch.
+ * `super.m()` and `super(...)` are bound to the base member statically:
+ * they never reach an override.
  */
 async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>): Promise<Dispatch[]> {
-  if (!placement?.parent_id || !['method', 'function'].includes(target.kind)) return [];
+  const isData = target.kind === 'field';
+  if (!placement?.parent_id || !(isData || ['method', 'function'].includes(target.kind))) return [];
   const proven = await db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
-    `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ?`,
+    `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
     [target.id],
   );
   const supers = await supertypes(db, placement.parent_id);
@@ -303,20 +332,27 @@ async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | un
   const baseMethods = new Map<number, { sid: string; qname: string; proof?: { source: string; reason: string } }>();
   for (const b of named) baseMethods.set(b.id, { sid: b.sid, qname: b.qname });
   for (const b of proven) baseMethods.set(b.id, { sid: b.sid, qname: b.qname, proof: { source: b.source, reason: b.reason } });
+  baseMethods.delete(target.id);
   if (!baseMethods.size) return [];
   const dispatches: Dispatch[] = [];
-  const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.kind = 'call'`, [ids(baseMethods.keys())]);
+  const kinds = isData ? ['read', 'write'] : ['call'];
+  const rows = await db.all<EdgeRow>(
+    `${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.kind IN (SELECT value FROM json_each(?)) AND (e.binding IS NULL OR e.binding != 'super')`,
+    [ids(baseMethods.keys()), JSON.stringify(kinds)],
+  );
   for (const r of rows) {
+    if (r.src_id === target.id) continue;
     const base = baseMethods.get(r.dst_id)!;
     const resolution = base.proof && r.tier === 'resolved' ? 'resolved' : 'unresolved';
     if (resolution === 'resolved') sources.add(r.source);
     dispatches.push({
       caller: symbolOf(r),
+      kind: r.kind === 'read' || r.kind === 'write' ? r.kind : 'call',
       through: { sid: base.sid, qname: base.qname },
       site: siteOf(r),
       tier: r.tier,
       resolution,
-      provenance: resolution === 'resolved' ? { source: r.source, reason: `call ${r.reason}; ${base.proof!.reason}` } : { source: r.source, reason: r.reason },
+      provenance: resolution === 'resolved' ? { source: r.source, reason: `${r.kind} ${r.reason}; ${base.proof!.reason}` } : { source: r.source, reason: r.reason },
     });
   }
   return dispatches;
@@ -329,7 +365,7 @@ async function dynamicSitesFor(db: Db, seeds: Seeds, placement: Placement | unde
   for (const r of named) dynamicSites.push({ owner: symbolOf(r), site: siteOf(r), reason: r.reason, match: 'name' });
   if (placement) {
     const computed = await db.all<EdgeRow>(
-      `${EDGE_SELECT} WHERE e.dst_id IS NULL AND e.tier = 'dynamic'
+      `${EDGE_SELECT} WHERE e.dst_id IS NULL AND e.tier = 'dynamic' AND e.kind = 'call'
          AND (e.file_id = ? OR e.file_id IN (SELECT file_id FROM imports WHERE target_file_id = ?))`,
       [placement.file_id, placement.file_id],
     );
@@ -348,14 +384,18 @@ async function wideSitesFor(db: Db, target: SymbolRef, seeds: Seeds): Promise<nu
 }
 
 /**
- * What the graph could not see for this answer. Type-checked resolution is
- * named as missing while the enrichment pass has not covered the target's
- * language (or a resolver for it could not run, with its own message).
+ * What type-checked resolution has not seen for this answer: named as
+ * missing while the enrichment pass has not covered the target's language
+ * (or a resolver for it could not run, with its own message). Configuration
+ * files have no type checker: nothing to say for them. The enrichment
+ * pass's part of "not seen"; the workspace's own gaps are notSeen.ts's.
  */
-async function notSeenFor(db: Db, sources: readonly string[], fileId: number | undefined): Promise<string[]> {
+async function resolutionGaps(db: Db, sources: readonly string[], fileId: number | undefined): Promise<string[]> {
   const resolvedBySomething = sources.some((s) => s !== 'tree-sitter');
   const gaps: string[] = [];
   const lang = fileId !== undefined ? (await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [fileId]))?.language : undefined;
+  const spec = lang ? languageById(lang) : undefined;
+  if (spec && !isCode(spec)) return [];
   const progress = lang
     ? await db.get<{ total: number; done: number }>(
         `SELECT count(*) AS total, sum(EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id)) AS done FROM files f WHERE f.language = ? AND f.skip_reason IS NULL`,
@@ -369,13 +409,7 @@ async function notSeenFor(db: Db, sources: readonly string[], fileId: number | u
   for (const [source, st] of Object.entries(await resolutionStatus(db))) {
     if (st.state === 'unavailable' && st.message && (!lang || !st.languages?.length || st.languages.includes(lang))) gaps.push(`${source} (${st.message})`);
   }
-  return [
-    ...gaps,
-    'reflection targets',
-    'DI wiring',
-    'generated code',
-    'callers outside this workspace',
-  ];
+  return gaps;
 }
 
 function plural(n: number, one: string, many = one + 's'): string {
@@ -389,6 +423,8 @@ const KIND_WORDS: Record<DependencyKind, [string, string]> = {
   import: ['importer', 'importers'],
   extends: ['subclass', 'subclasses'],
   implements: ['implementer', 'implementers'],
+  read: ['reader', 'readers'],
+  write: ['writer', 'writers'],
   overrides: ['override', 'overrides'],
   member: ['member use', 'member uses'],
 };
@@ -416,13 +452,19 @@ export function lowerBoundSentence(r: Omit<WhatBreaksResult, 'summary'>): string
     const byTier = proven ? ` (${proven} proven by a type checker${proven < r.implementers.length ? `, ${r.implementers.length - proven} inferred` : ''})` : '';
     extras.push(`${r.implementers.length} ${word}${r.implementers.length === 1 ? '' : 's'}${byTier}`);
   }
+  const propertyCalls = r.dependents.filter((d) => d.kind === 'read' && d.provenance.reason.startsWith('called through the property')).length;
+  if (propertyCalls) extras.push(`${propertyCalls === 1 ? 'one reader calls' : `${propertyCalls} readers call`} it (a function-typed property: what runs is the value it holds)`);
+  const data = r.target.kind === 'field' || r.target.kind === 'constant' || r.target.kind === 'key';
   const viaResolved = r.dispatches.filter((d) => d.resolution === 'resolved').length;
   const unresolved = r.dispatches.length - viaResolved;
-  if (viaResolved) extras.push(`${plural(viaResolved, 'call')} reaching it by resolved dispatch (resolved to a base method it is proven to implement; the receiver's runtime type picks the implementation)`);
-  if (unresolved) extras.push(`${plural(unresolved, 'unresolved interface dispatch', 'unresolved interface dispatches')} (calls through a base method that may land here)`);
+  const uses = (n: number) => (data ? plural(n, 'read or write', 'reads and writes') : plural(n, 'call'));
+  if (viaResolved) extras.push(`${uses(viaResolved)} reaching it by resolved dispatch (resolved to a base ${data ? 'property' : 'method'} it is proven to implement; the receiver's runtime type picks the implementation)`);
+  if (unresolved) {
+    extras.push(`${plural(unresolved, 'unresolved interface dispatch', 'unresolved interface dispatches')} (${data ? 'reads and writes through a base or interface property' : 'calls through a base method'} that may land here)`);
+  }
   const dyn = r.dynamicSites.length;
   if (dyn) extras.push(`${plural(dyn, 'dynamic call site')} that may reach it`);
-  if (r.wideSites) extras.push(`${plural(r.wideSites, 'call site')} matching its name among too many candidates to list`);
+  if (r.wideSites) extras.push(`${plural(r.wideSites, data ? 'use site' : 'call site')} matching its name among too many candidates to list`);
   if (r.notFollowed) extras.push(`${plural(r.notFollowed, 'ambiguous dependent')} whose own dependents were not followed (ask about ${r.notFollowed === 1 ? 'it' : 'them'} directly)`);
   extras.push(...artifactExtras(r.artifacts));
   if (extras.length) s += `; ${extras.join('; ')}`;

@@ -59,6 +59,8 @@ interface Batch {
   readonly names: Set<string>;
   /** Files came or went, so modules may resolve to other files. */
   structureChanged: boolean;
+  /** A configuration file changed: every read of a key by its string may resolve differently. */
+  configChanged: boolean;
   /** Files whose rows are rewritten (parsed or skipped). */
   readonly replaced: FileEntry[];
   /** Files with the same bytes and a new mtime. */
@@ -88,7 +90,7 @@ export class StructuralIndexer {
     readonly workspace: Workspace,
     private readonly options: IndexerOptions,
   ) {
-    this.state = new StructuralState(path.basename(workspace.root));
+    this.state = new StructuralState();
     this.resolver = new Resolver(this.state);
     this.store = new StructuralStore(workspace.db);
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
@@ -133,6 +135,8 @@ export class StructuralIndexer {
       this.state.goModules = d.goModules;
       const tDiscover = performance.now() - t0;
       const tLoad = await this.ensureLoaded();
+      // After the load, which brings back the name the last index gave the root package.
+      this.state.pythonRoot = d.pythonRoot;
       const seen = new Set<string>();
       const jobs: ParseJob[] = [];
       const jobFiles: DiscoveredFile[] = [];
@@ -148,7 +152,7 @@ export class StructuralIndexer {
           continue;
         }
         jobFiles.push(f);
-        jobs.push({ abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
+        jobs.push({ root: this.workspace.root, abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
       }
       const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
       const tp = performance.now();
@@ -156,8 +160,10 @@ export class StructuralIndexer {
       const tParse = performance.now() - tp;
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
       const result = await this.apply(parsed, removed);
+      const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
+      await new StructuralStore(this.workspace.db).saveWalkSkips(walkSkips);
       const skipped = [
-        ...d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason })),
+        ...walkSkips,
         ...[...this.state.files.values()].flatMap((f) => (f.skip ? [{ path: f.rel, kind: f.skip.kind, reason: f.skip.reason }] : [])),
       ];
       const report: IndexReport = {
@@ -203,7 +209,7 @@ export class StructuralIndexer {
         }
         const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
         const text = texts.get(abs);
-        jobs.push({ abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        jobs.push({ root: this.workspace.root, abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
@@ -274,6 +280,7 @@ export class StructuralIndexer {
       fresh: this.state.sites.size === 0 && this.state.symbols.size === 0,
       names: new Set(),
       structureChanged: removed.length > 0,
+      configChanged: removed.some((id) => this.state.files.get(id)?.language?.scheme === 'config'),
       replaced: [],
       touched: [],
       kept: [],
@@ -333,7 +340,7 @@ export class StructuralIndexer {
       batch.structureChanged = true;
       entry = {
         id: this.state.allocate('file'), rel: p.rel, language: languageForPath(p.rel), hash: null, size: 0, mtimeMs: 0,
-        skip: null, errorNodes: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
+        skip: null, errorNodes: 0, computedAccesses: 0, parseMs: null, packageName: null, moduleName: '', moduleSymbolId: null,
       };
       this.state.addFileEntry(entry);
     }
@@ -344,6 +351,7 @@ export class StructuralIndexer {
     if (r.status === 'parsed') {
       entry.skip = null;
       entry.errorNodes = r.facts.errorNodes;
+      entry.computedAccesses = r.facts.computedAccesses ?? 0;
       entry.parseMs = r.facts.parseMs;
       const kept = this.state.addFacts(entry, r.facts, previous);
       // Only names that gained or lost a definition can change how other files resolve.
@@ -357,8 +365,10 @@ export class StructuralIndexer {
       for (const old of previous.values()) batch.names.add(old.name);
       entry.skip = r.skip;
       entry.errorNodes = 0;
+      entry.computedAccesses = 0;
       entry.parseMs = null;
     }
+    if (entry.language?.scheme === 'config') batch.configChanged = true;
     batch.replaced.push(entry);
   }
 
@@ -381,6 +391,8 @@ export class StructuralIndexer {
     for (const f of batch.replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
     for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
     for (const n of batch.names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+    // Key reads are named by their whole string (`settlement.retry.max`), the keys by their last segment.
+    if (batch.configChanged) for (const s of this.state.sites.values()) if (s.nameIs && s.nameIs !== 'receiver') set.add(s);
     return [...set];
   }
 

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { Yielder } from '../../../shared/yielder.js';
-import { CALLABLE_KINDS, TYPE_KINDS, type EdgeKind, type SymbolKind } from '../../model/structural.js';
+import { CALLABLE_KINDS, DATA_EDGE_KINDS, DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind, type SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
+import type { LanguageSpec } from '../inventory/languages.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
 
 /**
@@ -23,12 +24,99 @@ import { moduleKey, type Edge, type FileEntry, type Import, type Site, type Stru
 const SOURCE = 'tree-sitter';
 /** Above this many candidates a site is stored once, by name, instead of once per candidate. */
 const MAX_CANDIDATES = 50;
+/**
+ * A data use by name reaches fewer candidates before it is only a name: `x.id` on a
+ * receiver of unknown type matches every `id` field there is, and listing them helps no one.
+ */
+const MAX_DATA_CANDIDATES = 8;
+
+/** How a reason says a receiver's type was not known (what_breaks counts these in "not seen"). */
+export const UNKNOWN_RECEIVER = 'of unknown type';
 
 const CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor', 'class']);
 const MEMBER_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method']);
 const REFERENCE_TARGETS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum', 'type', 'function', 'constant', 'namespace', 'module']);
 const INHERIT_TARGETS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'type']);
 const CONTAINER: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum']);
+/** A bare name read as a value: data, or a type, function or module passed as one (a reference). */
+const READ_TARGETS: ReadonlySet<SymbolKind> = new Set([...REFERENCE_TARGETS, 'field']);
+const WRITE_TARGETS: ReadonlySet<SymbolKind> = new Set(['field', 'constant']);
+/** A bare call may go through a variable holding a function (a read of it). */
+const BARE_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set([...CALL_TARGETS, 'constant']);
+const MEMBER_CALL_OR_PROPERTY: ReadonlySet<SymbolKind> = new Set([...MEMBER_CALL_TARGETS, 'constructor', 'field', 'constant']);
+const MEMBER_READ_TARGETS: ReadonlySet<SymbolKind> = new Set(['field', 'constant', 'method', 'function', 'class', 'interface', 'enum', 'type']);
+/** Members a data use on a receiver of unknown type may mean: data only (a method read as a value needs a known receiver). */
+const DATA_MEMBER_TARGETS: ReadonlySet<SymbolKind> = new Set(['field', 'constant']);
+
+/** What a bare name at a site may denote. */
+function bareTargets(site: Site, spec: LanguageSpec): ReadonlySet<SymbolKind> {
+  switch (site.kind) {
+    case 'read':
+      return READ_TARGETS;
+    case 'write':
+      return WRITE_TARGETS;
+    case 'call':
+      // Java keeps methods and fields apart: a call is never through a field of that name.
+      return spec.scheme === 'java' ? CALL_TARGETS : BARE_CALL_TARGETS;
+    default:
+      return allowedFor(site.kind);
+  }
+}
+
+/** What a member use on a receiver may denote. */
+function memberTargets(site: Site): ReadonlySet<SymbolKind> {
+  switch (site.kind) {
+    case 'call':
+      return MEMBER_CALL_OR_PROPERTY;
+    case 'read':
+      return MEMBER_READ_TARGETS;
+    case 'write':
+      return WRITE_TARGETS;
+    default:
+      return allowedFor(site.kind);
+  }
+}
+
+/** A call where a type has both a method and a field of one name (Python) means the method. */
+function preferCallables(site: Site, syms: readonly Sym[]): readonly Sym[] {
+  if (site.kind !== 'call') return syms;
+  const callables = syms.filter((s) => !DATA_KINDS.has(s.kind));
+  return callables.length ? callables : syms;
+}
+
+/**
+ * The workspace's configuration keys by their dotted name, by the
+ * environment variable that overrides them under relaxed binding
+ * (`settlement.retry.max` ← SETTLEMENT_RETRY_MAX), and by prefix.
+ */
+class ConfigKeyIndex {
+  readonly byQname = new Map<string, Sym[]>();
+  readonly byEnvName = new Map<string, Sym[]>();
+  private readonly parents = new Set<number>();
+
+  constructor(private readonly keys: readonly Sym[]) {
+    for (const k of keys) {
+      push(this.byQname, k.qname, k);
+      push(this.byEnvName, k.qname.replace(/[.-]/g, '_').toUpperCase(), k);
+      if (k.parentId !== null) this.parents.add(k.parentId);
+    }
+  }
+
+  bySuffix(name: string): Sym[] {
+    return this.keys.filter((k) => k.qname.endsWith(`.${name}`));
+  }
+
+  /** Leaf keys under a prefix: what a class bound to it reads. */
+  under(prefix: string): Sym[] {
+    return this.keys.filter((k) => k.qname.startsWith(`${prefix}.`) && !this.parents.has(k.id));
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
 
 function allowedFor(kind: EdgeKind): ReadonlySet<SymbolKind> {
   switch (kind) {
@@ -119,6 +207,8 @@ export class Resolver {
         this.goSuffixes ??= this.suffixTable('go', '/');
         return [...(this.goSuffixes.get(imp.module) ?? [])];
       }
+      case 'config':
+        return [];
     }
   }
 
@@ -334,12 +424,13 @@ export class Resolver {
     const file = this.state.files.get(site.fileId);
     if (!file?.language) return [];
     const owner = this.state.symbols.get(site.ownerId);
-    const edge = (dst: Sym | null, tier: EdgeTier, reason: string, candidates = 1): Edge => ({
-      siteId: site.id, srcId: site.ownerId, dstId: dst?.id ?? null, kind: site.kind, name: site.name, tier, source: SOURCE,
-      reason, candidates, fileId: site.fileId, line: site.line, col: site.col,
+    const edge = (dst: Sym | null, tier: EdgeTier, reason: string, candidates = 1, how: { kind?: EdgeKind; binding?: EdgeBinding } = {}): Edge => ({
+      siteId: site.id, srcId: site.ownerId, dstId: dst?.id ?? null, kind: how.kind ?? site.kind, name: site.name, tier, source: SOURCE,
+      reason, candidates, fileId: site.fileId, line: site.line, col: site.col, binding: how.binding ?? null,
     });
-    const many = (syms: readonly Sym[], tier: EdgeTier, reason: string): Edge[] =>
-      syms.length > MAX_CANDIDATES ? [edge(null, tier, `${reason} (${syms.length} candidates, counted by name)`, syms.length)] : syms.map((s) => edge(s, tier, reason, syms.length));
+    const cap = DATA_EDGE_KINDS.has(site.kind) ? MAX_DATA_CANDIDATES : MAX_CANDIDATES;
+    const many = (syms: readonly Sym[], tier: EdgeTier, reason: string, how: { kind?: EdgeKind; binding?: EdgeBinding } = {}): Edge[] =>
+      syms.length > cap ? [edge(null, tier, `${reason} (${syms.length} candidates, counted by name)`, syms.length, how)] : syms.map((s) => edge(s, tier, reason, syms.length, how));
 
     if (site.dynamic) {
       if (!site.name) return [edge(null, 'dynamic', site.dynamic, 0)];
@@ -347,30 +438,54 @@ export class Resolver {
       if (!cands.length) return [];
       return many(cands, 'dynamic', `${site.dynamic}: may reach any \`${site.name}\``);
     }
+    if (site.nameIs && site.nameIs !== 'receiver') return this.resolveKeyRead(site, edge);
 
-    const allowed = allowedFor(site.kind);
-    const single = (found: Found, what: string): Edge[] => {
-      if (found.syms.length === 1) return [edge(found.syms[0]!, 'inferred', `${what}: ${found.how}`)];
-      const root = this.hierarchyRoot(found.syms);
-      if (root) return [edge(root, 'inferred', `${what}: dispatch through \`${this.label(root)}\` (${found.how})`)];
-      return many(found.syms, 'ambiguous', `${what}: ${found.syms.length} candidates ${found.how}`);
+    const spec = file.language;
+    // What a use means by its target: a data use of a type, function or module is a reference to it;
+    // a call that lands on a field or variable is a call through a property, a read of it.
+    const asUse = (dst: Sym): { kind: EdgeKind; binding?: EdgeBinding } | undefined => {
+      if (site.kind === 'call' && DATA_KINDS.has(dst.kind)) return { kind: 'read', binding: 'property-call' };
+      if (!DATA_EDGE_KINDS.has(site.kind) || DATA_KINDS.has(dst.kind)) return { kind: site.kind };
+      return site.nameIs === 'receiver' ? undefined : { kind: 'reference' };
+    };
+    const single = (found: Found, what: string, binding?: EdgeBinding): Edge[] => {
+      const syms = preferCallables(site, found.syms);
+      const as = (dst: Sym) => {
+        const use = asUse(dst);
+        return use && binding ? { ...use, binding } : use;
+      };
+      const note = (dst: Sym, reason: string) => (as(dst)?.binding === 'property-call' && !binding ? `called through the property \`${this.label(dst)}\` (a read of it; what runs is the value it holds): ${reason}` : reason);
+      if (syms.length === 1) {
+        const use = as(syms[0]!);
+        return use ? [edge(syms[0]!, 'inferred', note(syms[0]!, `${what}: ${found.how}`), 1, use)] : [];
+      }
+      const root = this.hierarchyRoot(syms);
+      if (root) {
+        const use = as(root);
+        return use ? [edge(root, 'inferred', note(root, `${what}: dispatch through \`${this.label(root)}\` (${found.how})`), 1, use)] : [];
+      }
+      const usable = syms.filter((s) => as(s) !== undefined);
+      if (!usable.length) return [];
+      const use = as(usable[0]!)!;
+      return many(usable, 'ambiguous', `${what}: ${usable.length} candidates ${found.how}`, use);
     };
 
     if (site.receiver === null) {
-      const found = this.lookupName(file, owner, site.name, allowed);
+      const found = this.lookupName(file, owner, site.name, bareTargets(site, spec));
       if (!found || found.external || found.syms.length === 0) return [];
       return single(found, `\`${site.name}\``);
     }
 
-    const spec = file.language;
     const receiver = site.receiver;
-    const memberKinds = site.kind === 'call' ? MEMBER_CALL_TARGETS : allowed;
-    const isSelf = spec.selfNames.includes(receiver) || receiver.startsWith('super');
+    const memberKinds = memberTargets(site);
+    const isSuper = receiver === 'super' || receiver.startsWith('super(') || receiver === 'super()';
+    const isSelf = spec.selfNames.includes(receiver) || isSuper;
     if (isSelf) {
       const cls = this.enclosingType(owner);
       if (cls) {
-        const m = this.findMember(cls, site.name, memberKinds, receiver.startsWith('super'));
-        if (m) return single({ syms: m.syms, how: m.from.id === cls.id ? `\`${receiver}\` is \`${cls.name}\`` : `\`${receiver}\` inherits it from \`${m.from.name}\`` }, `\`${site.name}\``);
+        if (site.kind === 'call' && site.name === 'constructor' && (receiver === 'super' || receiver === 'this')) return this.constructorCall(cls, receiver === 'super', edge);
+        const m = this.findMember(cls, site.name, memberKinds, isSuper);
+        if (m) return single({ syms: m.syms, how: m.from.id === cls.id ? `\`${receiver}\` is \`${cls.name}\`` : `\`${receiver}\` inherits it from \`${m.from.name}\`` }, `\`${site.name}\``, isSuper ? 'super' : undefined);
       }
     }
     if (site.receiverType) {
@@ -381,12 +496,12 @@ export class Resolver {
       }
     }
     if (/^[\w$.]+$/.test(receiver)) {
-      // A module or a type named by the receiver: `ns.f()`, `os.path.join()`, `Config.load()`.
+      // A module or a type named by the receiver: `ns.f()`, `os.path.join()`, `Config.load()`, `Foo.EMPTY`.
       const head = receiver.includes('.') ? undefined : receiver;
       const mod = this.receiverModule(file, receiver);
       if (mod) {
         if (mod.length === 0) return [];
-        const hit = mod.flatMap((f) => this.topLevel(f, site.name, allowed));
+        const hit = mod.flatMap((f) => this.topLevel(f, site.name, bareTargets(site, spec)));
         if (hit.length) return single({ syms: hit, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
         return [];
       }
@@ -394,22 +509,107 @@ export class Resolver {
         const types = this.lookupName(file, owner, head, TYPE_KINDS);
         if (types?.external) return [];
         if (types && types.syms.length === 1) {
-          const m = this.findMember(types.syms[0]!, site.name, allowed);
+          const m = this.findMember(types.syms[0]!, site.name, memberKinds);
           if (m) return single({ syms: m.syms, how: `member of \`${head}\`` }, `\`${site.name}\``);
         }
       }
     }
+    // A literal receiver (`[a, b]`, `'text'`, `42`) is a built-in value: no member of the workspace.
+    if (/^[[\]'"`\d{]/.test(receiver)) return [];
     // Receiver of unknown type: every member of that name, in scope first.
-    const all = (this.state.symbolsByName.get(site.name) ?? []).filter((s) => memberKinds.has(s.kind) && this.isMember(s) && this.sameScheme(s, file));
+    const unknownKinds = DATA_EDGE_KINDS.has(site.kind) ? DATA_MEMBER_TARGETS : memberKinds;
+    const all = preferCallables(site, (this.state.symbolsByName.get(site.name) ?? []).filter((s) => unknownKinds.has(s.kind) && this.isMember(s) && this.sameScheme(s, file)));
     if (!all.length) return [];
     const visible = this.visibleFiles(file);
     const scoped = all.filter((s) => visible.has(s.fileId));
     const pool = scoped.length ? scoped : all;
     const where = scoped.length ? 'in scope' : 'in the workspace';
-    if (pool.length === 1) return [edge(pool[0]!, 'inferred', `\`${site.name}\`: the only \`${site.name}\` ${where} (receiver \`${receiver}\` of unknown type)`)];
+    // Data names repeat across types far more than method names (`value`, `name`, `definition`), and a receiver
+    // of unknown type is often one from outside the workspace: a data use matched by its name alone is a
+    // candidate, never a finding (measured on two npm packages: four in five such matches were wrong).
+    const first = asUse(pool[0]!);
+    if (first && DATA_EDGE_KINDS.has(first.kind)) {
+      const word = pool.length === 1 ? `the only \`${site.name}\` ${where}, but` : `${pool.length} candidates ${where};`;
+      return many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\`: ${word} the receiver is ${UNKNOWN_RECEIVER}`, first);
+    }
+    if (pool.length === 1) {
+      const use = asUse(pool[0]!);
+      return use ? [edge(pool[0]!, 'inferred', `\`${site.name}\`: the only \`${site.name}\` ${where} (receiver \`${receiver}\` ${UNKNOWN_RECEIVER})`, 1, use)] : [];
+    }
     const root = this.hierarchyRoot(pool);
-    if (root) return [edge(root, 'inferred', `\`${site.name}\`: dispatch through \`${this.label(root)}\`, the root of all ${pool.length} \`${site.name}\` ${where} (receiver type unknown)`)];
-    return many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\` of unknown type: ${pool.length} candidates ${where}`);
+    if (root) {
+      const use = asUse(root);
+      return use ? [edge(root, 'inferred', `\`${site.name}\`: dispatch through \`${this.label(root)}\`, the root of all ${pool.length} \`${site.name}\` ${where} (receiver ${UNKNOWN_RECEIVER})`, 1, use)] : [];
+    }
+    const use = asUse(pool[0]!);
+    return use ? many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\` ${UNKNOWN_RECEIVER}: ${pool.length} candidates ${where}`, use) : [];
+  }
+
+  /**
+   * `super(...)`: the constructor of the nearest ancestor that declares one
+   * (an ancestor without one runs its implicit constructor: the edge goes to
+   * the class); Java's `this(...)`: a constructor of the class itself.
+   * Statically bound: never a dispatch.
+   */
+  private constructorCall(cls: Sym, viaSuper: boolean, edge: (dst: Sym | null, tier: EdgeTier, reason: string, candidates?: number, how?: { kind?: EdgeKind; binding?: EdgeBinding }) => Edge): Edge[] {
+    const levels = viaSuper ? this.ancestors(cls).filter((a) => a.kind === 'class') : [cls];
+    const word = viaSuper ? 'super(…)' : 'this(…)';
+    for (const t of levels) {
+      const ctors = (this.state.children.get(t.id) ?? []).filter((c) => c.kind === 'constructor');
+      if (ctors.length === 1) return [edge(ctors[0]!, 'inferred', `\`${word}\` in \`${cls.name}\` runs the constructor of \`${t.name}\``, 1, { kind: 'call', binding: 'super' })];
+      if (ctors.length > 1) return ctors.map((c) => edge(c, 'ambiguous', `\`${word}\` in \`${cls.name}\`: ${ctors.length} constructors of \`${t.name}\``, ctors.length, { kind: 'call', binding: 'super' }));
+    }
+    const base = levels[0];
+    return base && viaSuper ? [edge(base, 'inferred', `\`super(…)\` in \`${cls.name}\` runs the implicit constructor of \`${base.name}\``, 1, { kind: 'call', binding: 'super' })] : [];
+  }
+
+  /**
+   * A configuration key read by its string: the keys of that name in the
+   * workspace's configuration files (every file that sets it: profiles and
+   * environments are all read by it), else keys ending with it; an
+   * environment variable: a `.env` key of that name, or a key it overrides by
+   * relaxed binding (SETTLEMENT_RETRY_MAX → settlement.retry.max); a prefix
+   * bound to a class: every leaf key under it. All `inferred`: a string match.
+   */
+  private resolveKeyRead(site: Site, edge: (dst: Sym | null, tier: EdgeTier, reason: string, candidates?: number) => Edge): Edge[] {
+    const keys = this.configKeys();
+    const where = (syms: readonly Sym[]) => [...new Set(syms.map((s) => this.state.files.get(s.fileId)?.rel ?? '?'))].join(', ');
+    const name = site.name;
+    const all = (syms: readonly Sym[], reason: string): Edge[] =>
+      syms.length > MAX_CANDIDATES ? [edge(null, 'inferred', `${reason} (${syms.length} keys, counted by name)`, syms.length)] : syms.map((s) => edge(s, 'inferred', reason, syms.length));
+    switch (site.nameIs) {
+      case 'config-key': {
+        const exact = keys.byQname.get(name) ?? [];
+        if (exact.length) return all(exact, `key \`${name}\` of ${where(exact)}, matched by its string`);
+        if (!name.includes('.')) return [];
+        const tail = keys.bySuffix(name);
+        if (tail.length === 1) return [edge(tail[0]!, 'inferred', `key \`${tail[0]!.qname}\` of ${where(tail)} ends with \`${name}\`, matched by its string`)];
+        return tail.length > MAX_CANDIDATES ? [edge(null, 'ambiguous', `${tail.length} keys end with \`${name}\` (counted by name)`, tail.length)] : tail.map((s) => edge(s, 'ambiguous', `${tail.length} keys end with \`${name}\``, tail.length));
+      }
+      case 'env-var': {
+        const exact = keys.byQname.get(name) ?? [];
+        const relaxed = (keys.byEnvName.get(name) ?? []).filter((s) => !exact.includes(s));
+        return [
+          ...all(exact, `environment variable \`${name}\`, set in ${where(exact)}, matched by its name`),
+          ...all(relaxed, `environment variable \`${name}\` overrides the key \`${relaxed[0]?.qname ?? ''}\` of ${where(relaxed)} (relaxed binding), matched by its name`),
+        ];
+      }
+      case 'config-prefix': {
+        const under = keys.under(name);
+        return all(under, `bound to the prefix \`${name}\` (@ConfigurationProperties) in ${where(under)}`);
+      }
+      default:
+        return [];
+    }
+  }
+
+  private keyIndex?: { version: number; index: ConfigKeyIndex };
+
+  private configKeys(): ConfigKeyIndex {
+    if (this.keyIndex?.version !== this.state.configVersion) {
+      this.keyIndex = { version: this.state.configVersion, index: new ConfigKeyIndex([...this.state.symbols.values()].filter((s) => s.kind === 'key')) };
+    }
+    return this.keyIndex.index;
   }
 
   /** Name matching never crosses languages: a TypeScript call cannot land in a Python method. */

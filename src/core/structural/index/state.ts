@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { EdgeKind, FileFacts, SymbolKind } from '../../model/structural.js';
+import type { EdgeBinding, EdgeKind, FileFacts, SiteNameIs, SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
 import type { Skip } from '../../model/skips.js';
 import { languageById, type LanguageSpec } from '../inventory/languages.js';
@@ -22,6 +22,8 @@ export interface FileEntry {
   /** Why the inventory did not read it, if it did not. */
   skip: Skip | null;
   errorNodes: number;
+  /** Member accesses by a computed name (`obj[expr]`), which no edge names. */
+  computedAccesses: number;
   parseMs: number | null;
   packageName: string | null;
   /** Dotted module name (Python), import path (Go), path (TypeScript), package (Java). */
@@ -56,6 +58,8 @@ export interface Site {
   line: number;
   col: number;
   dynamic: string | null;
+  /** What the name is when it is not a name of code (a configuration key, an environment variable) or only a receiver. */
+  nameIs: SiteNameIs | null;
 }
 
 export interface Import {
@@ -86,6 +90,8 @@ export interface Edge {
   fileId: number;
   line: number;
   col: number;
+  /** How a call is bound where it is not the ordinary way (`super.m()`, a call through a property). */
+  binding: EdgeBinding | null;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -118,9 +124,11 @@ export class StructuralState {
   /** Module name → files (Python modules, Java packages, Go import paths). */
   readonly modules = new Map<string, number[]>();
   goModules = new Map<string, string>();
+  /** The name of the Python package the workspace root is, when it is one ('' when nothing names it). */
+  pythonRoot = '';
+  /** Moves whenever a configuration file's keys come or go: key reads resolve against them. */
+  configVersion = 0;
   private next = { file: 1, symbol: 1, site: 1, import: 1 };
-
-  constructor(readonly rootName: string) {}
 
   allocate(kind: keyof StructuralState['next']): number {
     return this.next[kind]++;
@@ -163,6 +171,7 @@ export class StructuralState {
   /** Forgets everything a file contributed; returns the names it defined (their users need re-resolving). */
   removeFile(fileId: number, keepEntry = false): Set<string> {
     const names = new Set<string>();
+    if (this.files.get(fileId)?.language?.scheme === 'config') this.configVersion++;
     for (const sym of this.symbolsByFile.get(fileId) ?? []) {
       names.add(sym.name);
       this.symbols.delete(sym.id);
@@ -203,10 +212,11 @@ export class StructuralState {
       return this.allocate('symbol');
     };
     const spec = entry.language!;
+    if (spec.scheme === 'config') this.configVersion++;
     const identity = moduleIdentity(spec, entry.rel, facts.packageName, {
       hasFile: this.hasFile,
       goModules: this.goModules,
-      rootName: this.rootName,
+      pythonRoot: this.pythonRoot,
     });
     if (entry.language && entry.moduleName) remove(this.modules, moduleKey(entry.language, entry.moduleName), entry.id);
     entry.moduleName = spec.scheme === 'java' ? (facts.packageName ?? '') : identity.displayName;
@@ -262,6 +272,7 @@ export class StructuralState {
         line: s.at.line,
         col: s.at.col,
         dynamic: s.dynamic ?? null,
+        nameIs: s.nameIs ?? null,
       });
     }
     for (const im of facts.imports) {

@@ -1,11 +1,26 @@
 import type { Node, Query, QueryMatch, Tree } from 'web-tree-sitter';
-import { TYPE_KINDS, type DefinitionFact, type EdgeKind, type FileFacts, type ImportFact, type Position, type SiteFact, type SymbolKind } from '../../model/structural.js';
+import {
+  COMPUTED_CONFIG_READ,
+  TYPE_KINDS,
+  type DefinitionFact,
+  type EdgeKind,
+  type FileFacts,
+  type ImportFact,
+  type Position,
+  type SiteFact,
+  type SiteNameIs,
+  type SkippedConstruct,
+  type SymbolKind,
+} from '../../model/structural.js';
 import type { LanguageSpec } from './languages.js';
 
 /*
  * Turns a syntax tree and a tag query into FileFacts. Pure: no I/O, no
  * global state, so it runs in a worker and in tests alike. The capture
  * names are the contract with grammars/*.scm (documented in grammars/README.md).
+ *
+ * A construct the extractor fails on is skipped with its reason and the rest
+ * of the file is kept: one odd line never costs a file its facts.
  */
 
 const DEF_KINDS: Record<string, SymbolKind> = {
@@ -19,11 +34,14 @@ const DEF_KINDS: Record<string, SymbolKind> = {
   'def.field': 'field',
   'def.constant': 'constant',
   'def.namespace': 'namespace',
+  // `get x()`, `set x(v)`, `@property`: a property to its users, whatever its body.
+  'def.accessor': 'field',
 };
 
-/** When one node matches several definition patterns, the more specific kind wins. */
-const DEF_PRIORITY: Record<SymbolKind, number> = {
-  constructor: 9, method: 8, function: 7, class: 6, interface: 6, enum: 6, type: 5, namespace: 5, field: 4, constant: 3, module: 0,
+/** When one node matches several definition patterns, the more specific capture wins. */
+const DEF_PRIORITY: Record<string, number> = {
+  'def.accessor': 10, 'def.constructor': 9, 'def.method': 8, 'def.function': 7, 'def.class': 6, 'def.interface': 6, 'def.enum': 6,
+  'def.type': 5, 'def.namespace': 5, 'def.field': 4, 'def.constant': 3,
 };
 
 const REF_KINDS: Record<string, EdgeKind> = {
@@ -32,17 +50,24 @@ const REF_KINDS: Record<string, EdgeKind> = {
   'ref.reference': 'reference',
   'ref.extends': 'extends',
   'ref.implements': 'implements',
+  'ref.read': 'read',
+  'ref.write': 'write',
 };
 
 /** One name node can be captured by several patterns: keep the most telling use. */
-const REF_PRIORITY: Record<EdgeKind, number> = { extends: 5, implements: 5, instantiate: 4, call: 3, import: 2, reference: 1 };
+const REF_PRIORITY: Record<EdgeKind, number> = { extends: 5, implements: 5, instantiate: 4, call: 3, write: 3, import: 2, read: 2, reference: 1 };
 
 const CONTAINER_KINDS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum']);
+const CALLABLE: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor']);
+/** Kinds of bare-name site a local binding of the same name shadows. */
+const SHADOWED: ReadonlySet<EdgeKind> = new Set(['call', 'instantiate', 'reference', 'read', 'write']);
+const NAME_IS: ReadonlySet<string> = new Set<SiteNameIs>(['config-key', 'env-var', 'config-prefix', 'receiver']);
 
 interface PendingDef {
   node: Node;
   nameNode: Node;
   kind: SymbolKind;
+  capture: string;
   /** Type named by the receiver of a method declared outside its type (Go). */
   receiver?: string;
 }
@@ -60,52 +85,81 @@ function baseTypeName(text: string): string | undefined {
   return parts[parts.length - 1]!.trim();
 }
 
+/** What went wrong, in a few words a person can check. */
+function why(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parseMs: number): FileFacts {
   const root = tree.rootNode;
   const matches = query.matches(root);
+  const skipped: SkippedConstruct[] = [];
   const ordered = pendingDefinitions(matches);
   const containment = new Containment(ordered);
-  const definitions = definitionFacts(ordered, containment, spec);
-  const receivers = new ReceiverTypes(definitions, declaredTypes(matches, containment, definitions), spec);
-  const uses = useSites(matches, containment, new Set(ordered.map((d) => d.nameNode.id)), receivers);
+  const defs = definitionFacts(ordered, containment, spec, skipped);
+  const receivers = new ReceiverTypes(defs, declaredTypes(matches, containment, defs), spec);
+  const defNameNodes = new Set(ordered.map((d) => d.nameNode.id));
+  const scopes = bindings(matches, containment, defNameNodes);
+  const uses = useSites(matches, containment, defNameNodes, receivers, scopes, defs, skipped, spec);
+  const merged = mergeDeclarations(spec, ordered, defs, containment, receivers, uses, skipped);
   return {
     language: spec.id,
     ...(uses.packageName !== undefined ? { packageName: uses.packageName } : {}),
-    definitions,
-    sites: uses.sites,
-    imports: uses.imports,
+    definitions: merged.definitions,
+    sites: merged.sites,
+    imports: merged.imports,
     errorNodes: root.hasError ? countErrors(root) : 0,
+    ...(scopes.computedAccesses ? { computedAccesses: scopes.computedAccesses } : {}),
+    ...(skipped.length ? { skipped } : {}),
     parseMs,
   };
 }
 
 /**
- * Definitions, deduplicated by node (the most specific kind wins), in the
+ * Definitions, deduplicated by node (the most specific capture wins), in the
  * order their indexes follow: by position, with methods declared outside
- * their type (Go) last, so the type they attach to precedes them
- * (parent < index).
+ * their type (Go) last together with everything declared inside them, so
+ * the type they attach to precedes them (parent < index).
  */
 function pendingDefinitions(matches: readonly QueryMatch[]): PendingDef[] {
   const pending = new Map<number, PendingDef>();
   for (const m of matches) {
     let defNode: Node | undefined;
-    let kind: SymbolKind | undefined;
+    let capture: string | undefined;
     let nameNode: Node | undefined;
     let receiver: string | undefined;
     for (const c of m.captures) {
-      const k = DEF_KINDS[c.name];
-      if (k) {
+      if (DEF_KINDS[c.name]) {
         defNode = c.node;
-        kind = k;
+        capture = c.name;
       } else if (c.name === 'name') nameNode = c.node;
       else if (c.name === 'method.receiver') receiver = c.node.text;
     }
-    if (!defNode || !kind || !nameNode) continue;
+    if (!defNode || !capture || !nameNode) continue;
     const prev = pending.get(defNode.id);
-    if (!prev || DEF_PRIORITY[kind] > DEF_PRIORITY[prev.kind]) pending.set(defNode.id, { node: defNode, nameNode, kind, ...(receiver !== undefined ? { receiver } : {}) });
+    if (!prev || DEF_PRIORITY[capture]! > DEF_PRIORITY[prev.capture]!) {
+      pending.set(defNode.id, { node: defNode, nameNode, kind: DEF_KINDS[capture]!, capture, ...(receiver !== undefined ? { receiver } : {}) });
+    }
   }
-  const detached = (d: PendingDef) => (d.receiver !== undefined ? 1 : 0);
-  return [...pending.values()].sort((a, b) => detached(a) - detached(b) || a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  const all = [...pending.values()];
+  // A definition inside a detached method (a local of anonymous struct type in a Go method) must follow that method.
+  const detachedRanges = all.filter((d) => d.receiver !== undefined).map((d) => [d.node.startIndex, d.node.endIndex] as const).sort((a, b) => a[0] - b[0]);
+  const inDetached = (d: PendingDef): number => {
+    if (d.receiver !== undefined) return 1;
+    let lo = 0;
+    let hi = detachedRanges.length - 1;
+    let j = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (detachedRanges[mid]![0] <= d.node.startIndex) {
+        j = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return j >= 0 && detachedRanges[j]![1] >= d.node.endIndex ? 1 : 0;
+  };
+  const late = new Map(all.map((d) => [d, inDetached(d)]));
+  return all.sort((a, b) => late.get(a)! - late.get(b)! || a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
 }
 
 /**
@@ -158,50 +212,89 @@ class Containment {
     }
     return -1;
   }
+
+  /** The definition whose range holds definition `k`, or -1. */
+  enclosing(k: number): number {
+    return this.rangeParent[k] ?? -1;
+  }
 }
 
-/** Each definition with its parent and its final kind (a function in a class is a method, and so on). */
-function definitionFacts(ordered: readonly PendingDef[], containment: Containment, spec: LanguageSpec): DefinitionFact[] {
-  const definitions: DefinitionFact[] = [];
+/** A definition's name as written; a computed name keeps its brackets (`[Symbol.iterator]`) unless it is a literal (`['key']` is `key`). */
+function definitionName(nameNode: Node): string {
+  if (nameNode.type !== 'computed_property_name') return nameNode.text;
+  const inner = nameNode.namedChildren[0];
+  if (inner && (inner.type === 'string' || inner.type === 'number')) return inner.type === 'string' ? (inner.namedChildren[0]?.text ?? '') : inner.text;
+  return `[${compact(inner?.text ?? nameNode.text.slice(1, -1))}]`;
+}
+
+/**
+ * Each definition with its parent and its final kind (a function in a class
+ * is a method, and so on), aligned with `ordered`; a definition the
+ * extractor fails on is left out (undefined) with its reason, and what it
+ * held is given to the definition around it.
+ */
+function definitionFacts(ordered: readonly PendingDef[], containment: Containment, spec: LanguageSpec, skipped: SkippedConstruct[]): (DefinitionFact | undefined)[] {
+  const definitions: (DefinitionFact | undefined)[] = [];
+  const present = (k: number): number => {
+    let p = k;
+    while (p >= 0 && !definitions[p]) p = containment.enclosing(p);
+    return p;
+  };
   for (let i = 0; i < ordered.length; i++) {
     const d = ordered[i]!;
-    let parent = containment.ownerOf(d.node);
-    let kind = d.kind;
-    // Go declares a method outside its type: the receiver names the type. One declared in
-    // another file of the package is not found here and the method stays at the top.
-    if (d.receiver !== undefined && parent < 0) {
-      parent = definitions.findIndex((p) => p.parent < 0 && TYPE_KINDS.has(p.kind) && p.name === d.receiver);
+    try {
+      let parent = containment.ownerOf(d.node);
+      let kind = d.kind;
+      // Go declares a method outside its type: the receiver names the type. One declared in
+      // another file of the package is not found here and the method stays at the top.
+      if (d.receiver !== undefined && parent < 0) {
+        parent = definitions.findIndex((p) => p !== undefined && p.parent < 0 && TYPE_KINDS.has(p.kind) && p.name === d.receiver);
+      }
+      if (parent >= i) throw new Error(`its enclosing definition (line ${pos(ordered[parent]!.node).line}) comes after it`);
+      parent = present(parent);
+      // `int a, b;` / `a, b int`: a later name sits inside the first one's declaration node; it is a sibling.
+      if (parent >= 0 && definitions[parent]!.kind === kind && d.node.parent?.id === ordered[parent]!.node.id) {
+        parent = definitions[parent]!.parent;
+      }
+      // A field declared inside a callable (TypeScript parameter properties, `self.x = …` in a method or a property) belongs to the class.
+      if (kind === 'field' && d.capture !== 'def.accessor') {
+        while (parent >= 0 && (CALLABLE.has(definitions[parent]!.kind) || ordered[parent]!.capture === 'def.accessor')) {
+          if (definitions[parent]!.kind === 'function') break;
+          parent = definitions[parent]!.parent;
+        }
+        // `self.x = …` outside a method is an assignment to some object, not a field of anything.
+        if (spec.scheme === 'py' && d.node.type === 'attribute' && (parent < 0 || !CONTAINER_KINDS.has(definitions[parent]!.kind))) {
+          definitions[i] = undefined;
+          continue;
+        }
+      }
+      const parentKind = parent >= 0 ? definitions[parent]!.kind : undefined;
+      if (kind === 'function' && parentKind && CONTAINER_KINDS.has(parentKind)) kind = 'method';
+      if (kind === 'method' && (d.nameNode.text === 'constructor' || d.nameNode.text === '__init__')) kind = 'constructor';
+      if (kind === 'constant' && parentKind && CONTAINER_KINDS.has(parentKind)) kind = 'field';
+      definitions[i] = {
+        index: i,
+        name: definitionName(d.nameNode),
+        kind,
+        parent,
+        range: { start: pos(d.node), end: pos(d.node, true) },
+        nameRange: { start: pos(d.nameNode), end: pos(d.nameNode, true) },
+        exported: isExported(d.node, d.nameNode.text, spec),
+      };
+    } catch (e) {
+      definitions[i] = undefined;
+      skipped.push({ at: pos(d.nameNode), reason: `definition \`${compact(d.nameNode.text)}\` skipped: ${why(e)}` });
     }
-    // `int a, b;` / `a, b int`: a later name sits inside the first one's declaration node; it is a sibling.
-    if (parent >= 0 && definitions[parent]!.kind === kind && d.node.parent?.id === ordered[parent]!.node.id) {
-      parent = definitions[parent]!.parent;
-    }
-    // A field declared inside a callable (TypeScript parameter properties) belongs to the class.
-    if (kind === 'field' && parent >= 0 && (definitions[parent]!.kind === 'constructor' || definitions[parent]!.kind === 'method')) {
-      parent = definitions[parent]!.parent;
-    }
-    const parentKind = parent >= 0 ? definitions[parent]?.kind : undefined;
-    if (kind === 'function' && parentKind && CONTAINER_KINDS.has(parentKind)) kind = 'method';
-    if (kind === 'method' && (d.nameNode.text === 'constructor' || d.nameNode.text === '__init__')) kind = 'constructor';
-    if (kind === 'constant' && parentKind && CONTAINER_KINDS.has(parentKind)) kind = 'field';
-    definitions.push({
-      index: i,
-      name: d.nameNode.text,
-      kind,
-      parent,
-      range: { start: pos(d.node), end: pos(d.node, true) },
-      nameRange: { start: pos(d.nameNode), end: pos(d.nameNode, true) },
-      exported: isExported(d.node, d.nameNode.text, spec),
-    });
   }
   return definitions;
 }
 
 /** Nearest enclosing class-like definition of a definition index, or -1. */
-function enclosingClass(definitions: readonly DefinitionFact[], index: number): number {
+function enclosingClass(definitions: readonly (DefinitionFact | undefined)[], index: number): number {
   let i = index;
   while (i >= 0) {
-    const d = definitions[i]!;
+    const d = definitions[i];
+    if (!d) return -1;
     if (CONTAINER_KINDS.has(d.kind)) return i;
     i = d.parent;
   }
@@ -211,7 +304,7 @@ function enclosingClass(definitions: readonly DefinitionFact[], index: number): 
 /** Declared types of names, per scope (a definition index, -1 for the module): parameters, locals, fields. */
 type TypedScopes = Map<number, Map<string, string>>;
 
-function declaredTypes(matches: readonly QueryMatch[], containment: Containment, definitions: readonly DefinitionFact[]): TypedScopes {
+function declaredTypes(matches: readonly QueryMatch[], containment: Containment, definitions: readonly (DefinitionFact | undefined)[]): TypedScopes {
   const typedScopes: TypedScopes = new Map();
   for (const m of matches) {
     let marker: 'typed' | 'typed.member' | undefined;
@@ -238,7 +331,7 @@ function declaredTypes(matches: readonly QueryMatch[], containment: Containment,
 /** The type a receiver expression has where it is written, when the file says: `new X()`, `this`, `this.field`, a typed name. */
 class ReceiverTypes {
   constructor(
-    private readonly definitions: readonly DefinitionFact[],
+    private readonly definitions: readonly (DefinitionFact | undefined)[],
     private readonly typedScopes: TypedScopes,
     private readonly spec: LanguageSpec,
   ) {}
@@ -251,6 +344,9 @@ class ReceiverTypes {
     if (r.startsWith('super')) return undefined;
     for (const self of this.spec.selfNames) {
       if (r === self) {
+        // A declared `this` (`m(this: MixedInParser)`) says more than the enclosing class.
+        const declared = this.inScope(self, owner);
+        if (declared) return declared;
         const cls = enclosingClass(this.definitions, owner);
         return cls >= 0 ? this.definitions[cls]!.name : undefined;
       }
@@ -264,16 +360,101 @@ class ReceiverTypes {
     const member = /^([\w$]+)\.([\w$]+)$/.exec(r);
     if (member) {
       const base = this.of(member[1]!, owner);
-      const cls = base === undefined ? -1 : this.definitions.findIndex((d) => d.name === base && CONTAINER_KINDS.has(d.kind));
+      const cls = base === undefined ? -1 : this.definitions.findIndex((d) => d !== undefined && d.name === base && CONTAINER_KINDS.has(d.kind));
       return cls >= 0 ? this.typedScopes.get(cls)?.get(member[2]!) : undefined;
     }
     if (!/^[\w$]+$/.test(r)) return undefined;
-    for (let s = owner; ; s = this.definitions[s]!.parent) {
-      const t = this.typedScopes.get(s)?.get(r);
+    return this.inScope(r, owner);
+  }
+
+  /** The declared type of a name in the scopes around `owner`, innermost first. */
+  private inScope(name: string, owner: number): string | undefined {
+    for (let s = owner; ; s = this.definitions[s]?.parent ?? -1) {
+      const t = this.typedScopes.get(s)?.get(name);
       if (t) return t;
       if (s < 0) return undefined;
     }
   }
+}
+
+/** Sorted, non-overlapping byte ranges: is a node inside any of them? */
+class Ranges {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+
+  constructor(ranges: readonly (readonly [number, number])[]) {
+    for (const [s, e] of [...ranges].sort((a, b) => a[0] - b[0])) {
+      const last = this.ends.length - 1;
+      if (last >= 0 && s <= this.ends[last]!) this.ends[last] = Math.max(this.ends[last]!, e);
+      else {
+        this.starts.push(s);
+        this.ends.push(e);
+      }
+    }
+  }
+
+  holds(node: Node): boolean {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    let j = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! <= node.startIndex) {
+        j = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return j >= 0 && this.ends[j]! >= node.endIndex;
+  }
+}
+
+/**
+ * What the file binds locally, per definition (parameters, local variables,
+ * loop and catch variables): a bare name bound there means the local, not a
+ * definition elsewhere. Also where nothing is a read (import statements,
+ * keyword-argument names), the names a Python function declares `global`,
+ * and how many member accesses go by a computed name.
+ */
+interface Bindings {
+  readonly locals: Map<number, Set<string>>;
+  readonly globals: Map<number, Set<string>>;
+  readonly noRead: Ranges;
+  readonly computedAccesses: number;
+}
+
+function bindings(matches: readonly QueryMatch[], containment: Containment, defNameNodes: ReadonlySet<number>): Bindings {
+  const locals = new Map<number, Set<string>>();
+  const globals = new Map<number, Set<string>>();
+  const noRead: [number, number][] = [];
+  const computed = new Set<number>();
+  // `const { a } = require('./x')` binds an import, not a local.
+  const imported = new Set<number>();
+  for (const m of matches) for (const c of m.captures) if (c.name === 'import.local' || c.name === 'import.name') imported.add(c.node.id);
+  const add = (map: Map<number, Set<string>>, owner: number, name: string) => {
+    let set = map.get(owner);
+    if (!set) map.set(owner, (set = new Set()));
+    set.add(name);
+  };
+  for (const m of matches) {
+    for (const c of m.captures) {
+      switch (c.name) {
+        case 'local':
+          // The binding itself is captured as a read of its name too, and dropped as shadowed.
+          if (!defNameNodes.has(c.node.id) && !imported.has(c.node.id)) add(locals, containment.ownerOf(c.node), c.node.text);
+          break;
+        case 'global':
+          add(globals, containment.ownerOf(c.node), c.node.text);
+          break;
+        case 'noread':
+          noRead.push([c.node.startIndex, c.node.endIndex]);
+          break;
+        case 'computed.access':
+          computed.add(c.node.id);
+          break;
+      }
+    }
+  }
+  return { locals, globals, noRead: new Ranges(noRead), computedAccesses: computed.size };
 }
 
 /** What one match captured of a use: a reference, an import, a dynamic site or the package declaration. */
@@ -333,49 +514,136 @@ function useCaptures(m: QueryMatch): UseCaptures {
   return u;
 }
 
+/** Properties a pattern sets with `#set!`: a name or receiver that the captured text does not spell, what the name is. */
+interface SiteProperties {
+  readonly name?: string;
+  readonly receiver?: string;
+  readonly nameIs?: SiteNameIs;
+  readonly computed: boolean;
+  readonly kind?: EdgeKind;
+  readonly reason?: string;
+}
+
+function siteProperties(m: QueryMatch): SiteProperties {
+  const p = m.setProperties ?? {};
+  const nameIs = p['nameIs'];
+  const kind = p['kind'];
+  return {
+    ...(p['name'] ? { name: p['name'] } : {}),
+    ...(p['receiver'] ? { receiver: p['receiver'] } : {}),
+    ...(nameIs && NAME_IS.has(nameIs) ? { nameIs: nameIs as SiteNameIs } : {}),
+    computed: p['computed'] === 'true',
+    ...(kind && kind in REF_PRIORITY ? { kind: kind as EdgeKind } : {}),
+    ...(p['reason'] ? { reason: p['reason'] } : {}),
+  };
+}
+
+interface UseResult {
+  packageName: string | undefined;
+  sites: SiteFact[];
+  imports: ImportFact[];
+}
+
 /** Use sites (deduplicated by the name node, most telling kind kept), dynamic sites, imports and the package. */
 function useSites(
   matches: readonly QueryMatch[],
   containment: Containment,
   defNameNodes: ReadonlySet<number>,
   receivers: ReceiverTypes,
-): { packageName: string | undefined; sites: SiteFact[]; imports: ImportFact[] } {
-  const sitesByNode = new Map<number, { kind: EdgeKind; site: SiteFact }>();
+  scopes: Bindings,
+  definitions: readonly (DefinitionFact | undefined)[],
+  skipped: SkippedConstruct[],
+  spec: LanguageSpec,
+): UseResult {
+  const sitesByNode = new Map<number, { kind: EdgeKind; site: SiteFact }[]>();
   const dynamicSites = new Map<number, { pattern: number; site: SiteFact }>();
   const importStatements = new Map<number, ImportFact[]>();
   let packageName: string | undefined;
   for (const m of matches) {
-    const u = useCaptures(m);
-    if (u.isPackage && u.nameNode) {
-      packageName ??= u.nameNode.text;
-    } else if (u.dynamicNode) {
-      const site = dynamicSite(m, u, u.dynamicNode, containment);
-      // Patterns are listed most specific first: the earliest pattern's reason for a node is kept
-      // (matches do not arrive in pattern order).
-      const prev = dynamicSites.get(u.dynamicNode.id);
-      if (!prev || m.patternIndex < prev.pattern) dynamicSites.set(u.dynamicNode.id, { pattern: m.patternIndex, site });
-    } else if (u.importNode && u.importModule !== undefined) {
-      let list = importStatements.get(u.importNode.id);
-      if (!list) importStatements.set(u.importNode.id, (list = []));
-      list.push(importFact(u, u.importNode, u.importModule, containment));
-    } else if (u.refKind && u.nameNode && u.refNode) {
-      if (defNameNodes.has(u.nameNode.id)) continue; // the declaration's own name is not a use
-      const site = referenceSite(u.refKind, u.refNode, u.nameNode, u.receiverNode, containment, receivers);
-      const prev = sitesByNode.get(u.nameNode.id);
-      if (!prev || REF_PRIORITY[u.refKind] > REF_PRIORITY[prev.kind]) sitesByNode.set(u.nameNode.id, { kind: u.refKind, site });
+    try {
+      const u = useCaptures(m);
+      if (u.isPackage && u.nameNode) {
+        packageName ??= u.nameNode.text;
+      } else if (u.dynamicNode) {
+        const site = dynamicSite(m, u, u.dynamicNode, containment);
+        // Patterns are listed most specific first: the earliest pattern's reason for a node is kept
+        // (matches do not arrive in pattern order).
+        const prev = dynamicSites.get(u.dynamicNode.id);
+        if (!prev || m.patternIndex < prev.pattern) dynamicSites.set(u.dynamicNode.id, { pattern: m.patternIndex, site });
+      } else if (u.importNode && u.importModule !== undefined) {
+        let list = importStatements.get(u.importNode.id);
+        if (!list) importStatements.set(u.importNode.id, (list = []));
+        list.push(importFact(u, u.importNode, u.importModule, containment));
+      } else if (u.refKind && u.nameNode && u.refNode) {
+        if (defNameNodes.has(u.nameNode.id)) continue; // the declaration's own name is not a use
+        const props = siteProperties(m);
+        const kind = props.kind ?? u.refKind;
+        const isData = kind === 'read' || kind === 'write';
+        // `self` in `self.x` is the instance, not a variable anything could depend on.
+        if (isData && !u.receiverNode && spec.selfNames.includes(u.nameNode.text)) continue;
+        if (isData && !u.receiverNode && props.receiver === undefined && (props.nameIs === undefined || props.nameIs === 'receiver') && scopes.noRead.holds(u.nameNode)) continue;
+        for (const site of referenceSites(kind, u.refNode, u.nameNode, u.receiverNode, props, containment, receivers)) {
+          if (shadowed(site, scopes, definitions)) continue;
+          const list = sitesByNode.get(u.nameNode.id) ?? [];
+          sitesByNode.set(u.nameNode.id, keepMostTelling(list, { kind, site }));
+        }
+      }
+    } catch (e) {
+      const first = m.captures[0]?.node;
+      skipped.push({ at: first ? pos(first) : { line: 1, col: 0 }, reason: `use site skipped: ${why(e)}` });
     }
   }
-  const sites = [...[...sitesByNode.values()].map((s) => s.site), ...[...dynamicSites.values()].map((d) => d.site)].sort(
+  const sites = [...[...sitesByNode.values()].flatMap((l) => l.map((s) => s.site)), ...[...dynamicSites.values()].map((d) => d.site)].sort(
     (a, b) => a.at.line - b.at.line || a.at.col - b.at.col,
   );
   return { packageName, sites, imports: mergeImports(importStatements) };
 }
 
+/**
+ * One name node, several patterns: a site that knows its receiver (a member
+ * use, `this::handle`) wins over the bare name; then the most telling kind;
+ * then the one that knows what its name is (a configuration key, a receiver). Sites
+ * of one node that name different things (the placeholders of one
+ * annotation) are all kept.
+ */
+function keepMostTelling(list: readonly { kind: EdgeKind; site: SiteFact }[], next: { kind: EdgeKind; site: SiteFact }): { kind: EdgeKind; site: SiteFact }[] {
+  const rank = (s: { kind: EdgeKind; site: SiteFact }) => (s.site.receiver !== undefined ? 100 : 0) + REF_PRIORITY[s.kind] * 2 + (s.site.nameIs !== undefined ? 1 : 0);
+  const isKey = (s: { site: SiteFact }) => s.site.nameIs === 'config-key' || s.site.nameIs === 'config-prefix';
+  const same = list.findIndex((s) => s.site.name === next.site.name || !(isKey(s) && isKey(next)));
+  if (same < 0) return [...list, next];
+  if (rank(next) <= rank(list[same]!)) return [...list];
+  return list.map((s, i) => (i === same ? next : s));
+}
+
+/** A bare name bound locally where it is used (a parameter, a local variable) is not a use of a definition elsewhere. */
+function shadowed(site: SiteFact, scopes: Bindings, definitions: readonly (DefinitionFact | undefined)[]): boolean {
+  if (site.receiver !== undefined || site.dynamic !== undefined || !SHADOWED.has(site.kind)) return false;
+  if (site.nameIs !== undefined && site.nameIs !== 'receiver') return false;
+  for (let s = site.owner; ; s = definitions[s]?.parent ?? -1) {
+    const d = s >= 0 ? definitions[s] : undefined;
+    // Class bodies are no scope for the methods inside them.
+    if (!d || !CONTAINER_KINDS.has(d.kind)) {
+      if (scopes.globals.get(s)?.has(site.name)) return false;
+      if (scopes.locals.get(s)?.has(site.name)) return true;
+    }
+    if (s < 0) return false;
+  }
+}
+
 function dynamicSite(m: QueryMatch, u: UseCaptures, dynamicNode: Node, containment: Containment): SiteFact {
-  const reason = m.setProperties?.['reason'] ?? 'target computed at run time';
+  const props = siteProperties(m);
+  const byKey = props.nameIs === 'config-key' || props.nameIs === 'env-var';
+  const reason = props.reason ?? (byKey ? COMPUTED_CONFIG_READ : 'target computed at run time');
   // A literal name (getattr(x, "retry")) still says which name is meant.
   const literal = u.nameNode ? u.nameNode.text : '';
-  const site: SiteFact = { kind: 'call', name: literal, owner: containment.ownerOf(dynamicNode), at: pos(dynamicNode), dynamic: reason };
+  const site: SiteFact = {
+    kind: props.kind ?? (byKey ? 'read' : 'call'),
+    name: literal,
+    owner: containment.ownerOf(dynamicNode),
+    at: pos(dynamicNode),
+    dynamic: reason,
+    ...(props.nameIs ? { nameIs: props.nameIs } : {}),
+  };
   if (u.receiverNode) Object.assign(site, { receiver: compact(u.receiverNode.text) });
   return site;
 }
@@ -391,20 +659,38 @@ function importFact(u: UseCaptures, importNode: Node, module: string, containmen
   };
 }
 
-function referenceSite(kind: EdgeKind, refNode: Node, nameNode: Node, receiverNode: Node | undefined, containment: Containment, receivers: ReceiverTypes): SiteFact {
+/** The keys a configuration string names: each `${a.b}` placeholder of `@Value("${a.b:3}")`, else the whole string. */
+function keysIn(text: string): string[] {
+  const placeholders = [...text.matchAll(/\$\{([^}:]+)(?::[^}]*)?\}/g)].map((m) => m[1]!.trim());
+  return placeholders.length ? placeholders : [text.trim()];
+}
+
+function referenceSites(
+  kind: EdgeKind,
+  refNode: Node,
+  nameNode: Node,
+  receiverNode: Node | undefined,
+  props: SiteProperties,
+  containment: Containment,
+  receivers: ReceiverTypes,
+): SiteFact[] {
   // Inheritance clauses can hang off the class node itself: their owner is that class.
   const owner = containment.ownerOf(refNode, kind === 'extends' || kind === 'implements');
-  const receiver = receiverNode?.text;
-  const site: SiteFact = {
-    kind,
-    name: nameNode.text,
-    owner,
-    at: pos(nameNode),
-    ...(receiver !== undefined ? { receiver: compact(receiver) } : {}),
-  };
-  const rType = receiver !== undefined ? receivers.of(receiver, owner) : undefined;
-  if (rType) Object.assign(site, { receiverType: rType });
-  return site;
+  const receiver = props.receiver ?? (receiverNode ? compact(receiverNode.text) : undefined);
+  const written = props.computed ? `[${compact(nameNode.text)}]` : nameNode.text;
+  const names = props.name !== undefined ? [props.name] : props.nameIs === 'config-key' || props.nameIs === 'config-prefix' ? keysIn(written) : [written];
+  const rType = receiver !== undefined && props.nameIs === undefined ? receivers.of(receiverNode?.text ?? receiver, owner) : undefined;
+  return names
+    .filter((n) => n.length > 0)
+    .map((name) => ({
+      kind,
+      name,
+      owner,
+      at: pos(nameNode),
+      ...(receiver !== undefined ? { receiver } : {}),
+      ...(rType ? { receiverType: rType } : {}),
+      ...(props.nameIs ? { nameIs: props.nameIs } : {}),
+    }));
 }
 
 /** A statement that imports names also matched the bare "import module" pattern: keep the specific facts, each once. */
@@ -423,6 +709,103 @@ function mergeImports(importStatements: ReadonlyMap<number, readonly ImportFact[
     }
   }
   return imports;
+}
+
+/** Node types whose definitions are assignments: a second one to the same name is a write, not a second symbol. */
+const ASSIGNMENT_NODES: ReadonlySet<string> = new Set(['assignment', 'assignment_expression', 'augmented_assignment']);
+/** Assignment targets that are definitions themselves (`self.x` in `self.x = …`). */
+const TARGET_NODES: ReadonlySet<string> = new Set(['attribute', 'member_expression']);
+
+/**
+ * One symbol per declared thing. In TypeScript and JavaScript the overload
+ * signatures of a function and the getter and setter of a property are
+ * facets of one symbol; in Python a name defined twice in one scope (an
+ * `@property` and its `@x.setter`, `self.x = …` in two methods, a module
+ * variable assigned twice) is one binding. Java overloads are distinct
+ * methods and stay apart. A later assignment merged into the first becomes
+ * a `write` of it. Indexes are renumbered and every owner follows.
+ */
+function mergeDeclarations(
+  spec: LanguageSpec,
+  ordered: readonly PendingDef[],
+  defs: readonly (DefinitionFact | undefined)[],
+  containment: Containment,
+  receivers: ReceiverTypes,
+  uses: UseResult,
+  skipped: SkippedConstruct[],
+): { definitions: DefinitionFact[]; sites: SiteFact[]; imports: ImportFact[] } {
+  const mergeable = spec.scheme === 'ts' || spec.scheme === 'py';
+  const canonical = new Array<number>(defs.length).fill(-1);
+  const firstByKey = new Map<string, number>();
+  const facets = new Map<number, Position[]>();
+  const ends = new Map<number, Position>();
+  const writes: SiteFact[] = [];
+  const resolveIndex = (i: number): number => {
+    let k = i;
+    while (k >= 0 && canonical[k]! >= 0 && canonical[k] !== k) k = canonical[k]!;
+    return k;
+  };
+  for (let i = 0; i < defs.length; i++) {
+    const d = defs[i];
+    if (!d) continue;
+    canonical[i] = i;
+    if (!mergeable) continue;
+    const parent = d.parent >= 0 ? resolveIndex(d.parent) : -1;
+    const key = `${parent}\0${d.name}\0${CALLABLE.has(d.kind) ? 'callable' : d.kind}`;
+    const first = firstByKey.get(key);
+    if (first === undefined) {
+      firstByKey.set(key, i);
+      continue;
+    }
+    canonical[i] = first;
+    const node = ordered[i]!.node;
+    if (ASSIGNMENT_NODES.has(node.type) || TARGET_NODES.has(node.type)) {
+      try {
+        const left = TARGET_NODES.has(node.type) ? node : node.childForFieldName('left');
+        const object = left?.childForFieldName('object');
+        const owner = containment.ownerOf(node);
+        const receiver = object ? compact(object.text) : undefined;
+        const rType = receiver !== undefined ? receivers.of(receiver, owner) : undefined;
+        writes.push({ kind: 'write', name: d.name, owner, at: d.nameRange.start, ...(receiver !== undefined ? { receiver } : {}), ...(rType ? { receiverType: rType } : {}) });
+      } catch (e) {
+        skipped.push({ at: d.nameRange.start, reason: `assignment to \`${d.name}\` skipped: ${why(e)}` });
+      }
+      continue;
+    }
+    const list = facets.get(first) ?? [];
+    list.push(d.nameRange.start);
+    facets.set(first, list);
+    const end = ends.get(first) ?? defs[first]!.range.end;
+    if (d.range.end.line > end.line || (d.range.end.line === end.line && d.range.end.col > end.col)) ends.set(first, d.range.end);
+  }
+  // Old index → new index, through the definition each was merged into.
+  const renumbered = new Array<number>(defs.length).fill(-1);
+  const definitions: DefinitionFact[] = [];
+  for (let i = 0; i < defs.length; i++) {
+    const d = defs[i];
+    if (!d || canonical[i] !== i) continue;
+    renumbered[i] = definitions.length;
+    const parent = d.parent >= 0 ? renumbered[resolveIndex(d.parent)]! : -1;
+    const end = ends.get(i);
+    const f = facets.get(i);
+    definitions.push({
+      ...d,
+      index: definitions.length,
+      parent,
+      ...(end ? { range: { start: d.range.start, end } } : {}),
+      ...(f ? { facets: f } : {}),
+    });
+  }
+  const owner = (i: number): number => {
+    let k = i;
+    // An owner left out (skipped) hands its sites to the definition around it.
+    while (k >= 0 && !defs[k]) k = containment.enclosing(k);
+    return k >= 0 ? renumbered[resolveIndex(k)]! : -1;
+  };
+  const sites = [...uses.sites, ...writes]
+    .map((s) => ({ ...s, owner: owner(s.owner) }))
+    .sort((a, b) => a.at.line - b.at.line || a.at.col - b.at.col);
+  return { definitions, sites, imports: uses.imports.map((im) => ({ ...im, owner: owner(im.owner) })) };
 }
 
 function compact(text: string): string {
@@ -467,5 +850,7 @@ function isExported(node: Node, name: string, spec: LanguageSpec): boolean {
       const decl = node.type === 'variable_declarator' && node.parent ? node.parent : node;
       return !/\bprivate\b/.test(decl.text.slice(0, 200).split('{')[0] ?? '');
     }
+    case 'config':
+      return true;
   }
 }

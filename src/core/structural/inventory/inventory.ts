@@ -3,8 +3,9 @@ import * as path from 'node:path';
 import { Language, Parser, Query } from 'web-tree-sitter';
 import { packageRoot } from '../../../shared/paths.js';
 import type { FileFacts } from '../../model/structural.js';
+import { extractConfigFacts } from './configFiles.js';
 import { extractFacts } from './extract.js';
-import { LANGUAGES, type LanguageSpec } from './languages.js';
+import { CODE_LANGUAGES, isCode, type CodeLanguageSpec, type LanguageSpec } from './languages.js';
 
 /**
  * The tree-sitter half of the inventory: loads grammars and tag queries once,
@@ -45,7 +46,7 @@ function initRuntime(): Promise<void> {
 export class Inventory {
   private readonly loaded = new Map<string, Promise<Loaded>>();
 
-  private load(spec: LanguageSpec): Promise<Loaded> {
+  private load(spec: CodeLanguageSpec): Promise<Loaded> {
     let p = this.loaded.get(spec.id);
     if (!p) {
       p = (async () => {
@@ -65,7 +66,7 @@ export class Inventory {
 
   /** Loads every grammar up front, so the first file does not pay for it and a broken query fails early. */
   async warmUp(): Promise<void> {
-    await Promise.all(LANGUAGES.map((l) => this.load(l)));
+    await Promise.all(CODE_LANGUAGES.map((l) => this.load(l)));
   }
 
   /**
@@ -73,6 +74,7 @@ export class Inventory {
    * is abandoned (ParseTimeout) rather than stalling the whole index.
    */
   async parse(spec: LanguageSpec, text: string, budgetMs = 2000): Promise<FileFacts> {
+    if (!isCode(spec)) return extractConfigFacts(spec, text);
     const { parser, query } = await this.load(spec);
     const started = performance.now();
     const deadline = started + budgetMs;

@@ -20,16 +20,18 @@ export interface ModuleIdentity {
 
 /**
  * Python's dotted module name: the folders above the file that are packages
- * (hold an __init__.py) form its prefix; a workspace whose root is itself a
- * package (Django's own tree) is named after the root folder.
+ * (hold an __init__.py) form its prefix. A workspace whose root is itself a
+ * package (Django's tree as Debian installs it) is named by the package's
+ * own root (`pythonRoot`: its metadata, or the name its own modules import
+ * it by; see discover.ts), never by the folder the checkout happens to sit in.
  */
-function pythonModuleName(rel: string, hasFile: (rel: string) => boolean, rootName: string): string {
+function pythonModuleName(rel: string, hasFile: (rel: string) => boolean, pythonRoot: string): string {
   const segments = rel.replace(/\.pyi?$/, '').split('/');
   const base = segments.pop()!;
   let k = segments.length;
   while (k > 0 && hasFile(`${segments.slice(0, k).join('/')}/__init__.py`)) k--;
   const parts = segments.slice(k);
-  if (k === 0 && hasFile('__init__.py') && rootName) parts.unshift(rootName);
+  if (k === 0 && hasFile('__init__.py') && pythonRoot) parts.unshift(pythonRoot);
   if (base !== '__init__') parts.push(base);
   return parts.join('.') || base;
 }
@@ -50,13 +52,15 @@ export function moduleIdentity(
   spec: LanguageSpec,
   rel: string,
   packageName: string | undefined,
-  ctx: { hasFile: (rel: string) => boolean; goModules: ReadonlyMap<string, string>; rootName: string },
+  ctx: { hasFile: (rel: string) => boolean; goModules: ReadonlyMap<string, string>; pythonRoot: string },
 ): ModuleIdentity {
   switch (spec.scheme) {
     case 'ts':
+    case 'config':
+      // A configuration file's keys are named by their path in the file: `settlement.retry.max`.
       return { descriptors: [{ name: rel, suffix: 'namespace' }], qualifier: '', displayName: rel };
     case 'py': {
-      const mod = pythonModuleName(rel, ctx.hasFile, ctx.rootName);
+      const mod = pythonModuleName(rel, ctx.hasFile, ctx.pythonRoot);
       return { descriptors: [{ name: mod, suffix: 'namespace' }], qualifier: mod, displayName: mod };
     }
     case 'java': {

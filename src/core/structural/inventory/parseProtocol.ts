@@ -4,6 +4,8 @@ import type { FileFacts } from '../../model/structural.js';
 /** Messages between the parse pool (main thread) and its workers. */
 export interface ParseRequest {
   readonly id: number;
+  /** The workspace root: a file is read only if it lies inside it. */
+  readonly root: string;
   readonly abs: string;
   readonly language: string;
   /** Hash already stored for this file: an unchanged file is not parsed again. */

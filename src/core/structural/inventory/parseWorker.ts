@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { Skip } from '../../model/skips.js';
+import { readWorkspaceFile } from '../../repo/read.js';
 import { Inventory, ParseTimeout } from './inventory.js';
 import { languageById } from './languages.js';
 import type { ParseRequest, ParseResponse } from './parseProtocol.js';
@@ -17,13 +17,9 @@ async function handle(req: ParseRequest): Promise<ParseResponse> {
   if (req.text !== undefined) {
     bytes = Buffer.from(req.text, 'utf8');
   } else {
-    try {
-      bytes = fs.readFileSync(req.abs);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return { id: req.id, status: 'missing' };
-      return { id: req.id, status: 'skipped', skip: { kind: 'unreadable', reason: `unreadable (${code ?? String(e)})` }, size: 0 };
-    }
+    const read = readWorkspaceFile(req.root, req.abs, req.maxBytes);
+    if (!read.ok) return read.missing ? { id: req.id, status: 'missing' } : { id: req.id, status: 'skipped', skip: read.skip, size: 0 };
+    bytes = read.bytes;
   }
   if (req.knownHash && req.knownHash === hashBytes(bytes)) return { id: req.id, status: 'unchanged', hash: req.knownHash, size: bytes.length };
   const check = checkSource(bytes, req.abs, req.maxBytes);

@@ -43,7 +43,9 @@ export async function indexArtifacts(ws: Workspace, options: IndexArtifactsOptio
   const t0 = performance.now();
   const problems: string[] = [];
   const layout = findBytecode(ws.root);
-  const bytecode = await importBytecode(ws, { ...options, layout });
+  // A repository with no Java and no build output hears nothing about class files it never had.
+  const javaHere = layout.classDirs.length > 0 || layout.jars.length > 0 || !!(await ws.db.get("SELECT 1 FROM files WHERE language = 'java' LIMIT 1"));
+  const bytecode = await importBytecode(ws, { ...options, layout, ...(javaHere ? {} : { log: () => undefined }) });
   for (const p of bytecode.problems) problems.push(`${p.artifact}: ${p.message}`);
 
   // Spring AOT output in the usual places: one artifact per folder, re-read when its files change.

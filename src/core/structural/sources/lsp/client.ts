@@ -17,7 +17,8 @@ import {
   type ProtocolConnection,
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node';
-import { ResolverUnavailableError } from '../../enrichment/types.js';
+import { toolEnv } from '../../enrichment/toolProcess.js';
+import { CodeIntelError, ResolverUnavailableError } from '../../enrichment/types.js';
 import type { LanguageServerSpec } from './servers.js';
 
 /*
@@ -26,8 +27,9 @@ import type { LanguageServerSpec } from './servers.js';
  * the project to load, open documents on demand (and close them again),
  * per-request timeouts with $/cancelRequest, restart with backoff after a
  * crash, a memory cap, and shutdown. It never throws anything but
- * LspTimeoutError, LspCancelledError and ResolverUnavailableError, so the
- * enrichment pass can degrade instead of failing.
+ * LspTimeoutError, LspCancelledError, CodeIntelError (one line) and
+ * ResolverUnavailableError, so the enrichment pass can degrade instead of
+ * failing.
  */
 
 export class LspTimeoutError extends Error {
@@ -35,6 +37,26 @@ export class LspTimeoutError extends Error {
 }
 export class LspCancelledError extends Error {
   override readonly name = 'LspCancelledError';
+}
+
+/** The line of a server's error that says what went wrong: tsserver sends a header, the message, then its stack. */
+export function serverErrorLine(message: string): string {
+  const lines = message.split('\n').map((l) => l.trim()).filter(Boolean);
+  const meaningful = lines.find((l) => !/^<\w+>\s*TypeScript Server Error|^Error processing request|^at\s/.test(l)) ?? lines[0] ?? message;
+  return meaningful.replace(/^Error:\s*/, '').slice(0, 300);
+}
+
+/** A server's error answer as a typed error, one line, with the advice that fits it. */
+export function toServerError(method: string, e: unknown): CodeIntelError {
+  const line = serverErrorLine(e instanceof Error ? e.message : String(e));
+  if (/Could not find source file|No Project|Could not find sourceFile/i.test(line)) {
+    return new CodeIntelError(
+      'no-project',
+      `${method}: the server has no project for this file (${line}); it is outside every tsconfig.json's include, or its project is too large and was switched off: add the file to a tsconfig.json (or exclude large generated JavaScript) and run tenure enrich again`,
+      { cause: e },
+    );
+  }
+  return new CodeIntelError('server-error', `${method}: ${line}`, { cause: e });
 }
 
 export interface LspClientOptions {
@@ -155,13 +177,13 @@ export class LspClient {
   }
 
   private async launch(): Promise<Running> {
-    const cmd = this.spec.command();
+    const cmd = this.spec.command(this.opts.root);
     if (!cmd) throw new ResolverUnavailableError(this.spec.source, `${this.spec.displayName} was not found. ${this.spec.hint}`);
     let child: ChildProcess;
     try {
       child = spawn(cmd.command, cmd.args, {
         cwd: this.opts.root,
-        env: { ...process.env, ...cmd.env },
+        env: toolEnv(this.opts.root, cmd.env),
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
       });
@@ -224,6 +246,7 @@ export class LspClient {
           synchronization: { didSave: false, dynamicRegistration: false },
           definition: { linkSupport: false },
           references: {},
+          documentHighlight: {},
           implementation: { linkSupport: false },
           callHierarchy: {},
         },
@@ -347,7 +370,7 @@ export class LspClient {
       // A connection torn down by a crash: say so, the caller's next request restarts it.
       const gone = await withTimeout(r.exited.then(() => true), 200, false);
       if (gone) throw new Error(`${this.spec.displayName} exited while answering ${method}${this.lastError ? `: ${this.lastError}` : ''}`, { cause: e });
-      throw e;
+      throw toServerError(method, e);
     } finally {
       if (timer) clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);

@@ -70,7 +70,16 @@ export class LspCodeIntel implements CodeIntel {
     const list = Array.isArray(result) ? result : [result];
     const out: CodeLocation[] = [];
     for (const l of list) {
-      const loc = 'targetUri' in l ? this.toLocation(l.targetUri, l.targetSelectionRange) : this.toLocation(l.uri, l.range);
+      const range = 'targetUri' in l ? l.targetSelectionRange : l.range;
+      const uri = 'targetUri' in l ? l.targetUri : l.uri;
+      // An empty range at the start of a file is the module itself (pyright, for `import m` / `m.x`),
+      // not the first statement's declaration: it names no symbol of the file.
+      if (range.start.line === 0 && range.start.character === 0 && range.end.line === 0 && range.end.character === 0) {
+        const mod = this.toLocation(uri, range);
+        if (mod) out.push({ path: `module ${mod.path}`, line: 0, col: 0, external: true });
+        continue;
+      }
+      const loc = this.toLocation(uri, range);
       if (loc) out.push(loc);
     }
     return out;
@@ -102,6 +111,15 @@ export class LspCodeIntel implements CodeIntel {
 
   async references(at: Loc, signal: AbortSignal): Promise<readonly CodeLocation[]> {
     return this.locations(await this.positional('textDocument/references', at, signal, { context: { includeDeclaration: false } }));
+  }
+
+  async highlights(at: Loc, signal: AbortSignal): Promise<readonly { at: Loc; role: 'read' | 'write' | 'text' }[]> {
+    if (!this.client.spec.highlightRoles) return [];
+    await this.client.ensureStarted(signal);
+    if (!this.client.capabilities?.documentHighlightProvider) return [];
+    const list = await this.positional<{ range: LspRange; kind?: number }[]>('textDocument/documentHighlight', at, signal);
+    // DocumentHighlightKind: 1 text, 2 read, 3 write.
+    return (list ?? []).map((h) => ({ at: { path: at.path, line: h.range.start.line + 1, col: h.range.start.character }, role: h.kind === 3 ? 'write' : h.kind === 2 ? 'read' : 'text' }));
   }
 
   async implementation(at: Loc, signal: AbortSignal): Promise<readonly CodeLocation[]> {

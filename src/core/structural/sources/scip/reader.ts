@@ -16,6 +16,8 @@ import type { Loc } from '../../enrichment/types.js';
 export interface ScipOccurrence {
   readonly at: Loc;
   readonly symbol: string;
+  /** The occurrence's ReadAccess / WriteAccess role, where the indexer records one. */
+  readonly role?: 'read' | 'write';
 }
 
 export interface ScipDocument {
@@ -72,6 +74,7 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
 
   const documents = new Map<string, ScipDocument>();
   const definitions = new Map<string, Loc>();
+  const modules = new Set<string>();
   const skipped: string[] = [];
   for (const doc of index.documents) {
     const rel = toWorkspace(doc.relativePath);
@@ -87,9 +90,13 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
       const at: Loc = { path: rel, line: line + 1, col: conv(line, occ.range[1]!) };
       const symbol = isLocal(occ.symbol) ? `${rel}#${occ.symbol}` : occ.symbol;
       if (occ.symbolRoles & SymbolRole.Definition) {
-        if (!definitions.has(symbol)) definitions.set(symbol, at);
+        // An empty definition range is a module (scip-python's `pkg.m/__init__:` at 0:0): it names no
+        // symbol of the file, and taken as a position it would hit the file's first statement.
+        if (occ.range.length === 3 && occ.range[1] === occ.range[2]) modules.add(symbol);
+        else if (!definitions.has(symbol)) definitions.set(symbol, at);
       } else if (!(occ.symbolRoles & SymbolRole.Import)) {
-        refs.push({ at, symbol });
+        const role = occ.symbolRoles & SymbolRole.WriteAccess ? 'write' : occ.symbolRoles & SymbolRole.ReadAccess ? 'read' : undefined;
+        refs.push({ at, symbol, ...(role ? { role } : {}) });
       }
     }
     const impls: [string, string][] = [];
@@ -100,6 +107,7 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
     }
     documents.set(rel, { path: rel, language: inventoryLanguage(doc.language, rel), references: refs, implementations: impls });
   }
+  for (const m of modules) definitions.delete(m);
   return { tool: index.metadata?.toolInfo?.name ?? 'scip', documents, definitions, skipped };
 }
 

@@ -26,20 +26,44 @@ import { readScipIndex, type ScipIndexData } from './reader.js';
  * Freshness: an index describes files as they were when it was made. A file
  * modified after the index file was written is not read from it.
  */
+export interface ScipResolverOptions {
+  /** Produces the index before it is read (a batch indexer run). */
+  readonly produce?: (ctx: ResolverContext) => Promise<void>;
+  /** The languages it will cover, when known before the index is read (an indexer run). */
+  readonly languages?: readonly string[];
+  /** The type checker behind the indexer (scip-python runs pyright's): coverage shared with the language server. */
+  readonly checker?: string;
+  /** Run only as a first pass (see EdgeResolver.firstPass). */
+  readonly firstPass?: boolean;
+  /** Pending files below which the first pass is not worth its start-up (EdgeResolver.firstPassMinFiles). */
+  readonly firstPassMinFiles?: number;
+}
+
 export class ScipResolver implements EdgeResolver {
   readonly tier = 'resolved' as const;
   readonly units = ['file'] as const;
   languages: readonly string[] | undefined;
+  readonly checker: string | undefined;
+  readonly firstPass: boolean;
+  readonly firstPassMinFiles: number | undefined;
+  /** An index lists every occurrence in its documents, not only the inventory's sites. */
+  readonly findsAllUses = true;
   private data: ScipIndexData | undefined;
   private indexMtime = 0;
   private text: SiteText | undefined;
+  private readonly produce: ((ctx: ResolverContext) => Promise<void>) | undefined;
 
   constructor(
     readonly indexFile: string,
     readonly source = 'scip',
-    /** Produces the index before it is read (a batch indexer run); optional. */
-    private readonly produce?: (ctx: ResolverContext) => Promise<void>,
-  ) {}
+    options: ScipResolverOptions = {},
+  ) {
+    this.produce = options.produce;
+    this.languages = options.languages;
+    this.checker = options.checker;
+    this.firstPass = options.firstPass ?? false;
+    this.firstPassMinFiles = options.firstPassMinFiles;
+  }
 
   get index(): ScipIndexData | undefined {
     return this.data;
@@ -60,7 +84,7 @@ export class ScipResolver implements EdgeResolver {
     }
     this.indexMtime = stat.mtimeMs;
     this.text = new SiteText(ctx.root);
-    this.languages = [...new Set([...this.data.documents.values()].map((d) => d.language))];
+    this.languages ??= [...new Set([...this.data.documents.values()].map((d) => d.language))];
     ctx.log(`read ${this.data.documents.size} documents from ${path.basename(this.indexFile)} (${this.data.tool})`);
   }
 
@@ -81,24 +105,31 @@ export class ScipResolver implements EdgeResolver {
       return def ? { at: def } : { external: symbol };
     };
     // Occurrences at one position (a shorthand property names two symbols) form one verdict.
-    const byPos = new Map<string, { at: (typeof doc.references)[number]['at']; symbols: Set<string> }>();
+    const byPos = new Map<string, { at: (typeof doc.references)[number]['at']; symbols: Set<string>; role?: 'read' | 'write' }>();
     for (const r of doc.references) {
       const key = `${r.at.line}:${r.at.col}`;
       const e = byPos.get(key) ?? { at: r.at, symbols: new Set<string>() };
       e.symbols.add(r.symbol);
+      if (r.role) e.role = r.role;
       byPos.set(key, e);
     }
     const sites: SiteVerdict[] = [];
     const inventoryAt = new Set(unit.sites.map((s) => `${s.at.line}:${s.at.col}`));
-    for (const [key, { at, symbols }] of byPos) {
+    for (const [key, { at, symbols, role }] of byPos) {
       const targets = [...symbols].map(anchor);
       // A use the inventory did not record becomes an edge only if it reaches the workspace.
       if (!inventoryAt.has(key) && targets.every((t) => 'external' in t)) continue;
+      const text = this.text!;
+      // A name in an import statement or a `global` declaration is no read: an import, a reference.
+      const use = text.inImport(at) ? ('import' as const) : text.declaresScope(at) ? ('reference' as const) : undefined;
       sites.push({
         site: at,
         targets,
         complete: true,
-        ...(inventoryAt.has(key) ? {} : { kind: this.text!.kindAt(at) }),
+        ...(inventoryAt.has(key) ? {} : { kind: use ?? text.kindAt(at) }),
+        ...(use ? { use } : { role: role === 'write' ? 'write' : text.roleAt(at) }),
+        // WriteAccess where the indexer records it; else the text decides. A ReadAccess alone says
+        // little: scip-python marks every reference so, assignments included.
         reason: `SCIP (${data.tool}): \`${shortName([...symbols][0]!)}\``,
       });
     }

@@ -1,0 +1,289 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { indexKnowledge, type KnowledgeIndexReport } from '../src/core/knowledge/pipeline.js';
+import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
+import { OpenAiChatModel } from '../src/core/llm/openai.js';
+import { HashingEmbedder } from '../src/core/llm/offline.js';
+import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
+import { resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { tokens } from '../src/core/tools/budget.js';
+import { whyIsThisTool } from '../src/core/tools/whyIsThis.js';
+import type { Workspace } from '../src/core/store/workspace.js';
+import { openWorkspace } from '../src/core/workspace.js';
+import { FakeOpenAi } from '../test/integration/knowledgeFakeOpenAi.js';
+import { median, percentile, type Row } from './stats.js';
+
+/*
+ * Does why_is_this find the reason? Questions about named symbols of real
+ * open-source repositories that keep their decision records beside their
+ * code (bench/knowledge-cases/cases.json: the documents and the sentences
+ * that hold each reason), answered by the catalog tool as an agent gets it,
+ * offline and on the model path (the real openai client against a local
+ * OpenAI-compatible server, test/integration/knowledgeFakeOpenAi.ts).
+ *
+ * Measured per set (tuning: looked at while the reason finder was written;
+ * held-out: not), offline and model:
+ *   evidence recall   needed sentences quoted in the text answer
+ *   document cited    questions whose answer cites at least one of its documents; document recall: documents cited
+ *   tokens            of the text answer (o200k), median and p90
+ *   false certainty   documents shown at exact/strong for the symbol itself that are not the question's documents
+ *   no reason         questions with no recorded reason whose answer says so first
+ *
+ * The repositories are read from $TENURE_KNOWLEDGE_CORPORA/<id> (default
+ * <tmp>/tenure-kbench/<id>): git clones at the commits the cases name, never
+ * inside this repository. A corpus that is missing gets a row saying how to
+ * place it.
+ *
+ *   node out/bench/knowledgeReasons.js [--model] [--only=id,id] [--json]
+ */
+
+interface Case {
+  readonly id: string;
+  readonly set: 'tuning' | 'held-out';
+  readonly symbol: string;
+  readonly documents?: readonly string[];
+  readonly needed?: readonly string[];
+  readonly noReason?: boolean;
+}
+
+interface CorpusCases {
+  readonly id: string;
+  readonly language: string;
+  readonly repository: string;
+  readonly commit: string;
+  readonly documents: string;
+  readonly cases: readonly Case[];
+}
+
+export interface CaseResult {
+  readonly corpus: string;
+  readonly id: string;
+  readonly set: Case['set'];
+  readonly path: 'offline' | 'model';
+  readonly resolved: boolean;
+  readonly error?: string;
+  readonly needed: number;
+  readonly quoted: number;
+  readonly documents: number;
+  readonly cited: number;
+  readonly tokens: number;
+  readonly falseCertain: readonly string[];
+  readonly noReason?: boolean;
+  readonly saidNoReason?: boolean;
+  readonly firstLine: string;
+}
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const CORPORA_DIR = process.env['TENURE_KNOWLEDGE_CORPORA'] ?? path.join(os.tmpdir(), 'tenure-kbench');
+
+function loadCases(): CorpusCases[] {
+  return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'bench', 'knowledge-cases', 'cases.json'), 'utf8')) as { corpora: CorpusCases[] }).corpora;
+}
+
+/** Lower-case words, markup dropped: how a needed sentence is compared with what an answer quotes. */
+function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[`*_]/g, '')
+    .replace(/[\u2018\u2019\u201c\u201d]/g, "'")
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** The quotations of an answer's text: what is between the quote marks of each `"…"` line. */
+function quotations(text: string): string[][] {
+  return [...text.matchAll(/"([^"\n]{12,})"/g)].map((m) => words(m[1]!));
+}
+
+/** A needed sentence counts as quoted when one quotation holds at least 80% of its words in order (a cut quotation still counts). */
+function isQuoted(needed: string, quotes: readonly string[][]): boolean {
+  const want = words(needed);
+  if (!want.length) return false;
+  return quotes.some((q) => {
+    let i = 0;
+    let hit = 0;
+    for (const w of want) {
+      const at = q.indexOf(w, i);
+      if (at >= 0) {
+        hit++;
+        i = at + 1;
+      }
+    }
+    return hit / want.length >= 0.8;
+  });
+}
+
+async function structural(ws: Workspace): Promise<void> {
+  const indexer = await StructuralIndexer.create(ws);
+  try {
+    await indexer.indexAll();
+  } finally {
+    await indexer.dispose();
+  }
+}
+
+async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult['path']): Promise<CaseResult> {
+  const base = { corpus: corpus.id, id: c.id, set: c.set, path: via, needed: c.needed?.length ?? 0, documents: c.documents?.length ?? 0, ...(c.noReason ? { noReason: true } : {}) };
+  let sid: string;
+  let name: string;
+  try {
+    const target = await resolveOneSymbol(ws.db, c.symbol, { root: ws.root });
+    sid = target.sid;
+    name = target.name;
+  } catch (e) {
+    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '' };
+  }
+  let r: Awaited<ReturnType<typeof whyIsThisTool.invoke>>;
+  try {
+    r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: sid });
+  } catch (e) {
+    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '' };
+  }
+  const data = r.data as { why: { found: boolean }; documents: { where?: string; tier: string; relation: string; category: string; ref?: string; title: string }[] };
+  const quotes = quotations(r.text);
+  const quoted = (c.needed ?? []).filter((n) => isQuoted(n, quotes)).length;
+  const cited = (c.documents ?? []).filter((d) => r.text.includes(d)).length;
+  const expected = new Set(c.documents ?? []);
+  // Unrelated: shown at exact/strong for the symbol itself, not one of the question's documents, and not naming the symbol anywhere in its text.
+  const namesIt = (where: string | undefined) => {
+    if (!where) return true;
+    try {
+      return fs.readFileSync(path.join(ws.root, where), 'utf8').includes(name);
+    } catch {
+      return true;
+    }
+  };
+  const falseCertain = data.documents
+    .filter((d) => d.relation === 'self' && (d.tier === 'exact' || d.tier === 'strong') && !['docstring', 'commit'].includes(d.category) && !(d.where && expected.has(d.where)) && !namesIt(d.where))
+    .map((d) => d.where ?? d.ref ?? d.title);
+  return {
+    ...base,
+    resolved: true,
+    quoted,
+    cited,
+    tokens: tokens(r.text),
+    falseCertain,
+    ...(c.noReason ? { saidNoReason: !data.why.found } : {}),
+    firstLine: r.text.split('\n')[0]!,
+  };
+}
+
+function corpusRoot(corpus: CorpusCases): { root?: string; error?: string } {
+  const root = path.join(CORPORA_DIR, corpus.id);
+  const how = `git clone ${corpus.repository} ${root} && git -C ${root} checkout ${corpus.commit}`;
+  if (!fs.existsSync(path.join(root, '.git'))) return { error: `not at ${root}: ${how}` };
+  try {
+    const head = execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    if (head !== corpus.commit) return { error: `${root} is at ${head.slice(0, 10)}, the cases at ${corpus.commit.slice(0, 10)}: git -C ${root} checkout ${corpus.commit}` };
+  } catch {
+    return { error: `${root} is not a git clone: ${how}` };
+  }
+  return { root };
+}
+
+export interface ReasonBench {
+  readonly results: CaseResult[];
+  readonly runs: { corpus: string; path: CaseResult['path']; status: KnowledgeIndexReport['status']; message?: string; documents: number; ms: number }[];
+  readonly missing: { corpus: string; error: string }[];
+}
+
+export async function runReasonBench(options: { readonly model?: boolean; readonly only?: readonly string[]; readonly log?: (m: string) => void } = {}): Promise<ReasonBench> {
+  const log = options.log ?? (() => undefined);
+  const out: ReasonBench = { results: [], runs: [], missing: [] };
+  for (const corpus of loadCases()) {
+    if (options.only && !options.only.includes(corpus.id)) continue;
+    const { root, error } = corpusRoot(corpus);
+    if (!root) {
+      out.missing.push({ corpus: corpus.id, error: error! });
+      continue;
+    }
+    fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
+    const ws = await openWorkspace(root);
+    try {
+      log(`${corpus.id}: structural index`);
+      await structural(ws);
+      log(`${corpus.id}: knowledge index, offline`);
+      const offline = await indexKnowledge(ws);
+      out.runs.push({ corpus: corpus.id, path: 'offline', status: offline.status, ...(offline.message ? { message: offline.message } : {}), documents: offline.documents.total, ms: offline.ms });
+      for (const c of corpus.cases) out.results.push(await ask(ws, corpus, c, 'offline'));
+      if (options.model) {
+        log(`${corpus.id}: knowledge index, model path (loopback endpoint)`);
+        const fake = await FakeOpenAi.start();
+        try {
+          await clearKnowledge(ws.db);
+          const chat = new OpenAiChatModel({ model: 'bench-sim', apiKey: 'sk-bench', baseURL: fake.url });
+          const model = await indexKnowledge(ws, { chat, embedder: new HashingEmbedder(), concurrency: 8 });
+          out.runs.push({ corpus: corpus.id, path: 'model', status: model.status, ...(model.message ? { message: model.message } : {}), documents: model.documents.total, ms: model.ms });
+          for (const c of corpus.cases) out.results.push(await ask(ws, corpus, c, 'model'));
+        } finally {
+          await fake.close();
+        }
+      }
+    } finally {
+      await ws.close();
+    }
+  }
+  return out;
+}
+
+function ratio(n: number, d: number): string {
+  return d ? `**${(n / d).toFixed(2)}** (${n} of ${d})` : 'n/a';
+}
+
+/** Table rows: one per set and path, then per corpus (held-out, offline). */
+export function reasonRows(b: ReasonBench): Row[] {
+  const rows: Row[] = [];
+  const summarize = (label: string, list: readonly CaseResult[], targets: boolean): Row[] => {
+    const withReason = list.filter((r) => !r.noReason);
+    const needed = withReason.reduce((n, r) => n + r.needed, 0);
+    const quoted = withReason.reduce((n, r) => n + r.quoted, 0);
+    const docs = withReason.reduce((n, r) => n + r.documents, 0);
+    const cited = withReason.reduce((n, r) => n + r.cited, 0);
+    const anyCited = withReason.filter((r) => r.cited > 0).length;
+    const toks = list.filter((r) => r.resolved).map((r) => r.tokens);
+    const fc = list.reduce((n, r) => n + r.falseCertain.length, 0);
+    const fcIn = list.filter((r) => r.falseCertain.length).length;
+    const noReason = list.filter((r) => r.noReason);
+    const said = noReason.filter((r) => r.saidNoReason).length;
+    const unresolved = list.filter((r) => !r.resolved);
+    const t = (ok: boolean, text: string) => (targets ? `${text} ${ok ? '✓' : '✗'}` : '');
+    return [
+      [label, 'evidence recall (needed sentences quoted)', ratio(quoted, needed), t(needed > 0 && quoted / needed >= 0.8, '≥ 0.8')],
+      [label, 'right document cited (questions citing one of their documents)', `${ratio(anyCited, withReason.length)}; document recall ${ratio(cited, docs)}`, t(withReason.length > 0 && anyCited / withReason.length >= 0.95, '≥ 0.95')],
+      [label, 'tokens per answer, median / p90', `**${median(toks)}** / ${percentile(toks, 90)}`, t(median(toks) <= 800, 'median ≤ 800')],
+      [label, 'unrelated documents at exact/strong for the symbol itself (not its documents, and not naming it)', `**${fc}**${fc ? ` in ${fcIn} answers` : ''}`, t(fc === 0, '0')],
+      [label, 'no-reason questions answered "no recorded reason"', ratio(said, noReason.length), t(said === noReason.length, 'all')],
+      ...(unresolved.length ? [[label, 'symbols not resolved', unresolved.map((r) => `${r.id}: ${r.error}`).join('; '), ''] as Row] : []),
+    ];
+  };
+  for (const via of ['offline', 'model'] as const) {
+    for (const set of ['held-out', 'tuning'] as const) {
+      const list = b.results.filter((r) => r.path === via && r.set === set);
+      if (list.length) rows.push(...summarize(`${set} questions (${list.length}), ${via}`, list, set === 'held-out'));
+    }
+  }
+  for (const run of b.runs) rows.push([`${run.corpus} (${run.path})`, 'knowledge run', `${run.status}${run.message ? `: ${run.message}` : ''}; ${run.documents} documents in ${(run.ms / 1000).toFixed(1)} s`, '']);
+  for (const m of b.missing) rows.push([m.corpus, 'not run', m.error, '']);
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const b = await runReasonBench({ model: args.includes('--model'), ...(only ? { only } : {}), log: (m) => process.stderr.write(`[reasons] ${m}\n`) });
+  if (args.includes('--json')) {
+    process.stdout.write(JSON.stringify(b, null, 2) + '\n');
+    return;
+  }
+  const rows = reasonRows(b);
+  process.stdout.write(['| Questions | Measurement | Result | Target |', '|---|---|---|---|', ...rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n') + '\n');
+  for (const r of b.results) process.stderr.write(`[reasons] ${r.path} ${r.set} ${r.id}: quoted ${r.quoted}/${r.needed}, cited ${r.cited}/${r.documents}, ${r.tokens} tokens${r.falseCertain.length ? `, exact/strong not its documents: ${r.falseCertain.join(', ')}` : ''}${r.noReason ? `, no reason said: ${r.saidNoReason}` : ''}${r.error ? `, ${r.error}` : ''}\n    ${r.firstLine.slice(0, 240)}\n`);
+}
+
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,449 @@
+import { stem } from '../../shared/stem.js';
+import { identifierWords } from '../linking/names.js';
+import { plain, sentences } from './text.js';
+
+/*
+ * Reason finding: within one document, which sentences say *why* — ranked
+ * by how much they explain (the section they sit in; causal and constraint
+ * clauses; numbers with units; the reply that rejects an alternative) and by
+ * how tightly they are tied to the symbol (its name as code and as prose,
+ * its literal value, its file and folder, its neighbours). Front matter,
+ * titles, status and date lines, code blocks, tables and link lists are
+ * never candidates. Pure: the callers read the text and the ties.
+ */
+
+/** What ties a sentence to the symbol asked about. */
+export interface Ties {
+  /** Code forms, matched as whole words with their case: `RetryPolicy.MAX_ATTEMPTS`, `MAX_ATTEMPTS`. */
+  readonly names: readonly string[];
+  /** Prose forms as stemmed word runs: [max, attempt], [retry, policy]. */
+  readonly phrases: readonly (readonly string[])[];
+  /** The literal value as written in prose: "3", "three", "90 seconds", "90-second". */
+  readonly values: readonly string[];
+  /** Its file's base name and stem, its folder. */
+  readonly places: readonly string[];
+  /** Names of its class, members, callers and what it uses: a weaker tie. */
+  readonly neighbours: readonly string[];
+}
+
+export type SectionKind = 'decision' | 'context' | 'consequence' | 'alternative' | 'other';
+
+/** One candidate sentence of a document, with where it sits. */
+export interface Candidate {
+  readonly text: string;
+  /** Character offsets in the document text. */
+  readonly start: number;
+  readonly end: number;
+  readonly section: SectionKind;
+  /** The heading it sits under, as written. */
+  readonly heading?: string;
+  /** Index of its paragraph (sentences of one paragraph share it). */
+  readonly paragraph: number;
+}
+
+export interface RankedSentence extends Candidate {
+  readonly score: number;
+  /** How much it explains, whatever it is about. */
+  readonly explains: number;
+  /** How tightly it is tied to the symbol (0: not at all). */
+  readonly tie: number;
+  /** What tied it, for the answer: "names it", "its value 3", "its file". */
+  readonly tiedBy?: string;
+  /** It states a constraint with a number (a limit, an SLA, a window). */
+  readonly constraint: boolean;
+}
+
+// ---------------------------------------------------------------- document structure
+
+const META_LINE = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?(status|date|deciders?|authors?|technical story|supersedes|superseded[- ]by|tags?|owners?|reviewers?|created|updated|last[- ]updated|severity|date of incident|consulted|informed|approvers?|issue|jira|ticket|story|epic|pr|pull request|version|stage)(?:\*\*|__)?\s*:/i;
+const RST_UNDERLINE = /^([=\-~^"'`#*+:.])\1{2,}\s*$/;
+const RST_SKIP_DIRECTIVE = /^\s*\.\.\s+(code-block|code|sourcecode|literalinclude|image|figure|toctree|include|raw|csv-table|list-table|table|graphviz|mermaid|uml|contents)\s*::/i;
+const SECTION_WORDS: readonly [SectionKind, RegExp][] = [
+  ['alternative', /\b(alternatives?|considered options|options considered|rejected|options|pros and cons|other approaches|approaches considered)\b/i],
+  ['consequence', /\b(consequences?|implications?|trade-?offs?|impact|results?|outcome of the decision|risks?|drawbacks?|positive|negative|neutral)\b/i],
+  ['decision', /\b(decision|decided|resolution|proposal|proposed|solution|chosen|design|approach|specification|recommendation|what we do)\b/i],
+  ['context', /\b(context|background|problem|motivation|rationale|why|summary|overview|abstract|root cause|introduction|goals?|requirements?)\b/i],
+];
+const LINK_SECTION = /^(references?|links?|see also|related( documents| work| issues| decisions)?|further reading|resources|sources|more information|appendix)$/i;
+const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees)$/i;
+
+function sectionKind(heading: string): SectionKind {
+  const h = heading.replace(/[#*_`:]/g, ' ').trim();
+  for (const [kind, re] of SECTION_WORDS) if (re.test(h)) return kind;
+  return 'other';
+}
+
+/** A line that is only links (a reference bullet, a URL). */
+function isLinkLine(line: string): boolean {
+  const t = line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim();
+  if (!t) return false;
+  const rest = t
+    .replace(/!?\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[[^\]]*\]\[[^\]]*\]/g, '')
+    .replace(/`[^`]*<[^>]+>`_+/g, '')
+    .replace(/<?https?:\/\/\S+>?/g, '')
+    .replace(/[\s,;:.–—()\-|]+/g, '');
+  return rest.length < 4 && t.length > 0;
+}
+
+/**
+ * The prose sentences of a document, each with its section; everything that
+ * is not prose (front matter, headings, metadata lines, code, tables, link
+ * lists) left out. Markdown and reStructuredText.
+ */
+export function candidates(text: string): Candidate[] {
+  const lines = text.split('\n');
+  const starts: number[] = [];
+  let at = 0;
+  for (const l of lines) {
+    starts.push(at);
+    at += l.length + 1;
+  }
+  const keep = new Uint8Array(lines.length);
+  const headingAt = new Map<number, string>();
+  let i = 0;
+  // Front matter.
+  if (lines[0]?.trim() === '---') {
+    const end = lines.findIndex((l, k) => k > 0 && /^(---|\.\.\.)\s*$/.test(l));
+    if (end > 0) i = end + 1;
+  }
+  let fence: string | undefined;
+  let indentedCodeFrom = -1;
+  let section = 'other';
+  let skipSection = false;
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    const trimmed = line.trim();
+    if (fence) {
+      if (trimmed.startsWith(fence)) fence = undefined;
+      continue;
+    }
+    const f = /^\s*(```+|~~~+)/.exec(line);
+    if (f) {
+      fence = f[1]!;
+      continue;
+    }
+    // reStructuredText literal blocks: after "::" or a code directive, the indented lines are code.
+    if (indentedCodeFrom >= 0) {
+      if (!trimmed || /^\s/.test(line)) continue;
+      indentedCodeFrom = -1;
+    }
+    if (RST_SKIP_DIRECTIVE.test(line) || /^::\s*$/.test(trimmed)) {
+      indentedCodeFrom = i;
+      continue;
+    }
+    if (/^\.\.\s/.test(trimmed)) {
+      // Other directives (note, warning) hold prose in their indented body; comments and link targets do not.
+      if (!/^\.\.\s+(note|warning|important|tip|hint|attention|caution|admonition|seealso)\s*::/i.test(trimmed)) continue;
+    }
+    const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    const next = lines[i + 1];
+    const rstHeading = next !== undefined && trimmed && !RST_UNDERLINE.test(line) && RST_UNDERLINE.test(next) && next.trim().length >= Math.min(3, trimmed.length);
+    if (h || rstHeading) {
+      section = h ? h[2]! : trimmed;
+      headingAt.set(i, section);
+      skipSection = LINK_SECTION.test(section.replace(/[*_`]/g, '').trim()) || META_SECTION.test(section.replace(/[*_`]/g, '').trim());
+      if (rstHeading) i++;
+      continue;
+    }
+    if (RST_UNDERLINE.test(line)) continue;
+    if (skipSection) continue;
+    if (!trimmed) continue;
+    if (/^\s*\|/.test(line) || /^\s*[+][-=+]+[+]\s*$/.test(line)) continue;
+    if (/^\s*<!--/.test(line) || /^\s*<\/?[a-z][^>]*>\s*$/i.test(line)) continue;
+    if (META_LINE.test(line)) continue;
+    // A thread's comment headers ("--- review comment by @x on path:6, 2024-03-19 ---") are metadata.
+    if (/^---\s.*\s---\s*$/.test(trimmed)) continue;
+    if (isLinkLine(line)) continue;
+    // Markdown indented code (four spaces after a blank line, not a list continuation).
+    if (/^( {4}|\t)/.test(line) && !lines[i - 1]?.trim() && !/^\s*([-*+]|\d+[.)])\s/.test(line.trim()) && lines.slice(Math.max(0, i - 3), i).every((l) => !/^\s*([-*+]|\d+[.)])\s/.test(l))) {
+      if (/[;{}()=]\s*$|^\s+(def|class|func|import|return|public|private|const|let|var)\b/.test(line)) continue;
+    }
+    if (/::\s*$/.test(trimmed) && !/^\.\./.test(trimmed)) indentedCodeFrom = i;
+    keep[i] = 1;
+  }
+  // Paragraphs of kept lines, then their sentences.
+  const out: Candidate[] = [];
+  let paragraph = 0;
+  let heading: string | undefined;
+  let kind: SectionKind = 'other';
+  for (let k = 0; k < lines.length; ) {
+    if (headingAt.has(k)) {
+      heading = headingAt.get(k);
+      kind = sectionKind(heading!);
+    }
+    if (!keep[k]) {
+      k++;
+      continue;
+    }
+    let e = k;
+    while (e + 1 < lines.length && keep[e + 1] && !headingAt.has(e + 1) && !/^\s*([-*+]|\d+[.)])\s/.test(lines[e + 1]!)) e++;
+    const start = starts[k]!;
+    const end = starts[e]! + lines[e]!.length;
+    const body = text.slice(start, end);
+    paragraph++;
+    for (const s of sentences(body, start)) {
+      const t = plain(s.text);
+      const words = t.split(/\s+/).filter(Boolean).length;
+      if (words < 5 || t.length < 25) continue;
+      // A line that is mostly code (an expression, a signature) is not a sentence.
+      if (/^[`'"]?[\w.$]+\(.*\)[`'"]?;?$/.test(t) || /[{};]\s*$/.test(t) && !/[.!?]/.test(t.slice(0, -1))) continue;
+      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph });
+    }
+    k = e + 1;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- explanation
+
+interface Cue {
+  readonly re: RegExp;
+  readonly weight: number;
+  readonly constraint?: boolean;
+}
+
+const CUES: readonly Cue[] = [
+  { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
+  { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay)\b/i, weight: 0.8 },
+  { re: /\botherwise\b|\bwould (?:break|fail|cause|lead|mean|result|require|be)\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
+  { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
+  { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
+  { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
+  { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
+  { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
+  { re: /\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
+];
+
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const UNIT = String.raw`(?:ms|milliseconds?|µs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|%|percent|kb|mb|gb|tb|kib|mib|gib|bytes?|bits?|attempts?|retries|tries|times|requests?|calls?|connections?|threads?|workers?|items?|entries|records?|rows?|characters?|chars|lines?|pages?|events?|messages?|blocks?|heights?|fields?|levels?|users?|instructions?)`;
+const NUMBER_WITH_UNIT = new RegExp(String.raw`(?:\b\d[\d,._]*(?:\.\d+)?|\b(?:${[...NUMBER_WORDS.slice(1), ...TENS.filter(Boolean), 'hundred', 'thousand'].join('|')}))(?:[\s-]+)${UNIT}\b|\b\d+(?:\.\d+)?(?:ms|s|m|h|d|%|kb|mb|gb)\b`, 'i');
+
+/** Whether a text states a number with its unit ("240 seconds", "15-minute", "three attempts"). */
+export function hasNumberWithUnit(text: string): boolean {
+  return NUMBER_WITH_UNIT.test(plain(text));
+}
+
+function explanation(c: Candidate, threaded: boolean): { explains: number; constraint: boolean } {
+  // An aside in parentheses ("(at least)", "(see ADR-3)") is not the sentence's claim.
+  const t = plain(c.text).replace(/\([^()]*\)/g, ' ');
+  let cues = 0;
+  let constraint = false;
+  for (const cue of CUES) {
+    if (cue.re.test(t)) {
+      cues += cue.weight;
+      if (cue.constraint) constraint = true;
+    }
+  }
+  const numbers = NUMBER_WITH_UNIT.test(t);
+  if (numbers) cues += 0.6;
+  const sectionWeight = threaded ? 0.8 : { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section];
+  let explains = (0.25 + Math.min(cues, 2.6)) * sectionWeight;
+  // A question is not its own answer ("Why not two?"); the reply is.
+  if (/\?\s*$/.test(t)) explains *= 0.35;
+  const words = t.split(/\s+/).length;
+  // A sentence that is mostly code (a config literal, an expression) explains little in words.
+  // Code spans that are names (`RetryPolicy.MAX_ATTEMPTS`) are words here; literals and expressions are not.
+  const code = (c.text.match(/``?[^`]+``?/g) ?? []).filter((m) => !/^``?[\w$.#:/()-]+``?$/.test(m)).reduce((n, m) => n + m.length, 0);
+  if (code > c.text.length * 0.4) explains *= 0.5;
+  if (words > 70) explains *= 0.7;
+  if (words < 8) explains *= 0.7;
+  return { explains, constraint: constraint && numbers };
+}
+
+// ---------------------------------------------------------------- ties
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The stemmed lower-case words of a text, in order. */
+function stemmedWords(text: string): string[] {
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
+}
+
+function containsRun(words: readonly string[], run: readonly string[]): boolean {
+  if (!run.length || run.length > words.length) return false;
+  outer: for (let i = 0; i + run.length <= words.length; i++) {
+    for (let k = 0; k < run.length; k++) if (words[i + k] !== run[k]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+export interface TieMatcher {
+  (text: string): { tie: number; tiedBy?: string };
+}
+
+/** A matcher for one symbol's ties; built once per question, applied to every sentence. */
+export function tieMatcher(ties: Ties): TieMatcher {
+  const names = ties.names.filter((n) => n.length >= 3).map((n) => ({ n, re: new RegExp(`(?<![\\w$.])${escape(n)}(?![\\w$])`) }));
+  const values = ties.values.map((v) => ({ v, re: new RegExp(`(?<![\\w.])${escape(v)}(?![\\w]|\\.\\d)`, 'i') }));
+  const places = ties.places.filter((p) => p.length >= 3).map((p) => ({ p, re: new RegExp(`(?<![\\w])${escape(p)}(?![\\w])`) }));
+  const neighbours = ties.neighbours.filter((n) => n.length >= 4).map((n) => ({ n, re: new RegExp(`(?<![\\w$])${escape(n)}(?![\\w$])`) }));
+  // Part of a long name written as prose ("the cached http client" for getAuthenticatedHttpClient): two or more of its words in a row, not its verb.
+  const partial: string[][] = [];
+  for (const p of ties.phrases) {
+    const body = /^(get|set|is|has|creat|make|build|load|do|handl|on|to|with|new)$/.test(p[0] ?? '') ? p.slice(1) : p;
+    for (let len = Math.min(body.length - 1, 3); len >= 2; len--) for (let i = 0; i + len <= body.length; i++) partial.push(body.slice(i, i + len));
+  }
+  return (text) => {
+    let tie = 0;
+    let tiedBy: string | undefined;
+    const hit = (w: number, why: string) => {
+      if (w > tie) tiedBy = why;
+      tie = Math.max(tie, w) + Math.min(w, tie) * 0.25;
+    };
+    for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); break; }
+    const words = stemmedWords(text);
+    for (const p of ties.phrases) if (containsRun(words, p)) { hit(p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
+    for (const p of partial) if (containsRun(words, p)) { hit(0.7, `names part of it: "${p.join(' ')}"`); break; }
+    for (const { v, re } of values) if (re.test(text)) { hit(1.4, `states its value ${v}`); break; }
+    for (const { p, re } of places) if (re.test(text)) { hit(0.5, `names its file ${p}`); break; }
+    for (const { n, re } of neighbours) if (re.test(text)) { hit(0.35, `names ${n}`); break; }
+    return { tie, ...(tiedBy ? { tiedBy } : {}) };
+  };
+}
+
+// ---------------------------------------------------------------- ranking
+
+export interface RankOptions {
+  /** A thread or a commit: no sections; every comment is prose. */
+  readonly threaded?: boolean;
+  /** The document as a whole is about the symbol (it names it in its title, or it is the symbol's own docstring or commit): untied sentences count. */
+  readonly focused?: boolean;
+  /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
+  readonly aboutIt?: boolean;
+}
+
+/** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
+export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
+  const own = list.map((c) => match(plain(c.text)));
+  // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
+  const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
+  const out: RankedSentence[] = list.map((c, i) => {
+    const { explains, constraint } = explanation(c, !!options.threaded);
+    const self = own[i]!;
+    // A reason often follows the sentence that names the thing ("We allow at most three … `MAX_ATTEMPTS = 3`. Three attempts take …"): its paragraph and the next sentences lend it a share of their tie.
+    let lent = 0;
+    for (let k = Math.max(0, i - 2); k <= Math.min(list.length - 1, i + 1); k++) {
+      if (k === i) continue;
+      const share = list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
+      lent = Math.max(lent, own[k]!.tie * share);
+    }
+    const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
+    const tie = Math.max(self.tie, lent, sectionTie);
+    const base = options.focused ? 0.6 : 0.12;
+    // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
+    const decided = (c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 ? explains + 0.5 : explains;
+    const score = decided * (base + tie);
+    return { ...c, score, explains: decided, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
+  });
+  return out.sort((a, b) => b.score - a.score || a.start - b.start);
+}
+
+/** The best one to three sentences: the top, and those close behind it, in document order. */
+export function bestSentences(ranked: readonly RankedSentence[], max = 3): RankedSentence[] {
+  const top = ranked[0];
+  if (!top) return [];
+  const chosen = [top];
+  for (const r of ranked.slice(1)) {
+    if (chosen.length >= max) break;
+    if (r.score < top.score * 0.25 || r.explains < 0.5) break;
+    if (chosen.some((c) => c.start === r.start)) continue;
+    chosen.push(r);
+  }
+  return chosen;
+}
+
+// ---------------------------------------------------------------- ties of a symbol
+
+/** The number as prose: 3 → three, 90 → ninety. */
+export function numberWords(n: number): string | undefined {
+  if (!Number.isInteger(n) || n < 0) return undefined;
+  if (n <= 20) return NUMBER_WORDS[n];
+  if (n < 100) return `${TENS[Math.floor(n / 10)]}${n % 10 ? `-${NUMBER_WORDS[n % 10]}` : ''}`;
+  if (n === 100) return 'one hundred';
+  if (n === 1000) return 'one thousand';
+  return undefined;
+}
+
+export interface Literal {
+  /** The value as a number, after unit multipliers in the source (`90 * time.Second` → 90 with unit seconds). */
+  readonly value: number;
+  readonly unit?: 'ms' | 's' | 'min' | 'h' | 'bytes';
+}
+
+/** The forms a literal value takes in prose. */
+export function valueForms(lit: Literal, name: string): string[] {
+  const out = new Set<string>();
+  const add = (n: number, unit?: string) => {
+    const digits = Number.isInteger(n) ? String(n) : String(n);
+    const words = numberWords(n);
+    if (!unit) {
+      // A bare small number ("3") is too common to tie alone unless it is not 0 or 1.
+      if (n > 1) out.add(digits);
+      if (words && n > 1) out.add(words);
+      return;
+    }
+    for (const form of [digits, ...(words ? [words] : [])]) {
+      out.add(`${form} ${unit}`);
+      out.add(`${form}-${unit.replace(/s$/, '')}`);
+    }
+  };
+  let unit = lit.unit;
+  if (!unit) {
+    if (/(?:^|_|[a-z])(MS|Ms|MILLIS|Millis|_MILLISECONDS|Milliseconds)$/.test(name)) unit = 'ms';
+    else if (/(SECONDS|Seconds|SECS|Secs|_SEC|Sec|TIMEOUT_S)$/.test(name)) unit = 's';
+    else if (/(MINUTES|Minutes|MINS|Mins)$/.test(name)) unit = 'min';
+  }
+  const v = lit.value;
+  add(v);
+  if (unit === 'ms') {
+    add(v, 'ms');
+    add(v, 'milliseconds');
+    if (v % 1000 === 0) {
+      add(v / 1000, 'seconds');
+      add(v / 1000, 's');
+    }
+    if (v % 60000 === 0) add(v / 60000, 'minutes');
+  } else if (unit === 's') {
+    add(v, 'seconds');
+    add(v, 's');
+    if (v % 60 === 0) add(v / 60, 'minutes');
+  } else if (unit === 'min') {
+    add(v, 'minutes');
+    if (v % 60 === 0) add(v / 60, 'hours');
+  } else if (unit === 'h') add(v, 'hours');
+  const words = identifierWords(name);
+  // "MAX_ATTEMPTS = 3" → "3 attempts", "three attempts": the count with the thing counted.
+  const counted = words.filter((w) => !/^(max|min|maximum|minimum|default|num|number|count|limit|size|total|n)$/.test(w)).pop();
+  if (counted && !unit && v > 1) {
+    const plural = counted.endsWith('s') ? counted : `${counted}s`;
+    add(v, plural);
+  }
+  return [...out];
+}
+
+/** A constant's literal value from its declaration line(s): `= 3`, `= 90 * time.Second`, `Duration.ofSeconds(90)`, `= 240_000`. */
+export function literalOf(declaration: string): Literal | undefined {
+  const d = declaration.replace(/\/\/.*$|#.*$/gm, '');
+  const m = /(?:=|:=|:)\s*(?:\(?\s*)?(?:(?:int|long|float|double|Duration)\s*\(?\s*)?(\d[\d_]*(?:\.\d+)?)(?:[lLfFdD])?\s*(?:\*\s*(?:time\.)?(Millisecond|Second|Minute|Hour)\b)?/.exec(d);
+  const go = /=\s*(?:time\.)?(Millisecond|Second|Minute|Hour)\s*\*\s*(\d[\d_]*)/.exec(d);
+  const java = /Duration\.of(Millis|Seconds|Minutes|Hours)\(\s*(\d[\d_]*)L?\s*\)/.exec(d);
+  const unitOf = (u: string | undefined): Literal['unit'] => (!u ? undefined : /^milli/i.test(u) ? 'ms' : /^sec/i.test(u) ? 's' : /^min/i.test(u) ? 'min' : 'h');
+  if (java) return { value: Number(java[2]!.replace(/_/g, '')), unit: unitOf(java[1])! };
+  if (go) return { value: Number(go[2]!.replace(/_/g, '')), unit: unitOf(go[1])! };
+  if (!m) return undefined;
+  const value = Number(m[1]!.replace(/_/g, ''));
+  if (!Number.isFinite(value)) return undefined;
+  const unit = unitOf(m[2]);
+  return unit ? { value, unit } : { value };
+}
+
+/** Stemmed prose forms of a name: RetryPolicy → [retry, policy]; MAX_ATTEMPTS → [max, attempt]. */
+export function proseForms(name: string): string[][] {
+  const words = identifierWords(name).map(stem);
+  return words.length >= 2 ? [words] : [];
+}

@@ -1,0 +1,186 @@
+/*
+ * What the code says about itself: a symbol's doc comment (JSDoc, Javadoc,
+ * Go doc comments, `//` and `#` runs above it, Python docstrings below its
+ * signature), the comments inside it (TODO / FIXME / HACK / NOTE with their
+ * text), and its declaration (for a constant's literal value). Read from the
+ * file at question time: the symbol's own words are the most exact source
+ * there is. Pure: the caller reads the file.
+ */
+
+export type NoteTag = 'TODO' | 'FIXME' | 'HACK' | 'NOTE' | 'XXX';
+
+export interface CodeNote {
+  readonly kind: 'docstring' | 'comment';
+  readonly tag?: NoteTag;
+  /** The comment's text without its markers, lines joined by newlines. */
+  readonly text: string;
+  /** 1-based lines in the file. */
+  readonly line: number;
+  readonly endLine: number;
+}
+
+export interface SymbolText {
+  readonly notes: readonly CodeNote[];
+  /** The declaration's first lines (up to the first `{`, `:` or `;`), for a literal value. */
+  readonly declaration: string;
+}
+
+type Syntax = 'c' | 'hash';
+
+function syntaxOf(path: string): Syntax {
+  return /\.(py|pyi|rb|sh|bash|ya?ml|toml|r|pl)$/i.test(path) ? 'hash' : 'c';
+}
+
+const ANNOTATION = /^\s*@[\w.]+(\(.*\))?\s*$|^\s*#\[.*\]\s*$/;
+const TAG = /\b(TODO|FIXME|HACK|NOTE|XXX)\b[:(]?/;
+
+/** A comment line's text without its marker, or undefined when the line is not a comment. */
+function commentText(line: string, syntax: Syntax): string | undefined {
+  const t = line.trim();
+  if (syntax === 'hash') return /^#(?!!)/.test(t) ? t.replace(/^#+\s?/, '') : undefined;
+  if (/^\/\/\/?/.test(t)) return t.replace(/^\/\/\/?\s?/, '');
+  return undefined;
+}
+
+/** Javadoc/JSDoc tags say what, rarely why; `@deprecated` and `@see` text is kept. */
+function cleanBlock(lines: readonly string[]): string {
+  const out: string[] = [];
+  for (const raw of lines) {
+    const l = raw.replace(/^\s*\/\*\*?/, '').replace(/\*\/\s*$/, '').replace(/^\s*\*\s?/, '').trimEnd();
+    if (/^\s*@(param|return|returns|throws|exception|type|typedef|template|since|author|version|override|inheritdoc|example)\b/i.test(l)) continue;
+    out.push(l.replace(/^\s*@(deprecated|see)\b\s*/i, (m) => `${m.trim().slice(1)}: `).replace(/\{@(?:link|code)\s+([^}]+)\}/g, '$1'));
+  }
+  return out.join('\n').trim();
+}
+
+/** The comment block that ends just above a 1-based line (annotations and decorators in between skipped). */
+function commentAbove(lines: readonly string[], line: number, syntax: Syntax): CodeNote | undefined {
+  let i = line - 2;
+  while (i >= 0 && ANNOTATION.test(lines[i]!)) i--;
+  if (i < 0) return undefined;
+  const last = lines[i]!.trim();
+  if (syntax === 'c' && last.endsWith('*/')) {
+    let s = i;
+    while (s >= 0 && !lines[s]!.includes('/*')) s--;
+    if (s < 0) return undefined;
+    const text = cleanBlock(lines.slice(s, i + 1));
+    return text ? { kind: 'docstring', text, line: s + 1, endLine: i + 1 } : undefined;
+  }
+  const run: string[] = [];
+  let s = i;
+  while (s >= 0) {
+    const c = commentText(lines[s]!, syntax);
+    if (c === undefined) break;
+    run.unshift(c);
+    s--;
+  }
+  if (!run.length) return undefined;
+  const text = run.join('\n').trim();
+  return text ? { kind: 'docstring', text, line: s + 2, endLine: i + 1 } : undefined;
+}
+
+/** A Python docstring: the first statement of the body, a string literal. */
+function pythonDocstring(lines: readonly string[], line: number, endLine: number): CodeNote | undefined {
+  let i = line - 1;
+  // The signature may span lines: the body starts after the line that ends with ':'.
+  while (i < Math.min(endLine, line + 20) && !/:\s*(#.*)?$/.test(lines[i]!)) i++;
+  i++;
+  while (i < endLine && !lines[i]!.trim()) i++;
+  const first = lines[i];
+  const open = first && /^\s*[rRuUbB]?("""|''')/.exec(first);
+  if (!open) return undefined;
+  const q = open[1]!;
+  const start = i;
+  const rest = first.slice(first.indexOf(q) + 3);
+  const body: string[] = [];
+  if (rest.includes(q)) body.push(rest.slice(0, rest.indexOf(q)));
+  else {
+    body.push(rest);
+    for (i = i + 1; i < Math.min(lines.length, endLine + 1); i++) {
+      const l = lines[i]!;
+      if (l.includes(q)) {
+        body.push(l.slice(0, l.indexOf(q)));
+        break;
+      }
+      body.push(l);
+    }
+  }
+  const indent = Math.min(...body.slice(1).filter((l) => l.trim()).map((l) => /^\s*/.exec(l)![0].length), 1000);
+  const text = [body[0]!.trim(), ...body.slice(1).map((l) => (indent < 1000 ? l.slice(indent) : l))].join('\n').trim();
+  return text ? { kind: 'docstring', text, line: start + 1, endLine: i + 1 } : undefined;
+}
+
+/** Comments inside the symbol's lines: runs of line comments and block comments, each with its tag. */
+function commentsInside(lines: readonly string[], line: number, endLine: number, syntax: Syntax, skip: ReadonlySet<number>): CodeNote[] {
+  const out: CodeNote[] = [];
+  let run: { text: string[]; line: number; end: number } | undefined;
+  const flush = () => {
+    if (!run) return;
+    const text = run.text.join('\n').trim();
+    const tag = TAG.exec(text)?.[1] as NoteTag | undefined;
+    if (text.split(/\s+/).length >= 4 || tag) out.push({ kind: 'comment', ...(tag ? { tag } : {}), text, line: run.line, endLine: run.end });
+    run = undefined;
+  };
+  for (let i = line; i < Math.min(lines.length, endLine); i++) {
+    if (skip.has(i + 1)) {
+      flush();
+      continue;
+    }
+    const l = lines[i]!;
+    let c = commentText(l, syntax);
+    if (c === undefined) {
+      // A trailing comment after code: `x = 3  # three attempts: see ADR-7`.
+      const trailing = syntax === 'hash' ? /\s#\s+(.+)$/.exec(l) : /\s\/\/\s+(.+)$/.exec(l);
+      if (trailing && !/["'`]/.test(l.slice(l.indexOf(trailing[0]) + 1))) c = trailing[1];
+    }
+    if (c === undefined && syntax === 'c' && l.trim().startsWith('/*')) {
+      flush();
+      let e = i;
+      while (e < endLine - 1 && !lines[e]!.includes('*/')) e++;
+      const text = cleanBlock(lines.slice(i, e + 1));
+      const tag = TAG.exec(text)?.[1] as NoteTag | undefined;
+      if (text.split(/\s+/).length >= 4 || tag) out.push({ kind: 'comment', ...(tag ? { tag } : {}), text, line: i + 1, endLine: e + 1 });
+      i = e;
+      continue;
+    }
+    if (c === undefined) {
+      flush();
+      continue;
+    }
+    if (run && TAG.test(c)) flush();
+    if (!run) run = { text: [], line: i + 1, end: i + 1 };
+    run.text.push(c);
+    run.end = i + 1;
+  }
+  flush();
+  return out;
+}
+
+/**
+ * The notes of one symbol in a file: its doc comment or docstring, then the
+ * comments inside it (only for symbols up to `maxBodyLines` long: a class's
+ * body comments belong to its members).
+ */
+export function symbolText(fileText: string, path: string, line: number, endLine: number, options: { readonly maxBodyLines?: number; readonly body?: boolean } = {}): SymbolText {
+  const lines = fileText.split('\n');
+  const syntax = syntaxOf(path);
+  const notes: CodeNote[] = [];
+  const above = commentAbove(lines, line, syntax);
+  if (above) notes.push(above);
+  const skip = new Set<number>();
+  if (syntax === 'hash') {
+    const doc = pythonDocstring(lines, line, endLine);
+    if (doc) {
+      notes.push(doc);
+      for (let l = doc.line; l <= doc.endLine; l++) skip.add(l);
+    }
+  }
+  const span = endLine - line;
+  if (options.body !== false && span <= (options.maxBodyLines ?? 200)) notes.push(...commentsInside(lines, line, endLine, syntax, skip));
+  const decl: string[] = [];
+  for (let i = line - 1; i < Math.min(lines.length, line + 3); i++) {
+    decl.push(lines[i]!);
+    if (/[{;]\s*$/.test(lines[i]!) || i >= endLine - 1) break;
+  }
+  return { notes, declaration: decl.join('\n') };
+}

@@ -1,0 +1,52 @@
+import { git } from '../../repo/git.js';
+import type { CommitLike } from './document.js';
+import { judgeCommit } from './documents.js';
+
+/*
+ * The git history of a symbol's lines: the commits that last changed each of
+ * them (`git blame -w` over the symbol's range, as GitLens shows them, but
+ * read for why), with their messages when they have content and the pull
+ * request they came from when the message names it. Deterministic; through
+ * the one git runner (src/core/repo/git.ts), which runs nothing the
+ * repository configures.
+ */
+
+export interface LineCommit extends CommitLike {
+  /** The lines of the range it last changed. */
+  readonly lines: number;
+  /** "PR #1234" when the message names the pull request it came from. */
+  readonly pr?: string;
+  readonly informative: boolean;
+}
+
+/** The pull request a commit message names: GitHub's squash "(#123)", a merge "Merge pull request #123". */
+export function pullRequestOf(message: string): string | undefined {
+  const subject = message.split('\n')[0] ?? '';
+  const m = /\(#(\d+)\)\s*$/.exec(subject) ?? /^Merge pull request #(\d+)\b/.exec(subject) ?? /\b(?:PR|pull request)\s*#(\d+)\b/i.exec(message);
+  return m ? `PR #${m[1]}` : undefined;
+}
+
+/** Commits behind lines [start, end] of a workspace file, most lines first; empty outside git or on any failure. */
+export async function historyOfLines(root: string, file: string, start: number, end: number, options: { readonly timeoutMs?: number; readonly max?: number } = {}): Promise<LineCommit[]> {
+  const blame = await git(root, ['blame', '-w', '--porcelain', '-L', `${start},${end}`, '--', file], { timeoutMs: options.timeoutMs ?? 8000, maxBuffer: 16 * 1024 * 1024 });
+  if (blame.code !== 0) return [];
+  const count = new Map<string, number>();
+  for (const m of blame.stdout.matchAll(/^([0-9a-f]{40}) \d+ \d+(?: (\d+))?$/gm)) {
+    const sha = m[1]!;
+    if (/^0+$/.test(sha)) continue;
+    count.set(sha, (count.get(sha) ?? 0) + Number(m[2] ?? 0));
+  }
+  const shas = [...count.keys()].slice(0, options.max ?? 12);
+  if (!shas.length) return [];
+  const show = await git(root, ['show', '-s', '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%B%x1e', ...shas], { timeoutMs: options.timeoutMs ?? 8000 });
+  if (show.code !== 0) return [];
+  const out: LineCommit[] = [];
+  for (const rec of show.stdout.split('\x1e')) {
+    const [sha, author, date, message] = rec.replace(/^\n+/, '').split('\x1f');
+    if (!sha || message === undefined) continue;
+    const msg = message.trim();
+    const pr = pullRequestOf(msg);
+    out.push({ sha: sha.trim(), author: author ?? '', date: date ?? '', message: msg, lines: count.get(sha.trim()) ?? 0, informative: judgeCommit(msg).informative, ...(pr ? { pr } : {}) });
+  }
+  return out.sort((a, b) => b.lines - a.lines || (b.date ?? '').localeCompare(a.date ?? ''));
+}

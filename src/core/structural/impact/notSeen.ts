@@ -1,0 +1,146 @@
+import { COMPUTED_CONFIG_READ, DATA_KINDS } from '../../model/structural.js';
+import type { Db } from '../../store/db.js';
+import { UNKNOWN_RECEIVER } from '../index/resolve.js';
+import type { WhatBreaksResult } from './result.js';
+
+/*
+ * What could still hide dependents of this target, in this workspace: only
+ * the gaps that apply to its languages and to the sources imported here (no
+ * "DI wiring" line where nothing injects, no "message topics" where no
+ * service could publish), and those that do, counted for this answer: uses
+ * matched by name only because the receiver's type was unknown, member
+ * accesses by a computed name in the files that can see the target,
+ * configuration keys read by a computed name. Type-checked resolution (what
+ * the enrichment pass has or has not confirmed) is said apart, by
+ * resolutionGaps in whatBreaks.ts.
+ */
+
+type Answer = Omit<WhatBreaksResult, 'summary' | 'notSeen'>;
+
+/** Modules whose import means a container picks implementations at run time. */
+const DI_MODULES = ['inversify', 'tsyringe', 'typedi', 'injection-js', '@nestjs/common', '@nestjs/core', '@angular/core', 'awilix', 'dependency_injector', 'injector', 'punq', 'lagom', 'go.uber.org/dig', 'go.uber.org/fx', 'github.com/google/wire'];
+/** Modules whose import means calls arrive over a broker or from another service. */
+const MESSAGING_MODULES = ['kafkajs', 'amqplib', 'bullmq', 'nats', 'mqtt', '@aws-sdk/client-sqs', '@google-cloud/pubsub', 'celery', 'kombu', 'pika', 'confluent_kafka', 'aiokafka', 'github.com/segmentio/kafka-go', 'github.com/nats-io/nats.go', 'github.com/streadway/amqp'];
+/** Names of decorators and annotations that ask a container for an implementation. */
+const INJECTION_NAMES = ['Injectable', 'Inject', 'inject', 'injectable', 'Autowired', 'Component', 'Service'];
+/** Paths that say a workspace wires its own container (`src/di/`, `container.ts`, `ioc/`). */
+const DI_PATH = /(^|\/)(di|ioc|inject|injection|injector|container)(\/|\.[a-z]+$)/i;
+
+interface Workspace {
+  readonly languages: ReadonlySet<string>;
+  readonly artifacts: ReadonlySet<string>;
+}
+
+async function workspaceOf(db: Db): Promise<Workspace> {
+  const langs = await db.all<{ language: string | null }>('SELECT DISTINCT language FROM files WHERE skip_reason IS NULL');
+  const kinds = await db.all<{ kind: string }>('SELECT DISTINCT kind FROM artifacts');
+  return { languages: new Set(langs.flatMap((l) => (l.language ? [l.language] : []))), artifacts: new Set(kinds.map((k) => k.kind)) };
+}
+
+/** Does something in this workspace inject implementations: Spring (Java), a DI library, injection decorators, a container of its own? */
+async function injects(db: Db, ws: Workspace, language: string | undefined): Promise<boolean> {
+  // Spring wires Java; a TypeScript module beside a Java service is not wired by it.
+  if (language === 'java' || ws.artifacts.has('beans')) return true;
+  const lib = await db.get<{ n: number }>('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', [JSON.stringify(DI_MODULES)]);
+  if (lib?.n) return true;
+  const named = await db.get<{ n: number }>('SELECT count(*) AS n FROM edges WHERE name IN (SELECT value FROM json_each(?))', [JSON.stringify(INJECTION_NAMES)]);
+  if (named?.n) return true;
+  const paths = await db.all<{ path: string }>('SELECT path FROM files WHERE skip_reason IS NULL');
+  return paths.some((p) => DI_PATH.test(p.path));
+}
+
+/** Could calls arrive from another service or through a broker: a Java service, a messaging library? */
+async function servesOthers(db: Db, ws: Workspace): Promise<boolean> {
+  if (ws.languages.has('java')) return true;
+  const lib = await db.get<{ n: number }>('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', [JSON.stringify(MESSAGING_MODULES)]);
+  return !!lib?.n;
+}
+
+/** Whether code outside this workspace can name the target: it or every type around it is exported. */
+async function visibleOutside(db: Db, targetId: number): Promise<boolean> {
+  let id: number | null = targetId;
+  for (let hops = 0; id !== null && hops < 8; hops++) {
+    const row: { exported: number; parent_id: number | null; kind: string } | undefined = await db.get('SELECT exported, parent_id, kind FROM symbols WHERE id = ?', [id]);
+    if (!row) return true;
+    if (row.kind === 'module') return true;
+    if (row.exported) return true;
+    id = row.parent_id;
+  }
+  return false;
+}
+
+/** Member accesses by a computed name (`obj[key]`) in the target's file and the files that import it. */
+async function computedAccessesNear(db: Db, fileId: number): Promise<number> {
+  const row = await db.get<{ n: number | null }>(
+    `SELECT sum(computed_accesses) AS n FROM files WHERE id = ? OR id IN (SELECT file_id FROM imports WHERE target_file_id = ?)`,
+    [fileId, fileId],
+  );
+  return row?.n ?? 0;
+}
+
+/** Members a receiver of unknown type can reach by name. */
+const MEMBER_KINDS: ReadonlySet<string> = new Set(['field', 'constant', 'method', 'function']);
+/** The languages that share one namespace of names with a language (TypeScript and JavaScript import each other). */
+const SAME_NAMESPACE: Record<string, readonly string[]> = { typescript: ['typescript', 'tsx', 'javascript'], tsx: ['typescript', 'tsx', 'javascript'], javascript: ['typescript', 'tsx', 'javascript'] };
+
+/** How many other members of the target's languages share its name: where a use by name may have gone instead. */
+async function namesakes(db: Db, targetId: number, name: string, language: string): Promise<number> {
+  const row = await db.get<{ n: number }>(
+    `SELECT count(*) AS n FROM symbols s JOIN files f ON f.id = s.file_id
+      WHERE s.name = ? AND s.id != ? AND s.kind IN ('field', 'constant', 'method', 'function') AND f.language IN (SELECT value FROM json_each(?))`,
+    [name, targetId, JSON.stringify(SAME_NAMESPACE[language] ?? [language])],
+  );
+  return row?.n ?? 0;
+}
+
+function plural(n: number, one: string, many = one + 's'): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The gaps of this workspace that could hide dependents of the answer's
+ * target, most telling first; never empty, so a "no dependents" answer
+ * always says what could still hide them.
+ */
+export async function workspaceGaps(db: Db, r: Answer, fileId: number | undefined): Promise<string[]> {
+  const ws = await workspaceOf(db);
+  const target = r.target;
+  const language = fileId !== undefined ? (await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [fileId]))?.language ?? undefined : undefined;
+  const isKey = target.kind === 'key';
+  const isData = DATA_KINDS.has(target.kind);
+  const gaps: string[] = [];
+
+  const byName = r.dependents.filter((d) => d.distance === 1 && d.provenance.source === 'tree-sitter' && d.provenance.reason.includes(UNKNOWN_RECEIVER));
+  if (byName.length) {
+    const reads = byName.filter((d) => d.kind === 'read' || d.kind === 'write').length;
+    const what = reads === byName.length ? 'reads' : reads ? 'uses' : 'calls';
+    gaps.push(`${what} through receivers of unknown type (\`any\`, untyped parameters): ${plural(byName.length, 'dependent')} of this answer matched by name only, and such a receiver may mean another member of that name`);
+  } else if (!isKey && language && MEMBER_KINDS.has(target.kind)) {
+    const others = await namesakes(db, target.id, target.name, language);
+    if (others) {
+      const where = others === 1 ? `the other \`${target.name}\`` : `one of the ${others} other \`${target.name}\`s`;
+      gaps.push(`${isData ? 'reads and writes' : 'calls'} through receivers of unknown type (\`any\`, untyped parameters) that the inventory gave to ${where}`);
+    }
+  }
+
+  if (isKey) {
+    const computed = await db.get<{ n: number }>("SELECT count(*) AS n FROM edges WHERE tier = 'dynamic' AND dst_id IS NULL AND reason = ?", [COMPUTED_CONFIG_READ]);
+    gaps.push(computed?.n ? `configuration keys read by a computed name (${plural(computed.n, 'site')}: \`config.get(name)\`, \`process.env[key]\`, \`os.environ[k]\`)` : 'configuration keys read by a computed name');
+    gaps.push('readers outside the code: deployment manifests, scripts, other services reading the same key');
+  } else if (fileId !== undefined && (language === 'typescript' || language === 'tsx' || language === 'javascript')) {
+    const computed = await computedAccessesNear(db, fileId);
+    if (computed) gaps.push(`dynamic property access (${plural(computed, 'member access', 'member accesses')} by a computed name \`obj[key]\` in its file and the files importing it)`);
+  }
+
+  if (language === 'java') gaps.push('reflection targets');
+  // What a container injects is an implementation, called through its interface: no reader of a constant waits on it.
+  if (!isData && !ws.artifacts.has('beans') && (await injects(db, ws, language))) {
+    gaps.push(language === 'java' ? 'DI wiring (no actuator beans export or Spring AOT output imported)' : 'DI wiring (which implementation a container supplies is decided at run time)');
+  }
+  // Generated code calls into what it was generated for; of data, only Java's generated accessors read fields.
+  if (!isKey && !ws.artifacts.has('bytecode') && (language === 'java' || !isData)) gaps.push(language === 'java' ? 'generated code (no class files imported)' : 'generated code');
+  if (await visibleOutside(db, target.id)) gaps.push(isKey ? 'readers in other repositories' : isData ? 'readers and writers outside this workspace' : 'callers outside this workspace');
+  if (!isData && !ws.artifacts.has('traces') && (await servesOthers(db, ws))) gaps.push('callers in other services and through message topics (no traces imported)');
+  if (!gaps.length) gaps.push('uses whose target is built at run time from strings');
+  return gaps;
+}

@@ -1,0 +1,147 @@
+import * as assert from 'node:assert/strict';
+import { offlineReport } from '../../src/core/knowledge/offline.js';
+import { bestSentences, candidates, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { Report } from '../../src/core/knowledge/schemas.js';
+import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
+import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
+
+/* Reason finding within one document, the code's own notes, and reports that never fail on size. */
+
+const ADR = `---
+title: Settlement timeout
+status: accepted
+---
+# ADR-0012: Gateway timeout of 90 seconds
+
+- Status: Accepted
+- Date: 2024-05-02
+
+## Context
+
+The clearing partner answers within 60 seconds, but its SLA allows it up to 80 seconds under load.
+
+## Decision
+
+We set \`GatewayClient.TIMEOUT_SECONDS = 90\` so that a slow but valid answer is never abandoned.
+
+\`\`\`ts
+static readonly TIMEOUT_SECONDS = 90;
+\`\`\`
+
+A 90-second timeout must outlast the partner's 80-second limit, otherwise an accepted instruction looks failed and is resubmitted.
+
+## References
+
+- [Partner SLA](https://example.com/sla)
+`;
+
+const ties: Ties = {
+  names: ['GatewayClient.TIMEOUT_SECONDS', 'TIMEOUT_SECONDS'],
+  phrases: proseForms('TIMEOUT_SECONDS'),
+  values: valueForms(literalOf('static readonly TIMEOUT_SECONDS = 90;')!, 'TIMEOUT_SECONDS'),
+  places: ['GatewayClient.ts'],
+  neighbours: ['GatewayClient'],
+};
+
+describe('reason finding', () => {
+  it('never offers front matter, titles, status and date lines, code blocks or link lists as a quote', () => {
+    const texts = candidates(ADR).map((c) => c.text);
+    assert.ok(texts.length >= 3, texts.join(' | '));
+    for (const t of texts) assert.doesNotMatch(t, /^(title:|status:|- Status|- Date|# ADR|static readonly|- \[Partner)/, t);
+  });
+
+  it('ranks the constraint with its numbers and the decision clause first, tied by name and by value', () => {
+    const best = bestSentences(rankSentences(candidates(ADR), tieMatcher(ties)), 3);
+    const quoted = best.map((b) => b.text).join(' | ');
+    assert.match(quoted, /must outlast the partner's 80-second limit/);
+    assert.match(quoted, /so that a slow but valid answer is never abandoned/);
+    const constraint = best.find((b) => /80-second/.test(b.text))!;
+    assert.equal(constraint.constraint, true);
+    assert.match(constraint.tiedBy ?? '', /value|names/);
+  });
+
+  it('reads literal values and their prose forms: = 3 is "three attempts", 90 * time.Second is "90 seconds"', () => {
+    assert.deepEqual(literalOf('MAX_ATTEMPTS = 3'), { value: 3 });
+    assert.deepEqual(literalOf('const Timeout = 90 * time.Second'), { value: 90, unit: 's' });
+    assert.deepEqual(literalOf('private static final Duration WAIT = Duration.ofSeconds(90);'), { value: 90, unit: 's' });
+    const three = valueForms({ value: 3 }, 'MAX_ATTEMPTS');
+    for (const f of ['3', 'three', 'three attempts', '3 attempts']) assert.ok(three.includes(f), `${f} in ${three.join(', ')}`);
+    const ms = valueForms({ value: 240_000 }, 'GATEWAY_TIMEOUT_MS');
+    for (const f of ['240 seconds', '4 minutes', '240-second']) assert.ok(ms.includes(f), `${f} in ${ms.join(', ')}`);
+  });
+
+  it('reStructuredText: headings, directives and literal blocks are structure, not sentences', () => {
+    const rst = 'Decision\n--------\n\nWe keep one topic per event type because consumers must see events in order.\n\n.. code-block:: python\n\n   TOPIC = "events"\n\nExample::\n\n    configure(topic)\n';
+    const c = candidates(rst);
+    assert.equal(c.length, 1, c.map((x) => x.text).join(' | '));
+    assert.equal(c[0]!.section, 'decision');
+  });
+});
+
+describe("the code's own notes", () => {
+  it('reads a JSDoc block above a method, skipping its decorators, and a TODO inside it', () => {
+    const ts = ['class A {', '  /**', '   * Retries at most three times: the partner recalls duplicates for 15 minutes.', '   * @param n attempts', '   */', '  @Traced()', '  retry(n: number) {', '    // TODO: drop once the partner supports idempotency keys', '    return n;', '  }', '}'].join('\n');
+    const t = symbolText(ts, 'src/a.ts', 7, 10);
+    assert.equal(t.notes[0]!.kind, 'docstring');
+    assert.match(t.notes[0]!.text, /^Retries at most three times/);
+    assert.doesNotMatch(t.notes[0]!.text, /@param/);
+    assert.equal(t.notes[0]!.line, 2);
+    const todo = t.notes.find((n) => n.tag === 'TODO')!;
+    assert.match(todo.text, /idempotency keys/);
+    assert.equal(todo.line, 8);
+  });
+
+  it('reads a Python docstring and Go doc comments', () => {
+    const py = 'def settle(x):\n    """Settle once.\n\n    Never retried: the rail may have accepted it.\n    """\n    return x\n';
+    const p = symbolText(py, 'pkg/mod.py', 1, 6);
+    assert.match(p.notes[0]!.text, /Never retried: the rail may have accepted it\./);
+    const go = '// Timeout outlasts the partner SLA of 80 seconds.\n// Do not lower it.\nconst Timeout = 90 * time.Second\n';
+    const g = symbolText(go, 'pkg/client.go', 3, 3);
+    assert.match(g.notes[0]!.text, /outlasts the partner SLA of 80 seconds\.\nDo not lower it\./);
+    assert.deepEqual(literalOf(g.declaration), { value: 90, unit: 's' });
+  });
+
+  it('names the pull request a commit came from', () => {
+    assert.equal(pullRequestOf('Lower settlement max attempts to 3 (#142)\n\nbody'), 'PR #142');
+    assert.equal(pullRequestOf('Merge pull request #7 from a/b'), 'PR #7');
+    assert.equal(pullRequestOf('plain message'), undefined);
+  });
+});
+
+describe('community reports over the size limits', () => {
+  it('a parent of hundreds of communities gets a report, its summary within the limit', () => {
+    const children = Array.from({ length: 400 }, (_, i) => ({ title: `Community ${i} about settlement retries, gateway timeouts and the partner recall window`, summary: 's', rating: 5, findings: [{ summary: 'f', explanation: 'e', entities: [], relationships: [] }] }));
+    const report = offlineReport({ level: 0, entities: [{ id: 1, name: 'RetryPolicy', type: 'component', description: 'd', degree: 3, docs: 2 }], relationships: [], children });
+    const parsed = Report.safeParse(report);
+    assert.ok(parsed.success, parsed.success ? '' : parsed.error.message);
+    assert.ok(report.summary.length <= 6000, String(report.summary.length));
+    assert.match(report.summary, /and \d+ more/);
+  });
+
+  it("a model's summary over the limit is cut, not rejected", () => {
+    const parsed = Report.parse({ title: 't'.repeat(400), summary: 'word '.repeat(3000), rating: 5, findings: Array.from({ length: 20 }, () => ({ summary: 's', explanation: 'e' })) });
+    assert.ok(parsed.summary.length <= 6000 && parsed.summary.endsWith('…'));
+    assert.ok(parsed.title.length <= 300);
+    assert.equal(parsed.findings.length, 12);
+  });
+});
+
+describe('a knowledge run that stops early', () => {
+  it('is not a success: exit 1, and the report says what to do', async () => {
+    const { knowledgeExitCode, renderKnowledgeIndexReport } = await import('../../src/cli/commands/knowledge.js');
+    const base = {
+      runId: 1, mode: 'offline' as const, model: 'offline', embedder: 'hash', chunks: 0, entities: 0, relationships: 0,
+      documents: { total: 0, added: 0, changed: 0, removed: 0, unchanged: 0, byKind: {}, words: 0 },
+      communities: { total: 0, levels: 0, reported: 0 }, reports: { generated: 0, reused: 0, dropped: 0 },
+      links: { exact: 0, strong: 0, weak: 0, unresolved: 0 }, workflows: [], ms: 1,
+      spend: { calls: 0, cachedCalls: 0, retries: 0, repaired: 0, dropped: 0, inputTokens: 0, outputTokens: 0 },
+    };
+    assert.equal(knowledgeExitCode({ ...base, status: 'done' }), 0);
+    const failed = { ...base, status: 'failed' as const, message: 'community_reports failed: boom' };
+    assert.equal(knowledgeExitCode(failed), 1);
+    assert.match(renderKnowledgeIndexReport(failed), /Knowledge run failed: community_reports failed: boom\nWhat to do: run `tenure knowledge index` again/);
+    const stopped = { ...base, status: 'stopped' as const, message: 'Token budget reached.' };
+    assert.equal(knowledgeExitCode(stopped), 1);
+    assert.match(renderKnowledgeIndexReport(stopped), /What to do: run `tenure knowledge index` again with a larger --budget/);
+  });
+});
