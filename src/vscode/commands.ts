@@ -39,10 +39,14 @@ export interface CommandHost {
   workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace>;
   reindex(): Promise<void>;
   clearAndReindex(): Promise<void>;
+  /** Syncs with the team store now (after its password changed); nothing when not connected. */
+  teamSyncNow(): Promise<void>;
 }
 
 /** The secret under which the OpenAI-compatible API key is kept (SecretStorage, never settings). */
 export const API_KEY_SECRET = 'tenure.model.apiKey';
+/** The team store's password, when neither PGPASSWORD, TENURE_TEAM_PASSWORD nor a pgpass file gives it. */
+export const TEAM_PASSWORD_SECRET = 'tenure.team.password';
 
 /**
  * The symbol at the cursor, as the index knows it: the symbol a use site there
@@ -240,6 +244,14 @@ async function fetchGitHub(ctx: CommandHost): Promise<void> {
   if (pick) await vscode.commands.executeCommand('tenure.indexKnowledge');
 }
 
+async function setTeamPassword(ctx: CommandHost): Promise<void> {
+  const pw = await vscode.window.showInputBox({ title: 'Tenure: password for the team store', password: true, ignoreFocusOut: true, prompt: 'Used when PGPASSWORD, TENURE_TEAM_PASSWORD or a pgpass file does not give one. Stored in VS Code’s SecretStorage, never in settings or the repository.' });
+  if (pw === undefined) return;
+  if (pw) await ctx.extension.secrets.store(TEAM_PASSWORD_SECRET, pw);
+  else await ctx.extension.secrets.delete(TEAM_PASSWORD_SECRET);
+  await ctx.teamSyncNow();
+}
+
 async function setApiKey(ctx: CommandHost): Promise<void> {
   const key = await vscode.window.showInputBox({ title: 'Tenure: API key for the OpenAI-compatible endpoint', password: true, ignoreFocusOut: true, prompt: 'Stored in VS Code’s SecretStorage (the OS keychain), never in settings.' });
   if (key === undefined) return;
@@ -380,6 +392,7 @@ export function registerCommands(ctx: CommandHost, plans: PlanDocuments): vscode
     reg('tenure.indexKnowledge', () => indexKnowledgeCommand(ctx)),
     reg('tenure.importEpisodes', (arg?: unknown) => importEpisodesCommand(ctx, arg)),
     reg('tenure.setApiKey', () => setApiKey(ctx)),
+    reg('tenure.team.setPassword', () => setTeamPassword(ctx)),
     reg('tenure.fetchGitHub', () => fetchGitHub(ctx)),
     reg('tenure.showEpisode', async (arg?: unknown) => {
       const id = typeof arg === 'number' ? arg : Number((arg as { id?: string } | undefined)?.id?.replace(/^episode-/, ''));

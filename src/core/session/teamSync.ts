@@ -1,12 +1,12 @@
 import { errorMessage } from '../../shared/errors.js';
-import { systemClock } from '../episodic/clock.js';
+import { describeAge, systemClock } from '../episodic/clock.js';
 import { loadOptions } from '../episodic/options.js';
 import { indexKnowledge } from '../knowledge/pipeline.js';
 import { refreshRules } from '../procedural/refresh.js';
 import { SqliteCallStore } from '../knowledge/store/calls.js';
 import type { CallStore } from '../llm/types.js';
 import type { Workspace } from '../store/workspace.js';
-import { startTeamSync, type TeamSyncHandle, type TeamSyncOptions } from '../team/autoSync.js';
+import { startTeamSync, type TeamSyncHandle, type TeamSyncOptions, type TeamSyncStatus } from '../team/autoSync.js';
 import { PgCallStore, TieredCallStore } from '../team/calls.js';
 import { detectCi } from '../team/ci.js';
 import type { PasswordSources } from '../team/config.js';
@@ -76,3 +76,28 @@ export async function openTeamModelCalls(
     },
   };
 }
+
+/**
+ * The sidebar's team row: undefined when there is nothing to say (not
+ * connected), else a label's description and a tooltip. Pure, so the
+ * editor's row and its test read the same words.
+ */
+export function describeTeamSync(status: TeamSyncStatus, now: number): { readonly description: string; readonly tooltip: string; readonly healthy: boolean } | undefined {
+  const s = status.state;
+  const c = status.connection;
+  const where = c ? `${c.repository} as ${c.user} (${c.access})` : 'the team store';
+  const ago = (t: number | null) => (t === null ? 'never synced' : `synced ${describeAge(now - t)}`);
+  switch (s.kind) {
+    case 'off':
+      return s.reason.startsWith('not connected') ? undefined : { description: 'off', tooltip: `Team store: ${s.reason}.`, healthy: true };
+    case 'syncing':
+      return { description: 'syncing…', tooltip: `Syncing with ${where}.`, healthy: true };
+    case 'idle':
+      return { description: `${where} · ${ago(s.lastSync)}`, tooltip: `Connected to ${c?.url ?? 'the team store'}. Episodes, conclusions, rules and the knowledge index are shared; answers read this clone's copy.`, healthy: true };
+    case 'offline':
+      return { description: `unreachable · ${ago(s.lastSync)}`, tooltip: `The team store does not answer (${s.message}). Local work continues; next try in ${Math.max(0, Math.round((s.retryAt - now) / 1000))} s.`, healthy: false };
+    case 'failed':
+      return { description: `sync failed · ${ago(s.lastSync)}`, tooltip: `Team sync failed: ${s.message}. Run \`tenure team status\` in a terminal for details.`, healthy: false };
+  }
+}
+
