@@ -155,4 +155,12 @@ describe('the compiler on data, super calls, property calls and untyped receiver
     assert.match(untyped.provenance.reason, /no answer from the type checker \(tsc\) for this site/);
     assert.equal(first.resolvers[0]!.unanswered, 1);
   });
+
+  it('a member inherited from a base whose package is not installed is outside the workspace: the name match is refuted, with the reason', async () => {
+    assert.deepEqual(await edgesOf(fx, 'RetryPolicy.shouldRetry', ['call']), ['run call resolved tsc', 'untyped call inferred tree-sitter']);
+    const refuted = await refutations(fx.ws);
+    assert.ok(refuted.includes('Relay.forward -> RetryPolicy.shouldRetry by tsc'), refuted.join('\n'));
+    const r = await ask(fx.ws, 'RetryPolicy.shouldRetry');
+    assert.ok(!r.dependents.some((d) => d.symbol.qname === 'Relay.forward'));
+  });
 });
