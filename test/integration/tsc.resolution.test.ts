@@ -112,9 +112,14 @@ describe('the compiler on data, super calls, property calls and untyped receiver
     await fx?.close();
   });
 
-  it('finds every reader of a constant, a `super(…)` argument included', async () => {
+  it('finds every reader of a constant, a `super(…)` argument included; `typeof X` in a type is a reference, not a read', async () => {
     assert.equal(first.resolvers[0]!.state, 'complete', first.resolvers[0]!.message);
-    assert.deepEqual(await edgesOf(fx, 'MAX_ATTEMPTS', ['read', 'write', 'reference']), ['BackoffPolicy.constructor read resolved tsc', 'RetryPolicy.shouldRetry read resolved tsc', 'run read resolved tsc']);
+    assert.deepEqual(await edgesOf(fx, 'MAX_ATTEMPTS', ['read', 'write', 'reference']), [
+      'AttemptCount reference resolved tsc',
+      'BackoffPolicy.constructor read resolved tsc',
+      'RetryPolicy.shouldRetry read resolved tsc',
+      'run read resolved tsc',
+    ]);
   });
 
   it('tells a write from a read: `+=`, an assignment, a destructuring read', async () => {

@@ -478,7 +478,8 @@ class FileAnalyzer {
    */
   private kindOf(node: ts.Identifier | ts.PrivateIdentifier, data: boolean): EdgeKind {
     const p0 = node.parent;
-    if (p0 && ts.isExportSpecifier(p0)) return 'reference';
+    // `typeof X` in a type uses X's type, not its value.
+    if (p0 && (ts.isExportSpecifier(p0) || ts.isTypeQueryNode(p0))) return 'reference';
     if (p0 && ts.isBindingElement(p0)) return 'read';
     if (p0 && ts.isShorthandPropertyAssignment(p0)) return data ? (isWritten(p0) ? 'write' : 'read') : 'reference';
     const expr = (ts.isPropertyAccessExpression(p0) && p0.name === node) || (ts.isQualifiedName(p0) && p0.right === node) ? p0 : node;
