@@ -4,7 +4,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import type { HistoryEntry } from '../core/episodic/history.js';
 import type { Quotation } from '../core/knowledge/quotes.js';
 import type { WhyItem } from '../core/knowledge/why.js';
-import { EDGE_TIERS, actionButton, clear, h, icon, onMessage, post, siteLink, tierChip, urlLink, vscode } from './common.js';
+import { EDGE_TIERS, actionButton, applyTierPalette, clear, h, icon, onMessage, post, siteLink, tierChip, urlLink, vscode } from './common.js';
 import type { MemoryPart, PanelState, WhyView } from './protocol.js';
 
 /*
@@ -179,6 +179,7 @@ function structuralBody(view: WhyView): Node[] {
 }
 
 function render(view: WhyView): void {
+  applyTierPalette();
   clear(root);
   const t = view.target;
   root.appendChild(
@@ -217,6 +218,9 @@ function render(view: WhyView): void {
     },
   });
 }
+
+// The tiers' colours follow the theme kind (VS Code swaps the body's classes).
+new MutationObserver(() => applyTierPalette()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 
 onMessage((m) => {
   if (m.type === 'loading') {
