@@ -21,6 +21,7 @@ const procedural = 'src/core/procedural';
 const compose = 'src/core/compose';
 const tools = 'src/core/tools';
 const session = 'src/core/session';
+const team = 'src/core/team';
 /** The composition root of the database: it knows every memory's schema. */
 const root = 'src/core/workspace.ts';
 const vscode = 'src/vscode';
@@ -34,6 +35,17 @@ const webview = 'src/webview';
  * and through nothing else of the structural memory.
  */
 const SEAM = { layer: structural, only: ['./lookup.ts'] };
+
+/**
+ * The team store shares what the memories own, through each memory's store
+ * API (its typed reads and writes), never their logic: the sync moves rows,
+ * the memories decide what they mean.
+ */
+const STORE_APIS = [
+  { layer: episodic, only: ['./store.ts', './model.ts'] },
+  { layer: procedural, only: ['./store.ts', './model.ts'] },
+  { layer: knowledge, only: ['./store'] },
+];
 
 const base = [shared, model, store];
 const memories = [structural, knowledge, episodic, procedural];
@@ -53,11 +65,13 @@ const LAYERS = {
   [procedural]: [...base, repo, linking, episodic, SEAM],
   [compose]: [...base, repo, linking, llm, ...memories],
   [tools]: [...base, repo, linking, llm, ...memories, compose],
-  [session]: [...base, repo, linking, llm, ...memories, compose, tools, root],
+  // Sync with a PostgreSQL team store; only the session and the front doors reach it.
+  [team]: [...base, repo, llm, ...STORE_APIS],
+  [session]: [...base, repo, linking, llm, ...memories, compose, tools, root, team],
   [root]: [...base, ...memories],
-  [mcp]: [...base, repo, llm, ...memories, compose, tools, session, root],
-  [cli]: [...base, repo, llm, ...memories, compose, tools, session, root, mcp],
-  [vscode]: [...base, repo, llm, ...memories, compose, tools, session, root, webview],
+  [mcp]: [...base, repo, llm, ...memories, compose, tools, session, root, team],
+  [cli]: [...base, repo, llm, ...memories, compose, tools, session, root, mcp, team],
+  [vscode]: [...base, repo, llm, ...memories, compose, tools, session, root, webview, team],
 };
 
 const ALL = Object.keys(LAYERS);

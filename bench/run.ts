@@ -12,13 +12,14 @@ import { historyAtScaleRows, runOverheadRows } from './episodic.js';
 import { knowledgeBenchRows } from './knowledge.js';
 import { reasonRows, runReasonBench } from './knowledgeReasons.js';
 import { leidenBenchRows } from './leiden.js';
+import { teamBenchRows } from './team.js';
 import { tokenRows } from './tokens.js';
 
 /*
  * `npm run bench`: indexes three corpora, then measures the knowledge, episodic
  * and artifact memories and Leiden, and prints one markdown table (also
  * written to docs/benchmarks.md). Every full index and every re-index runs in
- * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens   --no-write
+ * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens,team   --no-write
  */
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -271,6 +272,7 @@ async function main(): Promise<void> {
     { id: 'episodic', label: 'episodic memory (docs/episodic.md)', rows: async () => [...runOverheadRows(REPO_ROOT), ...(await historyAtScaleRows(REPO_ROOT))] },
     { id: 'artifacts', label: 'bytecode, DI and traces (docs/artifacts.md)', rows: () => artifactRows() },
     { id: 'tokens', label: 'tokens per tool answer', rows: () => tokenRows(REPO_ROOT) },
+    { id: 'team', label: 'team store on PostgreSQL (docs/team.md)', rows: () => teamBenchRows(REPO_ROOT) },
   ];
   for (const section of sections) {
     if (only && !only.includes(section.id)) continue;

@@ -214,11 +214,11 @@ async function answerFor(ws: Workspace, id: number): Promise<WhatBreaksResult> {
 }
 
 /** The edges into the target's symbols of the given kinds, per site with the strongest tier (the rows what_breaks reads for distance 1). */
-async function edgeSites(ws: Workspace, ids: readonly number[], kinds: readonly string[]): Promise<Map<string, { tier: string; kind: string }>> {
+async function edgeSites(ws: Workspace, ids: readonly number[], kinds: readonly string[], own: readonly number[] = ids): Promise<Map<string, { tier: string; kind: string }>> {
   const rows = await ws.db.all<{ tier: string; kind: string; path: string; line: number; col: number }>(
     `SELECT e.tier, e.kind, f.path, e.line, e.col FROM edges e JOIN files f ON f.id = e.file_id
-       WHERE e.dst_id IN (SELECT value FROM json_each(?1)) AND e.kind IN (SELECT value FROM json_each(?2)) AND e.tier != 'dynamic' AND e.src_id NOT IN (SELECT value FROM json_each(?1))`,
-    [JSON.stringify(ids), JSON.stringify(kinds)],
+       WHERE e.dst_id IN (SELECT value FROM json_each(?1)) AND e.kind IN (SELECT value FROM json_each(?2)) AND e.tier != 'dynamic' AND e.src_id NOT IN (SELECT value FROM json_each(?3))`,
+    [JSON.stringify(ids), JSON.stringify(kinds), JSON.stringify(own)],
   );
   const sites = new Map<string, { tier: string; kind: string }>();
   for (const r of rows) {
@@ -226,6 +226,16 @@ async function edgeSites(ws: Workspace, ids: readonly number[], kinds: readonly 
     if (better(r.tier, sites.get(k)?.tier)) sites.set(k, { tier: r.tier, kind: r.kind });
   }
   return sites;
+}
+
+/** Functions declared inside callable targets (their calls of the target are recursion, left out of the truth too). */
+async function declaredInsideCallables(ws: Workspace, ids: readonly number[]): Promise<number[]> {
+  const rows = await ws.db.all<{ id: number }>(
+    `WITH RECURSIVE inner(id) AS (SELECT id FROM symbols WHERE parent_id IN (SELECT id FROM symbols WHERE id IN (SELECT value FROM json_each(?1)) AND kind IN ('function','method','constructor'))
+       UNION SELECT s.id FROM symbols s JOIN inner ON s.parent_id = inner.id) SELECT id FROM inner`,
+    [JSON.stringify(ids)],
+  );
+  return rows.map((r) => r.id);
 }
 
 function tally(s: Score, answered: ReadonlyMap<string, { tier: string }>, truth: ReadonlySet<string>, byTier: TierCounts | undefined, unjudged: ReadonlySet<string> = new Set()): void {
@@ -258,7 +268,7 @@ async function measureCalls(ws: Workspace, targets: readonly CallTarget[], phase
   };
   for (const t of targets) {
     const ids = t.positions.map((p) => symbols.get(p)).filter((x): x is number => x !== undefined);
-    const sites = await edgeSites(ws, ids, ['call', 'instantiate']);
+    const sites = await edgeSites(ws, ids, ['call', 'instantiate'], [...ids, ...(await declaredInsideCallables(ws, ids))]);
     tally(result.all, sites, t.truth, result.byTier, unjudged);
     tally(result.byGroup[t.group], sites, t.truth, undefined, unjudged);
     for (const k of t.truth) {

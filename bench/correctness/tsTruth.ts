@@ -251,7 +251,10 @@ export function tsTruth(root: string, files: readonly string[]): TsTruth {
       if (ctor) add(callSites, ctor.key, site);
       return;
     }
-    const nameNode = ts.isIdentifier(callee) ? callee : ts.isPropertyAccessExpression(callee) ? callee.name : undefined;
+    // `(f)(x)`, `o.m!(x)`: parentheses and non-null assertions around the callee do not change what is called.
+    let bare: ts.Expression = callee;
+    while (ts.isParenthesizedExpression(bare) || ts.isNonNullExpression(bare)) bare = bare.expression;
+    const nameNode = ts.isIdentifier(bare) ? bare : ts.isPropertyAccessExpression(bare) ? bare.name : undefined;
     if (!nameNode) return;
     const site = pos(sf, nameNode, root);
     if (ts.isNewExpression(node)) {
@@ -309,11 +312,14 @@ export function tsTruth(root: string, files: readonly string[]): TsTruth {
       const expr = ts.isPropertyAccessExpression(p) && p.name === node ? p : node;
       write = assigned(expr);
     }
-    const t = targetOf(symbol);
-    if (!t || t.kind !== 'data' || inside(t, sf, node)) return;
-    // Inside its constructor a parameter property's bare name is the parameter, not the property.
-    if (t.dataKind === 'parameter property' && !((ts.isPropertyAccessExpression(p) && p.name === node) || ts.isBindingElement(p))) return;
-    add(write ? writes : reads, t.key, pos(sf, node, root));
+    // On a receiver of a union type the use reaches the property of every constituent (as for calls).
+    const found = targetOf(symbol);
+    for (const t of new Set([...(found ? [found] : []), ...unionMembers(symbol)])) {
+      if (t.kind !== 'data' || inside(t, sf, node)) continue;
+      // Inside its constructor a parameter property's bare name is the parameter, not the property.
+      if (t.dataKind === 'parameter property' && !((ts.isPropertyAccessExpression(p) && p.name === node) || ts.isBindingElement(p))) continue;
+      add(write ? writes : reads, t.key, pos(sf, node, root));
+    }
   }
 
   /** Members of a class or interface that share a name with a member of a type it extends or implements. */

@@ -6,10 +6,11 @@ import { episodeCommands } from './commands/episodes.js';
 import { knowledgeCommands } from './commands/knowledge.js';
 import { importCommands } from './commands/import.js';
 import { setupCommands } from './commands/setup.js';
+import { teamCommands } from './commands/team.js';
 import { RESTRICTED_ENV, VERSION, runProgram, type CommandGroup } from './context.js';
 
 /** Command groups, one per area; each memory adds its own. */
-const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands, setupCommands];
+const GROUPS: readonly CommandGroup[] = [indexCommands, toolCommands, episodeCommands, resolveCommands, knowledgeCommands, importCommands, setupCommands, teamCommands];
 
 export function buildProgram(): Command {
   const program = new Command();

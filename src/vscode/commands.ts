@@ -10,6 +10,7 @@ import { createChatModel, createEmbedder, missingKey, modelSettings } from '../c
 import type { ChatModel } from '../core/llm/types.js';
 import { applySectionChange, declineProposal, planSectionChange, type SectionPlan } from '../core/procedural/promotion.js';
 import { refreshRules } from '../core/procedural/refresh.js';
+import { openTeamModelCalls } from '../core/session/teamSync.js';
 import { listRules } from '../core/procedural/store.js';
 import { resolveSymbols } from '../core/structural/lookup.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
@@ -38,10 +39,14 @@ export interface CommandHost {
   workspaceForQuery(token: vscode.CancellationToken): Promise<Workspace>;
   reindex(): Promise<void>;
   clearAndReindex(): Promise<void>;
+  /** Syncs with the team store now (after its password changed); nothing when not connected. */
+  teamSyncNow(): Promise<void>;
 }
 
 /** The secret under which the OpenAI-compatible API key is kept (SecretStorage, never settings). */
 export const API_KEY_SECRET = 'tenure.model.apiKey';
+/** The team store's password, when neither PGPASSWORD, TENURE_TEAM_PASSWORD nor a pgpass file gives it. */
+export const TEAM_PASSWORD_SECRET = 'tenure.team.password';
 
 /**
  * The symbol at the cursor, as the index knows it: the symbol a use site there
@@ -192,9 +197,19 @@ async function indexKnowledgeCommand(ctx: CommandHost): Promise<void> {
       try {
         // A VS Code model is reachable only from the host; everything else runs in a worker thread, off the event loop.
         if (provider === 'vscode-lm' && chat) {
-          return await ctx.measure('knowledge index', () =>
-            indexKnowledge(ws, { chat, embedder: createEmbedder({}), signal: ac.signal, log: (m) => ctx.log.info(m), onProgress }),
-          );
+          // In a workspace connected to a team store, what a teammate's pass already asked is not asked again.
+          const team = await openTeamModelCalls(ws, { trusted: vscode.workspace.isTrusted, log: (m) => ctx.log.info(m) });
+          try {
+            return await ctx.measure('knowledge index', () =>
+              indexKnowledge(ws, { chat, embedder: createEmbedder({}), signal: ac.signal, log: (m) => ctx.log.info(m), onProgress, ...(team ? { calls: team.calls } : {}) }),
+            );
+          } finally {
+            if (team) {
+              const hits = team.teamHits();
+              if (hits) ctx.log.info(`${hits} model answers came from the team's cache (not paid again)`);
+              await team.finish();
+            }
+          }
         }
         return await ctx.measure('knowledge index (worker)', () =>
           runKnowledgeWorker(ctx.extension.extensionPath, { root: ws.root, settings: { ...settings, fetch: undefined } as KnowledgeJob['settings'], embedWithModel: !!chat && !!settings.embeddingModel }, ac.signal, (m) => ctx.log.info(m), onProgress),
@@ -227,6 +242,14 @@ async function fetchGitHub(ctx: CommandHost): Promise<void> {
   if (!r) return;
   const pick = await vscode.window.showInformationMessage(`Tenure: wrote ${r.written} threads of ${r.repo} to .tenure/exports/github.`, 'Index Knowledge');
   if (pick) await vscode.commands.executeCommand('tenure.indexKnowledge');
+}
+
+async function setTeamPassword(ctx: CommandHost): Promise<void> {
+  const pw = await vscode.window.showInputBox({ title: 'Tenure: password for the team store', password: true, ignoreFocusOut: true, prompt: 'Used when PGPASSWORD, TENURE_TEAM_PASSWORD or a pgpass file does not give one. Stored in VS Code’s SecretStorage, never in settings or the repository.' });
+  if (pw === undefined) return;
+  if (pw) await ctx.extension.secrets.store(TEAM_PASSWORD_SECRET, pw);
+  else await ctx.extension.secrets.delete(TEAM_PASSWORD_SECRET);
+  await ctx.teamSyncNow();
 }
 
 async function setApiKey(ctx: CommandHost): Promise<void> {
@@ -369,6 +392,7 @@ export function registerCommands(ctx: CommandHost, plans: PlanDocuments): vscode
     reg('tenure.indexKnowledge', () => indexKnowledgeCommand(ctx)),
     reg('tenure.importEpisodes', (arg?: unknown) => importEpisodesCommand(ctx, arg)),
     reg('tenure.setApiKey', () => setApiKey(ctx)),
+    reg('tenure.team.setPassword', () => setTeamPassword(ctx)),
     reg('tenure.fetchGitHub', () => fetchGitHub(ctx)),
     reg('tenure.showEpisode', async (arg?: unknown) => {
       const id = typeof arg === 'number' ? arg : Number((arg as { id?: string } | undefined)?.id?.replace(/^episode-/, ''));

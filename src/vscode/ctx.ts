@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { IndexerThread, type StructuralIndex } from '../core/structural/index/indexerThread.js';
 import { Session } from '../core/session/session.js';
+import { startSessionTeamSync } from '../core/session/teamSync.js';
+import type { TeamSyncHandle, TeamSyncStatus } from '../core/team/autoSync.js';
 import { TOOLS } from '../core/tools/catalog.js';
 import { Workspace } from '../core/store/workspace.js';
 import { openWorkspace } from '../core/workspace.js';
@@ -12,7 +14,7 @@ import { BackgroundEnricher } from '../core/structural/enrichment/background.js'
 import { describeResolverReport, resolutionStatus } from '../core/structural/enrichment/enrich.js';
 import { UserIdleGate, editorResolvers } from './codeIntelBridge.js';
 import { importGitHubOutcomes, registerEpisodeCapture, type EpisodeCaptureCore } from './episodeCapture.js';
-import { PlanDocuments, registerCommands } from './commands.js';
+import { PlanDocuments, TEAM_PASSWORD_SECRET, registerCommands } from './commands.js';
 import { Config } from './config.js';
 import { DOCUMENT_SELECTOR, MemoryLens } from './editorProviders.js';
 import { registerLmTools, type ToolHost } from './lmTools.js';
@@ -63,6 +65,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
 
   /** The headless engine (src/core/session): workspace, indexer, change queue, enrichment. Created once a folder is open. */
   private session: Session | undefined;
+  /** Sync with the team store while the window is open (off in restricted mode and when not connected). */
+  private teamSync: TeamSyncHandle | undefined;
+  private teamStatus: TeamSyncStatus | undefined;
   private state: IndexState = { kind: 'starting' };
   private started: Promise<void> | undefined;
   /** Settles once start() has made its session (or found no folder): what workspaceForQuery waits on before the session's own readiness. */
@@ -212,6 +217,15 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     this.log.info(`Opened ${Workspace.dbPath(root)} in ${Date.now() - t0} ms`);
     this.subscriptions.push(...watchSourceFiles(root, { changed: (paths) => this.session?.changed(paths), indexUnsaved: () => this.config.indexUnsaved, log: this.log }));
     this.optional('episode capture', () => this.registerCapture());
+    this.teamSync = startSessionTeamSync(this.session, {
+      trusted: !this._restricted,
+      secret: () => Promise.resolve(this.extension.secrets.get(TEAM_PASSWORD_SECRET)),
+      log: (m) => this.log.info(m),
+      onStatus: (s) => {
+        this.teamStatus = s;
+        if (!this.disposed) this.stateEmitter.fire();
+      },
+    });
     if (this.config.indexOnStartup) await this.reindex({ notifyAfterMs: 1000 });
     else await this.session.skipFirstIndex();
   }
@@ -268,7 +282,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   }
 
   private registerViews(): void {
-    const host = { log: this.log, workspaceIfReady: () => this.workspaceIfReady(), indexState: () => this.state, restricted: this._restricted, onDidChangeMemory: this.onDidChangeMemory, onDidChangeState: this.onDidChangeState };
+    const host = { log: this.log, workspaceIfReady: () => this.workspaceIfReady(), indexState: () => this.state, restricted: this._restricted, onDidChangeMemory: this.onDidChangeMemory, onDidChangeState: this.onDidChangeState, teamStatus: () => this.teamStatus };
     Object.defineProperty(host, 'restricted', { get: () => this._restricted });
     const views = { status: new StatusView(host), timeline: new TimelineView(host), knowledge: new KnowledgeView(host), rules: new RulesView(host) };
     this.views = views;
@@ -372,6 +386,10 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   }
 
   /** Drops the derived structural tables only (never episodes, rules, notes or knowledge), then indexes again. */
+  async teamSyncNow(): Promise<void> {
+    await this.teamSync?.syncNow();
+  }
+
   async clearAndReindex(): Promise<void> {
     const session = this.session;
     if (!session) return;
@@ -501,6 +519,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     if (this.disposed) return;
     this.disposed = true;
     await this.started;
+    await this.teamSync?.dispose();
     const session = this.session;
     this.session = undefined;
     await session?.dispose();

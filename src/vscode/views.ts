@@ -11,6 +11,8 @@ import { recentEpisodes, type TimelineEpisode } from '../core/episodic/store.js'
 import { knowledgeOverview, type KnowledgeOverview } from '../core/knowledge/status.js';
 import { formatCount, groupByDay, memoryTotals, resolvedShare, type MemoryTotals } from './memoryQueries.js';
 import type { IndexState } from './statusBar.js';
+import { describeTeamSync } from '../core/session/teamSync.js';
+import type { TeamSyncStatus } from '../core/team/autoSync.js';
 
 /*
  * The Tenure sidebar: index status, the episode timeline, the knowledge
@@ -27,6 +29,8 @@ export interface ViewsHost {
   readonly restricted: boolean;
   readonly onDidChangeMemory: vscode.Event<void>;
   readonly onDidChangeState: vscode.Event<void>;
+  /** The team store's sync, when the extension runs one. */
+  teamStatus(): TeamSyncStatus | undefined;
 }
 
 export const VIEW_IDS = { status: 'tenure.status', timeline: 'tenure.timeline', knowledge: 'tenure.knowledge', rules: 'tenure.rules' } as const;
@@ -125,6 +129,9 @@ export class StatusView extends View {
     if (this.host.restricted) {
       rows.push(item('Restricted mode', { description: 'tree-sitter only: no language server, no model, no instruction file', iconPath: new vscode.ThemeIcon('shield'), tooltip: 'This folder is not trusted. Trust it (Manage Workspace Trust) to let Tenure confirm edges with language servers and index knowledge with a model.', command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' } }));
     }
+    const team = this.host.teamStatus();
+    const teamRow = team ? describeTeamSync(team, Date.now()) : undefined;
+    if (teamRow) rows.push(item('Team', { description: teamRow.description, tooltip: teamRow.tooltip, iconPath: new vscode.ThemeIcon(teamRow.healthy ? 'organization' : 'warning') }));
     if (!ws) return state.kind === 'no-folder' ? [] : rows;
     const t = await memoryTotals(ws.db);
     this.totals = t;

@@ -84,10 +84,10 @@ describe('class files, bean wiring and traces in the structural memory (examples
 
   it('links a Spring Data derived query to the entity properties its name refers to', async () => {
     const r = await ask(ex.ws, 'com.acme.clearing.SettlementRecord.createdAt');
-    assert.deepEqual(r.dependents.map((d) => `${d.symbol.name} ${d.kind} ${d.tier} ${d.provenance.source}`), ['findByStatusAndRailOrderByCreatedAtDesc reference resolved bytecode']);
+    assert.deepEqual(r.dependents.map((d) => `${d.symbol.name} ${d.kind} ${d.tier} ${d.provenance.source}`), ['findByStatusAndRailOrderByCreatedAtDesc read resolved bytecode']);
     assert.match(r.dependents[0]!.provenance.reason, /^Spring Data derives this query from the method name: `status`, `rail`, `createdAt` of com\.acme\.clearing\.SettlementRecord$/);
     const status = await ask(ex.ws, 'com.acme.clearing.SettlementRecord.status');
-    // The derived queries, and the getter that reads the field (`return status;`).
+    // The derived queries read the properties their names spell; the getter reads the field (`return status;`).
     assert.deepEqual(status.dependents.map((d) => d.symbol.name).sort(), ['countByStatus', 'findByStatusAndRailOrderByCreatedAtDesc', 'getStatus']);
   });
 

@@ -118,6 +118,14 @@ describe('data dependents, configuration keys and honest calls (test/fixtures/da
       assert.deepEqual(r.recursion.map((s) => `${s.path}:${s.line}`), ['ts/use.ts:17']);
     });
 
+    it('a call of a function from a helper declared inside it is recursion, not a caller', async () => {
+      const r = await ask('walkDown');
+      assert.deepEqual(uses(r), []);
+      assert.deepEqual(r.recursion.map((s) => `${s.path}:${s.line}`), ['ts/use.ts:40']);
+      const step = await ask('walkDown.step');
+      assert.deepEqual(uses(step), ['walkDown call inferred'], 'the helper itself keeps its caller');
+    });
+
     it('overloads are one symbol, and a call bound to any signature calls it', async () => {
       assert.equal((await resolveSymbols(ws.db, 'parse', { root })).length, 1);
       const r = await ask('parse');

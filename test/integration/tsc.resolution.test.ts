@@ -112,9 +112,14 @@ describe('the compiler on data, super calls, property calls and untyped receiver
     await fx?.close();
   });
 
-  it('finds every reader of a constant, a `super(…)` argument included', async () => {
+  it('finds every reader of a constant, a `super(…)` argument included; `typeof X` in a type is a reference, not a read', async () => {
     assert.equal(first.resolvers[0]!.state, 'complete', first.resolvers[0]!.message);
-    assert.deepEqual(await edgesOf(fx, 'MAX_ATTEMPTS', ['read', 'write', 'reference']), ['BackoffPolicy.constructor read resolved tsc', 'RetryPolicy.shouldRetry read resolved tsc', 'run read resolved tsc']);
+    assert.deepEqual(await edgesOf(fx, 'MAX_ATTEMPTS', ['read', 'write', 'reference']), [
+      'AttemptCount reference resolved tsc',
+      'BackoffPolicy.constructor read resolved tsc',
+      'RetryPolicy.shouldRetry read resolved tsc',
+      'run read resolved tsc',
+    ]);
   });
 
   it('tells a write from a read: `+=`, an assignment, a destructuring read', async () => {
@@ -154,5 +159,13 @@ describe('the compiler on data, super calls, property calls and untyped receiver
     assert.equal(untyped.tier, 'inferred');
     assert.match(untyped.provenance.reason, /no answer from the type checker \(tsc\) for this site/);
     assert.equal(first.resolvers[0]!.unanswered, 1);
+  });
+
+  it('a member inherited from a base whose package is not installed is outside the workspace: the name match is refuted, with the reason', async () => {
+    assert.deepEqual(await edgesOf(fx, 'RetryPolicy.shouldRetry', ['call']), ['run call resolved tsc', 'untyped call inferred tree-sitter']);
+    const refuted = await refutations(fx.ws);
+    assert.ok(refuted.includes('Relay.forward -> RetryPolicy.shouldRetry by tsc'), refuted.join('\n'));
+    const r = await ask(fx.ws, 'RetryPolicy.shouldRetry');
+    assert.ok(!r.dependents.some((d) => d.symbol.qname === 'Relay.forward'));
   });
 });

@@ -45,6 +45,8 @@ describe('what a use is, from the text around it (SCIP and references searches)'
   after(() => cleanup());
   write(root, 'a.py', ['from .log import logger', 'try:', '    from _asyncio import (_register_task,', '                          _all_tasks, _current_tasks)', 'except ImportError:', '    pass', 'x = foo(a,', '        b)', 'def f():', '    global policy', '    policy = 1', '    policy += 1', '    del cache[k]', '    del policy', '    return policy == 2', ''].join('\n'));
   write(root, 'b.ts', ["import {", "  a,", "} from './a';", 'export { b } from "./b";', 'const y = a;', 'o.count++;', 'f = (a) => a;', ''].join('\n'));
+  write(root, 'c.py', ['def f():', '    from django.urls import clear_url_caches', '    clear_url_caches()', 'from m import a, \\', '    b', 'b()', ''].join('\n'));
+  write(root, 'd.ts', ["import d from './d';", 'd();', "import * as m from './m';", 'm.f();', ''].join('\n'));
   const text = new SiteText(root);
   const at = (path: string, line: number, word: string) => ({ path, line, col: text.line({ path, line, col: 0 }).indexOf(word) });
 
@@ -57,6 +59,13 @@ describe('what a use is, from the text around it (SCIP and references searches)'
     assert.equal(text.inImport(at('b.ts', 4, 'b')), true);
     assert.equal(text.inImport(at('b.ts', 5, 'a')), false);
     assert.equal(text.kindAt(at('a.py', 1, 'logger')), 'import');
+    // A one-line import above is over: the next line's name is a use (a call), not part of it.
+    assert.equal(text.inImport(at('c.py', 3, 'clear_url_caches')), false);
+    assert.equal(text.kindAt(at('c.py', 3, 'clear_url_caches')), 'call');
+    assert.equal(text.inImport(at('c.py', 5, 'b')), true, 'a backslash continues the import');
+    assert.equal(text.inImport(at('c.py', 6, 'b')), false);
+    assert.equal(text.inImport(at('d.ts', 2, 'd')), false);
+    assert.equal(text.inImport(at('d.ts', 4, 'm')), false);
   });
 
   it('reads and writes: assignments, `+=`, `++`, `del x` write; `==`, `del x[k]`, an arrow read', () => {

@@ -20,6 +20,7 @@ import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import type { ChatModel } from '../../core/llm/types.js';
 import { openWorkspace } from '../../core/workspace.js';
 import { cwdOf, findRoot, positiveInt, refuseInRestricted, withWorkspace, type CommandGroup } from '../context.js';
+import { teamModelCalls } from './team.js';
 
 /*
  * `tenure knowledge survey|index|ask|status|communities|fetch-github`: the
@@ -164,8 +165,11 @@ async function runIndex(root: string, opts: IndexFlags): Promise<void> {
     const ac = new AbortController();
     const onSigint = () => ac.abort();
     process.once('SIGINT', onSigint);
+    // A model pass in a workspace connected to a team store asks the team's cache first and shares its answers after.
+    const team = chat ? await teamModelCalls(ws) : undefined;
     try {
       const report = await indexKnowledge(ws, {
+        ...(team ? { calls: team.calls } : {}),
         sources: sourcesFrom(opts),
         ...(chat ? { chat } : {}),
         embedder,
@@ -187,6 +191,7 @@ async function runIndex(root: string, opts: IndexFlags): Promise<void> {
       process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : renderKnowledgeIndexReport(report) + '\n');
       if (knowledgeExitCode(report)) process.exitCode = knowledgeExitCode(report);
     } finally {
+      await team?.finish();
       process.removeListener('SIGINT', onSigint);
     }
   });

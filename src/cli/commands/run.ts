@@ -9,6 +9,7 @@ import type { EpisodeRecorder } from '../../core/episodic/recorder.js';
 import { RunJournal } from '../../core/episodic/runJournal.js';
 import { cwdOf } from '../context.js';
 import { afterRecording, describeRecorded, exitWith, recordingRoot, warn, withRecorder } from './recording.js';
+import { afterRunInCi } from './teamCi.js';
 
 /* `tenure run -- <command>`: runs the command as typed and records the attempt as an episode. */
 
@@ -142,6 +143,8 @@ export function runCommand(program: Command): void {
           }
           journal.end(entry);
           if (rec.episode.outcome.status !== 'cancelled') await afterRecording(ws, loadOptions(root), !!opts.quiet, rec.episode);
+          // In CI: CI's record of the run (pipeline, changed symbols), pushed to the team store when one is configured.
+          if (rec.episode.outcome.status !== 'cancelled') await afterRunInCi(ws, rec.episode, !!opts.quiet);
         }, { indexUpdate: opts.indexUpdate });
       } catch (e) {
         // Recording never changes the command's exit code: CI must see the command's own result.

@@ -4,7 +4,7 @@ import type { EdgeTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { describeAge, type Clock } from './clock.js';
 import { fingerprints, similarity, symbolsBySid } from './fingerprint.js';
-import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion, type OutcomeStatus } from './model.js';
+import { CONCLUSION_MEANING, OUTCOME_MEANING, decayedConfidence, type Conclusion, type EpisodeProvenance, type OutcomeStatus } from './model.js';
 import type { MemoryOptions } from './options.js';
 import { conclusionsFor, loadEpisodes, touchesOn, type StoredEpisode } from './store.js';
 import { ARCHIVED_FACTOR, OUTCOME_WEIGHT, RELATION_WEIGHT, episodeWeight, frequencyFactor, recencyFactor, type Relation, type WeightFactors } from './weighting.js';
@@ -38,6 +38,8 @@ export interface ConclusionView {
   readonly at: string;
   /** Always true: a conclusion is someone's reading of an outcome, not an outcome. */
   readonly isConclusion: true;
+  /** Set when it was pulled from the team store: the login that wrote it there. */
+  readonly team?: { readonly recordedBy: string | null };
 }
 
 export interface HistoryEntry {
@@ -56,6 +58,8 @@ export interface HistoryEntry {
     readonly commitMessage: string | null;
     readonly diff: { readonly files: number; readonly added: number; readonly removed: number };
     readonly durationMs: number;
+    /** Set when the episode came from the team store or was recorded by CI: who wrote it, from where. */
+    readonly provenance?: EpisodeProvenance;
   };
   readonly link: NeighbourLink;
   readonly touched: readonly { readonly qname: string | null; readonly path: string; readonly change: string; readonly lines: number }[];
@@ -162,6 +166,7 @@ function conclusionView(c: Conclusion, now: number): ConclusionView {
     age: describeAge(now - c.at),
     at: new Date(c.at).toISOString(),
     isConclusion: true,
+    ...(c.team ? { team: c.team } : {}),
   };
 }
 
@@ -297,6 +302,7 @@ function toEntry(e: StoredEpisode, link: NeighbourLink, factors: WeightFactors, 
       commitMessage: e.commitMessage,
       diff: e.diff,
       durationMs: e.endedAt - e.startedAt,
+      ...(e.provenance && (e.provenance.origin === 'team' || e.provenance.ci) ? { provenance: e.provenance } : {}),
     },
     link,
     touched: e.touches.slice(0, 8).map((t) => ({ qname: t.qname, path: t.path, change: t.change, lines: t.lines })),

@@ -109,6 +109,23 @@ export interface Episode extends NewEpisode {
   readonly archiveReason: string | null;
 }
 
+/** CI's own record of a run: which system, which pipeline. Only a CI identity can write one to a team store. */
+export interface CiRun {
+  readonly provider: 'github-actions' | 'gitlab-ci' | 'jenkins';
+  readonly pipelineUrl: string | null;
+  readonly job: string | null;
+}
+
+/** Where a stored episode came from: this clone, or the team store (with who wrote it there). */
+export interface EpisodeProvenance {
+  readonly origin: 'local' | 'team';
+  /** The team store's login that wrote it; null for local episodes. */
+  readonly recordedBy: string | null;
+  /** The git identity of the clone that pushed it: a label, not a proof. */
+  readonly author: string | null;
+  readonly ci: CiRun | null;
+}
+
 export type AuthorKind = 'agent' | 'person';
 
 export interface Conclusion {
@@ -124,6 +141,8 @@ export interface Conclusion {
   readonly halfLifeDays: number;
   readonly symbols: readonly { readonly sid: string | null; readonly qname: string | null; readonly path: string | null }[];
   readonly archivedAt: number | null;
+  /** Set when the conclusion was pulled from a team store: the login that wrote it there. */
+  readonly team?: { readonly recordedBy: string | null };
 }
 
 /** Confidence after decay: c · 2^(−age / half-life). */

@@ -109,4 +109,18 @@ export const EPISODIC_MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    // Where an episode or conclusion came from, once clones share them through a team store (src/core/team).
+    id: 'episodic-002-team',
+    sql: `
+  ALTER TABLE episodes ADD COLUMN origin TEXT;         -- NULL: recorded in this clone; 'team': pulled from the team store
+  ALTER TABLE episodes ADD COLUMN recorded_by TEXT;    -- the team store's login that wrote it (stamped by the server)
+  ALTER TABLE episodes ADD COLUMN author TEXT;         -- the git identity of the clone that pushed it: a label, not a proof
+  ALTER TABLE episodes ADD COLUMN ci_provider TEXT;    -- github-actions | gitlab-ci | jenkins: recorded by CI
+  ALTER TABLE episodes ADD COLUMN pipeline_url TEXT;
+  ALTER TABLE episodes ADD COLUMN ci_job TEXT;
+  ALTER TABLE conclusions ADD COLUMN origin TEXT;
+  ALTER TABLE conclusions ADD COLUMN recorded_by TEXT;
+  `,
+  },
 ];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertRows } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
-import type { Actor, AuthorKind, CaptureSource, CommandKind, Conclusion, Episode, FailingTest, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, Touch } from './model.js';
+import type { Actor, AuthorKind, CaptureSource, CiRun, CommandKind, Conclusion, Episode, EpisodeProvenance, FailingTest, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, Touch } from './model.js';
 
 /** Reads and writes the episodes, their touches and failing tests, and the conclusions: the only module that knows those tables' SQL shape (the working-tree snapshots are worktree.ts's). */
 
@@ -35,14 +35,22 @@ interface EpisodeRow {
   test_reports: string | null;
   archived_at: number | null;
   archive_reason: string | null;
+  origin: string | null;
+  recorded_by: string | null;
+  author: string | null;
+  ci_provider: CiRun['provider'] | null;
+  pipeline_url: string | null;
+  ci_job: string | null;
 }
 
 export interface StoredEpisode extends Episode {
   readonly commandKey: string | null;
+  /** Where it came from; absent reads as recorded here. */
+  readonly provenance?: EpisodeProvenance;
 }
 
 const EPISODE_COLUMNS =
-  'id, uid, started_at, ended_at, source, actor, intent, command, command_key, command_kind, cwd, branch, head, commit_message, diff_files, diff_added, diff_removed, touch_basis, outcome_kind, outcome_status, outcome_source, exit_code, evidence, tests_total, tests_failed, tests_skipped, test_reports, archived_at, archive_reason';
+  'id, uid, started_at, ended_at, source, actor, intent, command, command_key, command_kind, cwd, branch, head, commit_message, diff_files, diff_added, diff_removed, touch_basis, outcome_kind, outcome_status, outcome_source, exit_code, evidence, tests_total, tests_failed, tests_skipped, test_reports, archived_at, archive_reason, origin, recorded_by, author, ci_provider, pipeline_url, ci_job';
 
 export async function tableExists(db: Db, name: string): Promise<boolean> {
   return !!(await db.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]));
@@ -122,6 +130,12 @@ function toEpisode(r: EpisodeRow, touches: Touch[], failing: FailingTest[]): Sto
           },
     archivedAt: r.archived_at,
     archiveReason: r.archive_reason,
+    provenance: {
+      origin: r.origin === 'team' ? 'team' : 'local',
+      recordedBy: r.recorded_by,
+      author: r.author,
+      ci: r.ci_provider ? { provider: r.ci_provider, pipelineUrl: r.pipeline_url, job: r.ci_job } : null,
+    },
   };
 }
 
@@ -248,6 +262,8 @@ interface ConclusionRow {
   confidence: number;
   half_life_days: number;
   archived_at: number | null;
+  origin: string | null;
+  recorded_by: string | null;
 }
 
 async function withSymbols(db: Db, rows: readonly ConclusionRow[]): Promise<Conclusion[]> {
@@ -268,10 +284,11 @@ async function withSymbols(db: Db, rows: readonly ConclusionRow[]): Promise<Conc
     halfLifeDays: r.half_life_days,
     archivedAt: r.archived_at,
     symbols: syms.filter((s) => s.conclusion_id === r.id).map(({ conclusion_id: _c, ...s }) => s),
+    ...(r.origin === 'team' ? { team: { recordedBy: r.recorded_by } } : {}),
   }));
 }
 
-const CONCLUSION_COLUMNS = 'id, uid, episode_id, at, author, author_kind, text, confidence, half_life_days, archived_at';
+const CONCLUSION_COLUMNS = 'id, uid, episode_id, at, author, author_kind, text, confidence, half_life_days, archived_at, origin, recorded_by';
 
 /** Conclusions attached to these episodes, or about these symbols or files. */
 export async function conclusionsFor(db: Db, q: { episodeIds?: readonly number[]; sids?: readonly string[]; paths?: readonly string[] }): Promise<Conclusion[]> {
@@ -406,4 +423,134 @@ export async function episodeTotals(db: Db): Promise<{ readonly episodes: number
     "SELECT count(*) AS episodes, sum(outcome_status IN ('failure','rejected')) AS failed FROM episodes WHERE archived_at IS NULL",
   );
   return { episodes: r?.episodes ?? 0, failedEpisodes: r?.failed ?? 0 };
+}
+
+/*
+ * What a team store (src/core/team) needs to share episodes and conclusions
+ * between clones: the ones recorded here, in the order they were written,
+ * and a way to add the ones recorded elsewhere. Uids are global (`ep-<uuid>`,
+ * `commit:<sha>`, `seed:<id>`), so the same attempt is never stored twice.
+ */
+
+/** An episode as it travels between clones: its uid and provenance with it. */
+export type SharedEpisode = NewEpisode & { readonly uid: string; readonly commandKey: string | null; readonly provenance: EpisodeProvenance };
+
+/** Episodes recorded in this clone with an id above `afterId`, oldest first; `lastId` is how far the scan went (pulled episodes in between are skipped). */
+export async function localEpisodesAfter(db: Db, afterId: number, limit: number): Promise<{ episodes: StoredEpisode[]; lastId: number }> {
+  const rows = await db.all<{ id: number; origin: string | null }>('SELECT id, origin FROM episodes WHERE id > ? ORDER BY id LIMIT ?', [afterId, limit]);
+  const ids = rows.filter((r) => r.origin === null).map((r) => r.id);
+  return { episodes: await loadEpisodes(db, ids), lastId: rows.length ? rows[rows.length - 1]!.id : afterId };
+}
+
+/** Adds episodes recorded elsewhere (pulled from the team store), a page in a few statements; a uid already here is skipped. Call inside `db.write`. */
+export async function insertSharedEpisodes(db: Db, list: readonly SharedEpisode[], now: number): Promise<number> {
+  if (!list.length) return 0;
+  const known = await episodeIdsByUid(db, list.map((e) => e.uid));
+  const fresh = [...new Map(list.filter((e) => !known.has(e.uid)).map((e) => [e.uid, e])).values()];
+  if (!fresh.length) return 0;
+  await insertRows(
+    db,
+    'episodes',
+    ['uid', 'started_at', 'ended_at', 'source', 'actor', 'intent', 'command', 'command_key', 'command_kind', 'cwd', 'branch', 'head', 'commit_message', 'diff_files', 'diff_added', 'diff_removed',
+      'touch_basis', 'outcome_kind', 'outcome_status', 'outcome_source', 'exit_code', 'evidence', 'tests_total', 'tests_failed', 'tests_skipped', 'test_reports', 'created_at',
+      'origin', 'recorded_by', 'author', 'ci_provider', 'pipeline_url', 'ci_job'],
+    fresh.map((ep) => {
+      const t = ep.tests;
+      const p = ep.provenance;
+      return [
+        ep.uid, ep.startedAt, ep.endedAt, ep.source, ep.actor, ep.intent, ep.command, ep.commandKey, ep.commandKind, ep.cwd, ep.branch, ep.head, ep.commitMessage, ep.diff.files, ep.diff.added, ep.diff.removed,
+        ep.touchBasis, ep.outcome.kind, ep.outcome.status, ep.outcome.source, ep.outcome.exitCode, ep.outcome.evidence,
+        t ? t.total : null, t ? t.failed + t.errors : null, t ? t.skipped : null, t ? JSON.stringify(t.reports) : null, now,
+        p.origin === 'team' ? 'team' : null, p.recordedBy, p.author, p.ci?.provider ?? null, p.ci?.pipelineUrl ?? null, p.ci?.job ?? null,
+      ];
+    }),
+  );
+  const ids = await episodeIdsByUid(db, fresh.map((e) => e.uid));
+  await insertRows(
+    db,
+    'episode_touches',
+    ['episode_id', 'path', 'sid', 'qname', 'kind', 'lines', 'change', 'fingerprint', 'fresh'],
+    fresh.flatMap((ep) => ep.touches.map((x) => [ids.get(ep.uid)!, x.path, x.sid, x.qname, x.kind, x.lines, x.change, x.fingerprint, x.fresh ? 1 : 0])),
+  );
+  await insertRows(
+    db,
+    'episode_tests',
+    ['episode_id', 'suite', 'name', 'status', 'message', 'file'],
+    fresh.flatMap((ep) => (ep.tests?.failing ?? []).slice(0, 500).map((f) => [ids.get(ep.uid)!, f.suite, f.name, f.status, f.message, f.file])),
+  );
+  return fresh.length;
+}
+
+/** Marks an episode as CI's record of a run (actor ci, the pipeline), adding touches its working tree could not show (a CI checkout is clean). */
+export async function markCiEpisode(db: Db, id: number, ci: CiRun, extra: { readonly touches?: readonly Touch[]; readonly branch?: string | null } = {}): Promise<void> {
+  await db.run("UPDATE episodes SET actor = 'ci', ci_provider = ?, pipeline_url = ?, ci_job = ?, branch = coalesce(branch, ?) WHERE id = ?", [ci.provider, ci.pipelineUrl, ci.job, extra.branch ?? null, id]);
+  const touches = extra.touches ?? [];
+  if (!touches.length) return;
+  await insertRows(
+    db,
+    'episode_touches',
+    ['episode_id', 'path', 'sid', 'qname', 'kind', 'lines', 'change', 'fingerprint', 'fresh'],
+    touches.map((x) => [id, x.path, x.sid, x.qname, x.kind, x.lines, x.change, x.fingerprint, x.fresh ? 1 : 0]),
+  );
+}
+
+export async function episodeIdsByUid(db: Db, uids: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < uids.length; i += 5000) {
+    const rows = await db.all<{ id: number; uid: string }>('SELECT id, uid FROM episodes WHERE uid IN (SELECT value FROM json_each(?))', [JSON.stringify(uids.slice(i, i + 5000))]);
+    for (const r of rows) out.set(r.uid, r.id);
+  }
+  return out;
+}
+
+export async function episodeUidsById(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (let i = 0; i < ids.length; i += 5000) {
+    const rows = await db.all<{ id: number; uid: string }>('SELECT id, uid FROM episodes WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids.slice(i, i + 5000))]);
+    for (const r of rows) out.set(r.id, r.uid);
+  }
+  return out;
+}
+
+/** A conclusion as it travels between clones: its episode named by uid. */
+export type SharedConclusion = Omit<Conclusion, 'id' | 'episodeId' | 'archivedAt' | 'team'> & { readonly episodeUid: string | null; readonly recordedBy: string | null };
+
+/** Conclusions recorded in this clone with an id above `afterId`, oldest first. */
+export async function localConclusionsAfter(db: Db, afterId: number, limit: number): Promise<{ conclusions: SharedConclusion[]; lastId: number }> {
+  const rows = await db.all<ConclusionRow>(`SELECT ${CONCLUSION_COLUMNS} FROM conclusions WHERE id > ? ORDER BY id LIMIT ?`, [afterId, limit]);
+  const local = await withSymbols(db, rows.filter((r) => r.origin === null));
+  const uids = await episodeUidsById(db, local.map((c) => c.episodeId).filter((id): id is number => id !== null));
+  return {
+    conclusions: local.map(({ id: _i, episodeId, archivedAt: _a, team: _t, ...c }) => ({ ...c, episodeUid: episodeId === null ? null : (uids.get(episodeId) ?? null), recordedBy: null })),
+    lastId: rows.length ? rows[rows.length - 1]!.id : afterId,
+  };
+}
+
+/** Adds conclusions recorded elsewhere; a uid already here is skipped. Call inside `db.write`, after their episodes. */
+export async function insertSharedConclusions(db: Db, list: readonly SharedConclusion[]): Promise<number> {
+  if (!list.length) return 0;
+  const episodes = await episodeIdsByUid(db, list.map((c) => c.episodeUid).filter((u): u is string => u !== null));
+  let added = 0;
+  for (const c of list) {
+    if (await hasConclusion(db, c.uid)) continue;
+    const { id } = await insertConclusion(db, { ...c, episodeId: c.episodeUid ? (episodes.get(c.episodeUid) ?? null) : null });
+    await db.run("UPDATE conclusions SET origin = 'team', recorded_by = ? WHERE id = ?", [c.recordedBy, id]);
+    added++;
+  }
+  return added;
+}
+
+/** Episodes pulled from a team store, for status lines. */
+export async function sharedEpisodeCounts(db: Db): Promise<{ readonly local: number; readonly team: number; readonly ci: number }> {
+  const r = await db.get<{ local: number | null; team: number | null; ci: number | null }>(
+    "SELECT sum(origin IS NULL) AS local, sum(origin = 'team') AS team, sum(ci_provider IS NOT NULL) AS ci FROM episodes",
+  );
+  return { local: r?.local ?? 0, team: r?.team ?? 0, ci: r?.ci ?? 0 };
+}
+
+/** Episodes and conclusions recorded here after these ids: what a push has still to send. */
+export async function localCountsAfter(db: Db, episodeId: number, conclusionId: number): Promise<{ readonly episodes: number; readonly conclusions: number }> {
+  const e = await db.get<{ n: number }>('SELECT count(*) AS n FROM episodes WHERE id > ? AND origin IS NULL', [episodeId]);
+  const c = await db.get<{ n: number }>('SELECT count(*) AS n FROM conclusions WHERE id > ? AND origin IS NULL', [conclusionId]);
+  return { episodes: e?.n ?? 0, conclusions: c?.n ?? 0 };
 }

@@ -178,7 +178,7 @@ export async function indexKnowledge(ws: Workspace, options: KnowledgeIndexOptio
   const db = ws.db;
   const runId = await startRun(db, { mode, model: chat.id, embedder: embedder.id, budgetTokens: options.budgetTokens ?? null });
   const runner = new LlmRunner(chat, embedder, {
-    calls: new SqliteCallStore(db),
+    calls: options.calls ?? new SqliteCallStore(db),
     runId,
     ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),

@@ -238,4 +238,25 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
     id: 'knowledge-002-mention-provenance',
     sql: `ALTER TABLE kn_mentions ADD COLUMN extracted_by TEXT;`,
   },
+  {
+    // Model answers shared through a team store (src/core/team): which came from the team, which this clone has shared.
+    id: 'knowledge-003-team',
+    sql: `
+  ALTER TABLE llm_cache ADD COLUMN origin TEXT;       -- NULL: made here; 'team': pulled from the team store
+  ALTER TABLE llm_cache ADD COLUMN shared INTEGER;    -- 1 once pushed to the team store (a rewrite of the row clears it)
+  ALTER TABLE kn_extractions ADD COLUMN origin TEXT;
+  ALTER TABLE kn_extractions ADD COLUMN shared INTEGER;
+  ALTER TABLE kn_summaries ADD COLUMN origin TEXT;
+  ALTER TABLE kn_summaries ADD COLUMN shared INTEGER;
+  ALTER TABLE kn_reports ADD COLUMN origin TEXT;
+  ALTER TABLE kn_reports ADD COLUMN shared INTEGER;
+  ALTER TABLE kn_embeddings ADD COLUMN origin TEXT;
+  ALTER TABLE kn_embeddings ADD COLUMN shared INTEGER;
+  CREATE INDEX llm_cache_unshared ON llm_cache(model) WHERE shared IS NULL AND origin IS NULL;
+  CREATE INDEX kn_extractions_unshared ON kn_extractions(extractor) WHERE shared IS NULL AND origin IS NULL;
+  CREATE INDEX kn_summaries_unshared ON kn_summaries(summarizer) WHERE shared IS NULL AND origin IS NULL;
+  CREATE INDEX kn_reports_unshared ON kn_reports(reporter) WHERE shared IS NULL AND origin IS NULL;
+  CREATE INDEX kn_embeddings_unshared ON kn_embeddings(embedder) WHERE shared IS NULL AND origin IS NULL;
+  `,
+  },
 ];

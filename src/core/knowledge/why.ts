@@ -1,20 +1,20 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Yielder } from '../../shared/yielder.js';
-import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
+import { identifierWords, isCodeShaped } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
-import { bestSentences, candidates, hasNumberWithUnit, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type RankedSentence, type Ties } from './reasons.js';
-import { symbolText, type CodeNote } from './sources/codeNotes.js';
+import { bestSentences, candidates, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
-import { historyOfLines } from './sources/lineHistory.js';
-import { chunksOfDocuments, commitDocumentsBySha, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
+import { codeSources, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
+import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
+
+export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
 
 /*
  * why_is_this: the reason a symbol is the way it is, in the team's words.
@@ -29,38 +29,6 @@ import { quote, sentences } from './text.js';
  * best of all leads the answer. When nothing gives a reason, the answer says
  * so and lists, at most, what merely names the symbol.
  */
-
-export type ScopeRelation = 'self' | 'member' | 'container' | 'uses';
-
-export interface ScopeSymbol {
-  readonly sid: string;
-  readonly qname: string;
-  readonly relation: ScopeRelation;
-  /** For `uses`: the tier of the structural edge from the target. */
-  readonly edgeTier?: string;
-}
-
-export interface Anchor {
-  /** The entity as written in the documents. */
-  readonly entity: string;
-  readonly entityType: string;
-  readonly tier: LinkTier;
-  readonly symbol: { readonly sid: string; readonly qname: string };
-  readonly relation: ScopeRelation;
-  readonly reason: string;
-}
-
-/** The sentence chosen as a reason, and what made it one. */
-export interface ReasonFound {
-  readonly quote: Quotation;
-  readonly score: number;
-  /** What ties it to the symbol: "names RetryPolicy.MAX_ATTEMPTS", "states its value three". */
-  readonly tiedBy?: string;
-  /** How tightly the sentence (or its paragraph) is tied to the symbol. */
-  readonly tie: number;
-  /** It states a limit with its number. */
-  readonly constraint: boolean;
-}
 
 export interface WhyItem {
   readonly category: Category;
@@ -135,8 +103,6 @@ export interface WhyOptions {
   readonly history?: boolean;
 }
 
-const TIER_RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolved: 3 };
-const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, uses: 2 };
 /** A sentence explains enough to be called a reason. */
 const REASON_SCORE = 0.65;
 const REASON_EXPLAINS = 0.35;
@@ -163,38 +129,6 @@ async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
 /** What an entity reaches the symbol by: its strongest link into the scope. */
 type BestAnchors = Map<number, { readonly row: LinkedEntity; readonly anchor: Anchor }>;
 
-/** A source reaching the symbol, as it is being found. */
-interface Reached {
-  document: DocumentRef;
-  tier: LinkTier;
-  relation: ScopeRelation;
-  hops: 1 | 2;
-  anchors: Anchor[];
-  via?: string;
-  citedAt?: { path: string; line: number };
-  /** The passage that names it, kept for when no sentence gives a reason. */
-  passages: Quotation[];
-  extractedBy: Set<string>;
-  /** For sources that are not stored documents: the text to rank, and how to cite a sentence in it. */
-  text?: { readonly body: string; readonly cite: (offset: number) => Omit<Quotation, 'quote' | 'document'>; readonly threaded: boolean };
-  reasons: ReasonFound[];
-}
-
-/** Whether reaching by this tier and relation is better than `than`: the symbol itself before a neighbour, then a stronger tier, then closer. */
-function outranks(tier: LinkTier, relation: ScopeRelation, than: { readonly tier: LinkTier; readonly relation: ScopeRelation }): boolean {
-  const self = relation === 'self' ? 0 : 1;
-  const thanSelf = than.relation === 'self' ? 0 : 1;
-  if (self !== thanSelf) return self < thanSelf;
-  return TIER_RANK[tier] < TIER_RANK[than.tier] || (tier === than.tier && RELATION_RANK[relation] < RELATION_RANK[than.relation]);
-}
-
-function addPassage(r: Reached, q: Quotation, first = false): void {
-  if (r.passages.some((e) => e.quote === q.quote)) return;
-  if (first) r.passages.unshift(q);
-  else r.passages.push(q);
-  r.passages.splice(2);
-}
-
 /** Entities linked into the scope, each with its best anchor. */
 async function bestAnchors(db: Db, scope: readonly ScopeSymbol[]): Promise<BestAnchors> {
   const bySid = new Map(scope.map((s) => [s.sid, s]));
@@ -208,9 +142,6 @@ async function bestAnchors(db: Db, scope: readonly ScopeSymbol[]): Promise<BestA
   return best;
 }
 
-function reached(document: DocumentRef, tier: LinkTier, relation: ScopeRelation, extractedBy: Iterable<string>, hops: 1 | 2 = 1): Reached {
-  return { document, tier, relation, hops, anchors: [], passages: [], extractedBy: new Set(extractedBy), reasons: [] };
-}
 
 /** Documents that mention an anchored entity, with the passage. */
 async function documentsMentioning(db: Db, best: BestAnchors, docs: Map<number, Reached>): Promise<void> {
@@ -358,43 +289,6 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   }
 }
 
-// ---------------------------------------------------------------- ties and code
-
-/** The symbol's declaration and notes, read from its file; undefined when the file cannot be read. */
-function readSymbolText(root: string, file: string, line: number, endLine: number, body: boolean): ReturnType<typeof symbolText> | undefined {
-  try {
-    const abs = path.join(root, file);
-    const stat = fs.statSync(abs);
-    if (stat.size > 4 * 1024 * 1024) return undefined;
-    return symbolText(fs.readFileSync(abs, 'utf8'), file, line, endLine, { body });
-  } catch {
-    return undefined;
-  }
-}
-
-/** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */
-function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declaration: string | undefined): Ties {
-  const segs = segments(target.qname);
-  const names = new Set<string>([target.qname]);
-  if (segs.length >= 2) names.add(segs.slice(-2).join('.'));
-  const phrases: string[][] = [];
-  if (isCodeShaped(target.name) || /[A-Z_]/.test(target.name) && target.name.length >= 5) names.add(target.name);
-  phrases.push(...proseForms(target.name));
-  if (segs.length >= 2) phrases.push(...proseForms(`${segs[segs.length - 2]}_${target.name}`));
-  const values: string[] = [];
-  const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;
-  if (lit) values.push(...valueForms(lit, target.name));
-  const base = path.posix.basename(target.path);
-  const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
-  const neighbours = scope.filter((s) => s.relation !== 'self').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
-  return { names: [...names], phrases, values, places, neighbours: [...new Set(neighbours)] };
-}
-
-function noteTitle(note: CodeNote, qname: string, own: boolean): string {
-  const what = note.kind === 'docstring' ? 'doc comment' : note.tag ? `${note.tag} comment` : 'comment';
-  return `${what} ${own ? 'of' : 'on its class,'} ${qname}`;
-}
-
 // ---------------------------------------------------------------- reasons in each source
 
 /** A stored document's text, put back together from its chunks, with how to cite an offset in it. */
@@ -475,75 +369,6 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
 
 function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
   return { quote: { document, quote: quote(s.text, 320), ...invisibleIn(s.text, text.body), ...text.cite(s.start) }, score: s.score, tie: s.tie, ...(s.tiedBy ? { tiedBy: s.tiedBy } : {}), constraint: s.constraint };
-}
-
-/** The symbol's own notes and its class's, as sources. */
-function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbol[], ranges: Ranges, docs: Map<number, Reached>, next: () => number): { declaration?: string } {
-  const index = ranges.get(target.sid);
-  const line = target.line;
-  const endLine = index?.endLine ?? target.line;
-  const own = readSymbolText(root, target.path, line, endLine, true);
-  const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
-    const id = next();
-    const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title: noteTitle(note, sym.qname, relation === 'self'), path: sym.path };
-    const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
-    r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
-    const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
-    r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
-    addPassage(r, { document, quote: quote(note.text.split('\n\n')[0]!, 280), ...invisibleIn(note.text.split('\n\n')[0]!), line: note.line });
-    docs.set(id, r);
-  };
-  for (const note of own?.notes ?? []) add(note, target, 'self');
-  const container = scope.find((s) => s.relation === 'container');
-  const c = container ? ranges.get(container.sid) : undefined;
-  if (container && c) {
-    const notes = readSymbolText(root, c.path, c.line, c.endLine, false);
-    for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
-  }
-  return own ? { declaration: own.declaration } : {};
-}
-
-type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
-
-/** Files and line ranges of these symbols, from the structural memory's index. */
-async function rangesOf(db: Db, sids: readonly string[]): Promise<Ranges> {
-  const index = await symbolIndexOf(db);
-  const out = new Map<string, { path: string; line: number; endLine: number }>();
-  for (const sid of sids) {
-    const s = index.bySid.get(sid);
-    if (s) out.set(sid, { path: s.path, line: s.line, endLine: s.endLine });
-  }
-  return out;
-}
-
-/** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
-async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number }> {
-  const range = ranges.get(target.sid);
-  const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
-  const informative = commits.filter((c) => c.informative);
-  const stored = await commitDocumentsBySha(db, informative.map((c) => c.sha));
-  for (const c of informative.slice(0, 5)) {
-    const row = stored.get(c.sha);
-    const anchor: Anchor = { entity: `commit ${c.sha.slice(0, 7)}`, entityType: 'history', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `last changed ${c.lines} of its lines (git blame)${c.pr ? `; from ${c.pr}` : ''}` };
-    const existing = row ? docs.get(row.doc_id) : undefined;
-    if (existing) {
-      existing.tier = 'exact';
-      existing.relation = 'self';
-      existing.hops = 1;
-      delete existing.via;
-      existing.anchors.unshift(anchor);
-      existing.extractedBy.add('git blame');
-      continue;
-    }
-    const document: DocumentRef = row ? documentRef(row) : { id: next(), source: `git:${c.sha}`, kind: 'commit', title: c.message.split('\n')[0]!.slice(0, 200), ref: `commit ${c.sha.slice(0, 7)}` };
-    const r = reached(document, 'exact', 'self', ['git blame']);
-    r.anchors.push(anchor);
-    const body = c.message;
-    r.text = { body, threaded: true, cite: () => ({}) };
-    addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280), ...invisibleIn(body.split('\n')[0]!) });
-    docs.set(document.id, r);
-  }
-  return { commits: commits.length, informative: informative.length };
 }
 
 // ---------------------------------------------------------------- the answer

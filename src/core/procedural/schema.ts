@@ -53,4 +53,14 @@ export const PROCEDURAL_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX rule_events_rule ON rule_events(rule_id);
   `,
   },
+  {
+    // A person's decisions travel between clones through a team store (src/core/team): a global id, and where it came from.
+    id: 'procedural-002-team',
+    sql: `
+  ALTER TABLE rule_events ADD COLUMN uid TEXT;          -- global id of a shared decision; NULL until this clone shares it
+  ALTER TABLE rule_events ADD COLUMN origin TEXT;       -- NULL: decided here; 'team': pulled from the team store
+  ALTER TABLE rule_events ADD COLUMN recorded_by TEXT;  -- the team store's login that wrote it
+  CREATE UNIQUE INDEX rule_events_uid ON rule_events(uid) WHERE uid IS NOT NULL;
+  `,
+  },
 ];

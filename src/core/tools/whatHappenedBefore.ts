@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { withoutHidden } from '../../shared/hiddenText.js';
 import { clockFromEnv } from '../episodic/clock.js';
 import { whatHappenedBefore, type ConclusionView, type HistoryEntry, type HistoryResult } from '../episodic/history.js';
+import type { EpisodeProvenance } from '../episodic/model.js';
 import { loadOptions, type MemoryOptions } from '../episodic/options.js';
 import { rulesForChangeTo } from '../procedural/hints.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
@@ -46,6 +47,7 @@ const AttemptView = z.object({
   evidence: z.string().optional().describe('what the outcome rests on: failing tests, error lines'),
   evidenceSource: z.string().optional().describe('who decided the outcome: build-system, junit, ci, review'),
   stale: z.string().optional().describe('the code it touched has changed since: the lesson may no longer apply'),
+  from: z.string().optional().describe('where the episode came from when not from this clone: CI (which system, which branch) or a teammate through the team store'),
   conclusions: z.array(ConclusionOut),
 });
 
@@ -76,7 +78,8 @@ export function linkWords(l: HistoryEntry['link']): string {
 
 export function conclusionOut(c: ConclusionView): z.infer<typeof ConclusionOut> {
   const by = c.authorKind === 'agent' ? (c.author === 'agent' ? "the agent's own conclusion" : `${c.author}'s (agent) own conclusion`) : `${c.author}'s note (person)`;
-  return { id: c.id, text: clip(withoutHidden(c.text), 240), by, confidence: `${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d)` };
+  const from = c.team ? ` from the team store (written by ${c.team.recordedBy ?? 'a teammate'})` : '';
+  return { id: c.id, text: clip(withoutHidden(c.text), 240), by: `${by}${from}`, confidence: `${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age.replace(/ ago$/, '')} (half-life ${c.confidence.halfLifeDays} d)` };
 }
 
 export function conclusionWords(c: z.infer<typeof ConclusionOut>): string {
@@ -97,6 +100,7 @@ export function attemptView(e: HistoryEntry): z.infer<typeof AttemptView> {
     link: linkWords(e.link),
     ...(ep.intent ? { intent: clip(ep.intent, 160) } : {}),
     ...(o.evidence ? { evidence: clip(withoutHidden(o.evidence).split('\n').slice(0, 3).join(' | '), 240), evidenceSource: o.source } : {}),
+    ...(ep.provenance ? { from: provenanceWords(ep.provenance, ep.branch) } : {}),
     ...(e.drift.stale ? { stale: `changed since${e.drift.similarity !== null ? ` (similarity ${e.drift.similarity})` : ''}${e.drift.symbolsGone.length ? `; gone: ${e.drift.symbolsGone.slice(0, 3).join(', ')}` : ''}` } : {}),
     conclusions: e.conclusions.slice(0, 2).map(conclusionOut),
   };
@@ -118,8 +122,17 @@ function status(a: z.infer<typeof AttemptView>): string {
   return `${a.kind} ${s}${a.exitCode !== null ? ` (exit ${a.exitCode})` : ''}`;
 }
 
+/** "recorded by CI (GitHub Actions) on main", "recorded by bob@example.com on feature/x (team store)". */
+export function provenanceWords(p: EpisodeProvenance, branch: string | null): string {
+  const on = branch ? ` on ${branch}` : '';
+  if (p.ci) return `recorded by CI (${CI_WORDS[p.ci.provider]})${on}${p.ci.pipelineUrl ? `, ${p.ci.pipelineUrl}` : ''}`;
+  return `recorded by ${p.author ?? p.recordedBy ?? 'a teammate'}${on} (team store)`;
+}
+
+const CI_WORDS: Record<NonNullable<EpisodeProvenance['ci']>['provider'], string> = { 'github-actions': 'GitHub Actions', 'gitlab-ci': 'GitLab CI', jenkins: 'Jenkins' };
+
 export function attemptLines(a: z.infer<typeof AttemptView>, prefix: string): string[] {
-  const lines = [`${prefix}#${a.episode} · ${a.age} (${a.at}) · ${status(a)}${a.command ? ` · \`${a.command}\`` : ''} — ${a.link}`];
+  const lines = [`${prefix}#${a.episode} · ${a.age} (${a.at}) · ${status(a)}${a.command ? ` · \`${a.command}\`` : ''} — ${a.link}${a.from ? ` · ${a.from}` : ''}`];
   if (a.intent) lines.push(`   intent: ${a.intent}`);
   if (a.evidence) lines.push(`   evidence (${a.evidenceSource}, high confidence): ${a.evidence}`);
   for (const c of a.conclusions) lines.push(`   ${conclusionWords(c)}`);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { clockFromEnv, describeAge } from '../episodic/clock.js';
+import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import type { LinkTier as LinkTierT } from '../model/tiers.js';
 import { QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
 import { whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
@@ -56,6 +58,7 @@ const WhyIsThisOutput = z.object({
   why: WhyView,
   summary: z.string(),
   extraction: z.string().describe('how the documents were read (offline or by which model)'),
+  source: z.string().optional().describe("where the knowledge came from when it is the team's: whose model pass, when, with which model"),
   documents: z.array(DocumentView),
   constraints: z.array(ConstraintView),
   notSeen: z.array(z.string()),
@@ -102,7 +105,7 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   return { found: true, text: `Why: ${quoteLine({ ...q, source: `${l.handle}${q.source !== l.handle ? `, ${q.source}` : ''}` })} — ${l.category}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, tier: l.tier };
 }
 
-export function presentWhyIsThis(r: WhyIsThisResult, limit: number, lean = false): WhyIsThisOutput {
+export function presentWhyIsThis(r: WhyIsThisResult, limit: number, lean = false, source?: string): WhyIsThisOutput {
   const items = r.items.slice(0, limit);
   // The first sources carry most of the reason: they get up to three sentences, the rest one.
   const perDocument = (k: number) => (lean ? (k < 1 ? 2 : 1) : k < 2 ? 3 : limit >= 6 ? 2 : 1);
@@ -132,6 +135,7 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, lean = false
     why: whyLine(r),
     summary: r.summary,
     extraction: r.items.some((i) => i.document.id > 0) ? describeExtraction(r.extractedBy) : '',
+    ...(source ? { source } : {}),
     documents,
     constraints,
     notSeen: [...r.notSeen],
@@ -157,6 +161,7 @@ export function renderWhyIsThis(a: WhyIsThisOutput): string {
   const lines = [a.why.text, `why_is_this ${symbolWords(a.target)}: ${a.summary}`];
   if (!a.documents.length && !a.constraints.length) return lines.join('\n');
   if (a.extraction) lines.push(a.extraction);
+  if (a.source) lines.push(`Source: ${a.source}.`);
   lines.push(QUOTED_DATA_NOTE);
   // A sentence is quoted once; later mentions point back to it.
   const quoted = new Set<string>(a.why.quote ? [a.why.quote.text] : []);
@@ -199,15 +204,23 @@ export { LINK_TIERS_FOR_AGENTS };
 const BUDGET = 800;
 
 /** The largest limit whose text fits the budget: one source at a time, since each source is worth keeping. */
-export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET): { data: WhyIsThisOutput; text: string } {
+export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, source?: string): { data: WhyIsThisOutput; text: string } {
   // Fewer sentences per source before fewer sources.
   for (let n = limit; ; n--) {
     for (const lean of [false, true]) {
-      const data = presentWhyIsThis(result, n, lean);
+      const data = presentWhyIsThis(result, n, lean, source);
       const text = renderWhyIsThis(data);
       if ((n <= 1 && lean) || tokens(text) <= budget) return { data, text };
     }
   }
+}
+
+/** "team knowledge index, built 2 days ago with gpt-4o-mini by CI (GitHub Actions) on main": only when the graph's model-made parts came from the team. */
+export function teamSourceWords(t: Awaited<ReturnType<typeof teamKnowledgeSource>>, now: number): string | undefined {
+  if (!t) return undefined;
+  const b = t.build;
+  const who = b.ci ? `CI (${b.ci.provider === 'github-actions' ? 'GitHub Actions' : b.ci.provider === 'gitlab-ci' ? 'GitLab CI' : 'Jenkins'})` : b.recordedBy;
+  return `team knowledge index, built ${describeAge(now - b.finishedAt)} with ${b.model.replace(/^[a-z-]+:/, '')} by ${who}${b.branch ? ` on ${b.branch}` : ''}, assembled here from the team's model answers`;
 }
 
 export const whyIsThisTool = defineTool({
@@ -231,6 +244,7 @@ export const whyIsThisTool = defineTool({
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
     const result = await whyIsThis(db, target, input.limit, { root });
-    return fitWhy(result, input.limit, BUDGET);
+    const source = teamSourceWords(await teamKnowledgeSource(db), clockFromEnv().now());
+    return fitWhy(result, input.limit, BUDGET, source);
   },
 });

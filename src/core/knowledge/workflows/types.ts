@@ -1,5 +1,5 @@
 import type { LlmRunner } from '../../llm/runner.js';
-import type { ChatModel, Embedder } from '../../llm/types.js';
+import type { CallStore, ChatModel, Embedder } from '../../llm/types.js';
 import type { Db } from '../../store/db.js';
 import type { ChunkOptions } from '../chunk.js';
 import type { SourceDocument } from '../sources/document.js';
@@ -42,6 +42,8 @@ export interface KnowledgeIndexOptions {
   readonly embedChunks?: boolean;
   /** Largest report context in tokens. Default 6000. */
   readonly reportContextTokens?: number;
+  /** Where model answers are cached and calls logged. Default: this workspace's SQLite store; a team store puts its own in front. */
+  readonly calls?: CallStore;
   readonly signal?: AbortSignal;
   readonly log?: (message: string) => void;
   readonly onProgress?: (progress: Progress) => void;

@@ -64,9 +64,14 @@ export class SiteText {
     for (let l = at.line, n = 0; l >= 1 && n < 60; l--, n++) {
       const text = this.line({ path: at.path, line: l, col: 0 });
       const upto = l === at.line ? text.slice(0, at.col) : text;
-      if (starts.test(text)) return l === at.line || !/[)}]/.test(upto.slice(upto.search(/[({]/) + 1));
+      if (starts.test(text)) {
+        if (l === at.line) return true;
+        // The statement a line above holds the use only if it goes on: an open list or a backslash.
+        const open = upto.search(/[({]/);
+        return open >= 0 ? !/[)}]/.test(upto.slice(open + 1)) : /\\\s*$/.test(text);
+      }
       // A closed list or an ordinary statement above: not inside an import.
-      if (l !== at.line && (/[)}]\s*(?:from\s.*)?;?\s*$/.test(text) || !/[,({]\s*$/.test(text.replace(/#.*$|\/\/.*$/, '')))) return false;
+      if (l !== at.line && (/[)}]\s*(?:from\s.*)?;?\s*$/.test(text) || !/[,({\\]\s*$/.test(text.replace(/#.*$|\/\/.*$/, '')))) return false;
     }
     return false;
   }

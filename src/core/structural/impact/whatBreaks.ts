@@ -217,6 +217,17 @@ interface Walk {
   readonly recursion: Site[];
 }
 
+const CALLABLE_KINDS: ReadonlySet<string> = new Set(['function', 'method', 'constructor']);
+
+/** Symbols declared inside a symbol, transitively (nested functions, their locals' classes). */
+async function declaredInside(db: Db, id: number): Promise<Set<number>> {
+  const rows = await db.all<{ id: number }>(
+    'WITH RECURSIVE inner(id) AS (SELECT id FROM symbols WHERE parent_id = ?1 UNION SELECT s.id FROM symbols s JOIN inner ON s.parent_id = inner.id) SELECT id FROM inner',
+    [id],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Dependents, breadth-first to `depth` hops; a path's tier is its weakest edge. */
 async function dependentsByHop(db: Db, target: SymbolRef, seeds: Seeds, depth: number, sources: Set<string>): Promise<Walk> {
   const dependents = new Map<string, MutableDependent>();
@@ -224,6 +235,8 @@ async function dependentsByHop(db: Db, target: SymbolRef, seeds: Seeds, depth: n
   const recursion: Site[] = [];
   const reached = new Set<number>(seeds.keys());
   const notFollowed = new Set<number>();
+  // A function declared inside the target (a local helper, a callback) is part of it: its call of the target is recursion.
+  const inner = CALLABLE_KINDS.has(target.kind) ? await declaredInside(db, target.id) : new Set<number>();
   let frontier = new Map<number, EdgeTier>([...seeds.keys()].map((id) => [id, 'resolved' as EdgeTier]));
   for (let distance = 1; distance <= depth && frontier.size; distance++) {
     const rows = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.tier != 'dynamic' ORDER BY CASE e.tier WHEN 'resolved' THEN 0 WHEN 'observed' THEN 1 WHEN 'inferred' THEN 2 ELSE 3 END`, [ids(frontier.keys())]);
@@ -232,7 +245,7 @@ async function dependentsByHop(db: Db, target: SymbolRef, seeds: Seeds, depth: n
       const seed = distance === 1 ? seeds.get(r.dst_id) : undefined;
       if (seed?.only && !seed.only.includes(r.kind)) continue;
       if (reached.has(r.src_id) && distance > 1) continue;
-      if (r.src_id === r.dst_id) {
+      if (r.src_id === r.dst_id || (distance === 1 && inner.has(r.src_id))) {
         if (distance === 1 && (r.dst_id === target.id || seed?.sid === target.sid)) recursion.push(siteOf(r));
         continue;
       }

@@ -352,6 +352,8 @@ export class StructuralIndexer {
       entry.skip = null;
       entry.errorNodes = r.facts.errorNodes;
       entry.computedAccesses = r.facts.computedAccesses ?? 0;
+      const constructs = r.facts.skipped ?? [];
+      if (constructs.length) this.options.log?.(`${p.rel}: ${constructs.length} construct${constructs.length === 1 ? '' : 's'} skipped, the rest indexed (line ${constructs[0]!.at.line}: ${constructs[0]!.reason})`);
       entry.parseMs = r.facts.parseMs;
       const kept = this.state.addFacts(entry, r.facts, previous);
       // Only names that gained or lost a definition can change how other files resolve.

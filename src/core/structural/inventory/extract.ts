@@ -97,7 +97,7 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
   const ordered = pendingDefinitions(matches);
   const containment = new Containment(ordered);
   const defs = definitionFacts(ordered, containment, spec, skipped);
-  const receivers = new ReceiverTypes(defs, declaredTypes(matches, containment, defs), spec);
+  const receivers = new ReceiverTypes(defs, declaredTypes(matches, containment, defs, skipped), spec);
   const defNameNodes = new Set(ordered.map((d) => d.nameNode.id));
   const scopes = bindings(matches, containment, defNameNodes);
   const uses = useSites(matches, containment, defNameNodes, receivers, scopes, defs, skipped, spec);
@@ -304,28 +304,38 @@ function enclosingClass(definitions: readonly (DefinitionFact | undefined)[], in
 /** Declared types of names, per scope (a definition index, -1 for the module): parameters, locals, fields. */
 type TypedScopes = Map<number, Map<string, string>>;
 
-function declaredTypes(matches: readonly QueryMatch[], containment: Containment, definitions: readonly (DefinitionFact | undefined)[]): TypedScopes {
+function declaredTypes(matches: readonly QueryMatch[], containment: Containment, definitions: readonly (DefinitionFact | undefined)[], skipped: SkippedConstruct[]): TypedScopes {
   const typedScopes: TypedScopes = new Map();
   for (const m of matches) {
-    let marker: 'typed' | 'typed.member' | undefined;
-    let anchor: Node | undefined;
-    let tName: string | undefined;
-    let tType: string | undefined;
-    for (const c of m.captures) {
-      if (c.name === 'typed' || c.name === 'typed.member') {
-        marker = c.name;
-        anchor = c.node;
-      } else if (c.name === 'typed.name') tName = c.node.text;
-      else if (c.name === 'typed.type') tType = baseTypeName(c.node.text);
+    // A declared type the extractor fails on leaves that one name untyped; the reason is kept.
+    try {
+      declaredType(m, containment, definitions, typedScopes);
+    } catch (e) {
+      const first = m.captures[0]?.node;
+      skipped.push({ at: first ? pos(first) : { line: 1, col: 0 }, reason: `declared type skipped: ${why(e)}` });
     }
-    if (!marker || !anchor || !tName || !tType) continue;
-    const owner = containment.ownerOf(anchor, true);
-    const scope = marker === 'typed.member' ? enclosingClass(definitions, owner) : owner;
-    let names = typedScopes.get(scope);
-    if (!names) typedScopes.set(scope, (names = new Map()));
-    if (!names.has(tName)) names.set(tName, tType);
   }
   return typedScopes;
+}
+
+function declaredType(m: QueryMatch, containment: Containment, definitions: readonly (DefinitionFact | undefined)[], typedScopes: TypedScopes): void {
+  let marker: 'typed' | 'typed.member' | undefined;
+  let anchor: Node | undefined;
+  let tName: string | undefined;
+  let tType: string | undefined;
+  for (const c of m.captures) {
+    if (c.name === 'typed' || c.name === 'typed.member') {
+      marker = c.name;
+      anchor = c.node;
+    } else if (c.name === 'typed.name') tName = c.node.text;
+    else if (c.name === 'typed.type') tType = baseTypeName(c.node.text);
+  }
+  if (!marker || !anchor || !tName || !tType) return;
+  const owner = containment.ownerOf(anchor, true);
+  const scope = marker === 'typed.member' ? enclosingClass(definitions, owner) : owner;
+  let names = typedScopes.get(scope);
+  if (!names) typedScopes.set(scope, (names = new Map()));
+  if (!names.has(tName)) names.set(tName, tType);
 }
 
 /** The type a receiver expression has where it is written, when the file says: `new X()`, `this`, `this.field`, a typed name. */

@@ -120,7 +120,9 @@ export function buildPrograms(root: string, files: readonly string[]): ProgramSe
       if (!program || !sf) return undefined;
       let checker = checkers.get(program);
       if (!checker) checkers.set(program, (checker = program.getTypeChecker()));
-      return new FileAnalyzer(checker, sf, rel).run();
+      const options = program.getCompilerOptions();
+      // With path mappings an unresolved bare import may be a workspace file the mapping missed: no claim then.
+      return new FileAnalyzer(checker, sf, rel, !options.paths && !options.baseUrl).run();
     },
   };
 }
@@ -165,6 +167,15 @@ function isData(d: ts.Declaration): boolean {
   if (DATA_DECLARATIONS.has(d.kind)) return true;
   if (ts.isParameter(d)) return ts.isParameterPropertyDeclaration(d, d.parent);
   if (ts.isVariableDeclaration(d)) return !(d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer) || ts.isClassExpression(d.initializer)));
+  return false;
+}
+
+/** Whether an import binding names a bare module (`stream`, `@scope/pkg`), not a relative or absolute path. */
+function fromPackage(alias: ts.Symbol): boolean {
+  for (let n: ts.Node | undefined = alias.declarations?.[0]; n; n = n.parent) {
+    if (ts.isImportDeclaration(n)) return ts.isStringLiteral(n.moduleSpecifier) && !/^[./]/.test(n.moduleSpecifier.text);
+    if (ts.isImportEqualsDeclaration(n)) return ts.isExternalModuleReference(n.moduleReference) && ts.isStringLiteral(n.moduleReference.expression) && !/^[./]/.test(n.moduleReference.expression.text);
+  }
   return false;
 }
 
@@ -259,6 +270,8 @@ class FileAnalyzer {
     private readonly checker: ts.TypeChecker,
     private readonly sf: ts.SourceFile,
     private readonly rel: (abs: string) => string | undefined,
+    /** Whether an import the compiler cannot resolve is a package that is not installed (no path mappings). */
+    private readonly unresolvedIsPackage = false,
   ) {}
 
   run(): FileAnalysis {
@@ -283,7 +296,11 @@ class FileAnalyzer {
     const [line, col] = this.at(node);
     const symbol = this.symbolOf(node);
     if (!symbol?.declarations?.length) {
-      this.unanswered.push([line, col]);
+      // `this.push()` in a class extending an import the compiler cannot find: the member is inherited from there.
+      const p = node.parent;
+      const base = p && ts.isPropertyAccessExpression(p) && p.name === node ? this.missingBase(p.expression) : undefined;
+      if (base !== undefined) this.elsewhere.push([line, col, `${base} (a base type whose module is not installed)`]);
+      else this.unanswered.push([line, col]);
       return;
     }
     const targets: TscTarget[] = [];
@@ -314,6 +331,41 @@ class FileAnalyzer {
         const kind = this.kindOf(node, data);
     const binding = this.viaSuper(node) ? 'super' : kind === 'read' && this.isCalled(node) ? 'property-call' : undefined;
     this.push({ line, col, kind, targets, ...(binding ? { binding } : {}) });
+  }
+
+  /**
+   * The base type, imported from a module the compiler cannot find, that a
+   * receiver's class or interface (declared in the workspace) extends, its own
+   * bases followed; undefined when the receiver is typed otherwise (`any`
+   * stays unanswered: its value may be anything).
+   */
+  private missingBase(receiver: ts.Expression): string | undefined {
+    const type = this.checker.getApparentType(this.checker.getTypeAtLocation(receiver));
+    const seen = new Set<ts.Symbol>();
+    const visit = (symbol: ts.Symbol | undefined, depth: number): string | undefined => {
+      if (!symbol || seen.has(symbol) || depth > 8) return undefined;
+      seen.add(symbol);
+      for (const d of symbol.declarations ?? []) {
+        if (!(ts.isClassLike(d) || ts.isInterfaceDeclaration(d)) || !this.rel(d.getSourceFile().fileName)) continue;
+        for (const clause of d.heritageClauses ?? []) {
+          for (const t of clause.types) {
+            const named = this.checker.getSymbolAtLocation(t.expression);
+            if (!named) continue;
+            if (named.flags & ts.SymbolFlags.Alias) {
+              const target = this.checker.getAliasedSymbol(named);
+              if (!target.declarations?.length) return this.unresolvedIsPackage && fromPackage(named) ? t.expression.getText(d.getSourceFile()) : undefined;
+              const found = visit(target, depth + 1);
+              if (found !== undefined) return found;
+            } else {
+              const found = visit(named, depth + 1);
+              if (found !== undefined) return found;
+            }
+          }
+        }
+      }
+      return undefined;
+    };
+    return visit(type.getSymbol(), 0);
   }
 
   private push(u: TscUse): void {
@@ -426,7 +478,8 @@ class FileAnalyzer {
    */
   private kindOf(node: ts.Identifier | ts.PrivateIdentifier, data: boolean): EdgeKind {
     const p0 = node.parent;
-    if (p0 && ts.isExportSpecifier(p0)) return 'reference';
+    // `typeof X` in a type uses X's type, not its value.
+    if (p0 && (ts.isExportSpecifier(p0) || ts.isTypeQueryNode(p0))) return 'reference';
     if (p0 && ts.isBindingElement(p0)) return 'read';
     if (p0 && ts.isShorthandPropertyAssignment(p0)) return data ? (isWritten(p0) ? 'write' : 'read') : 'reference';
     const expr = (ts.isPropertyAccessExpression(p0) && p0.name === node) || (ts.isQualifiedName(p0) && p0.right === node) ? p0 : node;

@@ -1,0 +1,126 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isCodeShaped, segments } from '../linking/names.js';
+import type { SymbolRef } from '../model/symbolRef.js';
+import type { Db } from '../store/db.js';
+import { symbolIndexOf } from '../structural/lookup.js';
+import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
+import { literalOf, proseForms, valueForms, type Ties } from './reasons.js';
+import { symbolText, type CodeNote } from './sources/codeNotes.js';
+import { historyOfLines } from './sources/lineHistory.js';
+import { commitDocumentsBySha } from './store/documents.js';
+import { quote } from './text.js';
+import { addPassage, reached, type Anchor, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
+
+/*
+ * Reasons found outside the knowledge graph: the symbol's own doc comment and
+ * comments (and its class's doc comment), and the commits that last changed
+ * its lines (git blame); and the ties by which a sentence is tied to the
+ * symbol (its names as code and prose, its literal value, its file).
+ */
+
+// ---------------------------------------------------------------- ties and code
+
+/** The symbol's declaration and notes, read from its file; undefined when the file cannot be read. */
+export function readSymbolText(root: string, file: string, line: number, endLine: number, body: boolean): ReturnType<typeof symbolText> | undefined {
+  try {
+    const abs = path.join(root, file);
+    const stat = fs.statSync(abs);
+    if (stat.size > 4 * 1024 * 1024) return undefined;
+    return symbolText(fs.readFileSync(abs, 'utf8'), file, line, endLine, { body });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */
+export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declaration: string | undefined): Ties {
+  const segs = segments(target.qname);
+  const names = new Set<string>([target.qname]);
+  if (segs.length >= 2) names.add(segs.slice(-2).join('.'));
+  const phrases: string[][] = [];
+  if (isCodeShaped(target.name) || /[A-Z_]/.test(target.name) && target.name.length >= 5) names.add(target.name);
+  phrases.push(...proseForms(target.name));
+  if (segs.length >= 2) phrases.push(...proseForms(`${segs[segs.length - 2]}_${target.name}`));
+  const values: string[] = [];
+  const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;
+  if (lit) values.push(...valueForms(lit, target.name));
+  const base = path.posix.basename(target.path);
+  const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
+  const neighbours = scope.filter((s) => s.relation !== 'self').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
+  return { names: [...names], phrases, values, places, neighbours: [...new Set(neighbours)] };
+}
+
+export function noteTitle(note: CodeNote, qname: string, own: boolean): string {
+  const what = note.kind === 'docstring' ? 'doc comment' : note.tag ? `${note.tag} comment` : 'comment';
+  return `${what} ${own ? 'of' : 'on its class,'} ${qname}`;
+}
+
+/** The symbol's own notes and its class's, as sources. */
+export function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbol[], ranges: Ranges, docs: Map<number, Reached>, next: () => number): { declaration?: string } {
+  const index = ranges.get(target.sid);
+  const line = target.line;
+  const endLine = index?.endLine ?? target.line;
+  const own = readSymbolText(root, target.path, line, endLine, true);
+  const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
+    const id = next();
+    const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title: noteTitle(note, sym.qname, relation === 'self'), path: sym.path };
+    const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
+    r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
+    const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
+    r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
+    addPassage(r, { document, quote: quote(note.text.split('\n\n')[0]!, 280), ...invisibleIn(note.text.split('\n\n')[0]!), line: note.line });
+    docs.set(id, r);
+  };
+  for (const note of own?.notes ?? []) add(note, target, 'self');
+  const container = scope.find((s) => s.relation === 'container');
+  const c = container ? ranges.get(container.sid) : undefined;
+  if (container && c) {
+    const notes = readSymbolText(root, c.path, c.line, c.endLine, false);
+    for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
+  }
+  return own ? { declaration: own.declaration } : {};
+}
+
+export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
+
+/** Files and line ranges of these symbols, from the structural memory's index. */
+export async function rangesOf(db: Db, sids: readonly string[]): Promise<Ranges> {
+  const index = await symbolIndexOf(db);
+  const out = new Map<string, { path: string; line: number; endLine: number }>();
+  for (const sid of sids) {
+    const s = index.bySid.get(sid);
+    if (s) out.set(sid, { path: s.path, line: s.line, endLine: s.endLine });
+  }
+  return out;
+}
+
+/** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
+export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number }> {
+  const range = ranges.get(target.sid);
+  const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
+  const informative = commits.filter((c) => c.informative);
+  const stored = await commitDocumentsBySha(db, informative.map((c) => c.sha));
+  for (const c of informative.slice(0, 5)) {
+    const row = stored.get(c.sha);
+    const anchor: Anchor = { entity: `commit ${c.sha.slice(0, 7)}`, entityType: 'history', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `last changed ${c.lines} of its lines (git blame)${c.pr ? `; from ${c.pr}` : ''}` };
+    const existing = row ? docs.get(row.doc_id) : undefined;
+    if (existing) {
+      existing.tier = 'exact';
+      existing.relation = 'self';
+      existing.hops = 1;
+      delete existing.via;
+      existing.anchors.unshift(anchor);
+      existing.extractedBy.add('git blame');
+      continue;
+    }
+    const document: DocumentRef = row ? documentRef(row) : { id: next(), source: `git:${c.sha}`, kind: 'commit', title: c.message.split('\n')[0]!.slice(0, 200), ref: `commit ${c.sha.slice(0, 7)}` };
+    const r = reached(document, 'exact', 'self', ['git blame']);
+    r.anchors.push(anchor);
+    const body = c.message;
+    r.text = { body, threaded: true, cite: () => ({}) };
+    addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280), ...invisibleIn(body.split('\n')[0]!) });
+    docs.set(document.id, r);
+  }
+  return { commits: commits.length, informative: informative.length };
+}
