@@ -9,6 +9,7 @@ import {
   type Loc,
   type ReadyHint,
 } from '../core/structural/enrichment/types.js';
+import { serverCandidates } from './editorServers.js';
 
 /*
  * The CodeIntel port over the language servers VS Code is already running
@@ -51,16 +52,32 @@ function race<T>(p: Thenable<T>, signal: AbortSignal, what: string, timeoutMs = 
   });
 }
 
+/** One language family the editor may have a server for. */
+export interface EditorLanguage {
+  /** `typescript`, `python`, …: becomes the edges' source `vscode:<id>`. */
+  readonly id: string;
+  /** How a person names it: "TypeScript", "Python". */
+  readonly display: string;
+  /** The inventory's language ids it answers for. */
+  readonly languages: readonly string[];
+  /** VS Code's language ids for the same files (what extensions activate on). */
+  readonly vscodeLanguages: readonly string[];
+  /** An extension that provides one, for the message when none is installed. */
+  readonly suggestion: string;
+}
+
 export class CodeIntelBridge implements CodeIntel {
   readonly name: string;
+  readonly languages: readonly string[];
 
   constructor(
     private readonly root: string,
-    /** `typescript`, `python`, …: becomes the edges' source `vscode:<id>`. */
-    id: string,
-    readonly languages: readonly string[],
+    private readonly language: EditorLanguage,
+    /** Tenure's own extension id: it provides no definitions, whatever it activates on. */
+    private readonly selfId: string,
   ) {
-    this.name = `vscode:${id}`;
+    this.name = `vscode:${language.id}`;
+    this.languages = language.languages;
   }
 
   private uri(rel: string): vscode.Uri {
@@ -87,6 +104,13 @@ export class CodeIntelBridge implements CodeIntel {
    * probes until one has a definition (the inventory linked them across files).
    */
   async ready(signal: AbortSignal, hint: ReadyHint = {}): Promise<void> {
+    // Decided from the manifests, before any request: a missing server costs nothing, not a minute of waiting.
+    if (!serverCandidates(this.language.vscodeLanguages, vscode.extensions.all, this.selfId).length) {
+      throw new ResolverUnavailableError(
+        this.name,
+        `no ${this.language.display} language server in this editor (no installed extension provides ${this.language.display}; ${this.language.suggestion} does); ${this.language.display} edges keep their inventory tier.`,
+      );
+    }
     if (hint.file) await race(vscode.workspace.openTextDocument(this.uri(hint.file)), signal, 'openTextDocument', 30_000);
     const probes = hint.probes ?? [];
     if (!probes.length) return;
@@ -99,7 +123,7 @@ export class CodeIntelBridge implements CodeIntel {
       await new Promise((r) => setTimeout(r, 1000));
       if (signal.aborted) throw new Error('cancelled');
     }
-    throw new ResolverUnavailableError(this.name, `VS Code's ${this.languages.join('/')} language server did not load the project within 60 s (is its extension installed and enabled?); edges keep their inventory tier.`);
+    throw new ResolverUnavailableError(this.name, `VS Code's ${this.language.display} language server did not load the project within 60 s (is its extension enabled?); edges keep their inventory tier.`);
   }
 
   async definition(at: Loc, signal: AbortSignal): Promise<readonly CodeLocation[]> {
@@ -133,13 +157,22 @@ export class CodeIntelBridge implements CodeIntel {
   }
 }
 
+/** The languages VS Code ships a server for (TypeScript) or commonly has one for (Python). */
+export const EDITOR_LANGUAGES: readonly EditorLanguage[] = [
+  {
+    id: 'typescript',
+    display: 'TypeScript',
+    languages: ['typescript', 'tsx', 'javascript'],
+    vscodeLanguages: ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'],
+    suggestion: "VS Code's built-in TypeScript and JavaScript Language Features",
+  },
+  { id: 'python', display: 'Python', languages: ['python'], vscodeLanguages: ['python'], suggestion: 'the Python extension (Pylance or Pyright)' },
+];
+
 /** Bridges for the languages VS Code ships or commonly has servers for. */
-export function editorResolvers(root: string): CodeIntelResolver[] {
-  return [
-    // One request at a time: the editor's server also serves the user.
-    new CodeIntelResolver(new CodeIntelBridge(root, 'typescript', ['typescript', 'tsx', 'javascript']), { concurrency: 1 }),
-    new CodeIntelResolver(new CodeIntelBridge(root, 'python', ['python']), { concurrency: 1 }),
-  ];
+export function editorResolvers(root: string, selfId: string): CodeIntelResolver[] {
+  // One request at a time: the editor's server also serves the user.
+  return EDITOR_LANGUAGES.map((l) => new CodeIntelResolver(new CodeIntelBridge(root, l, selfId), { concurrency: 1 }));
 }
 
 /**

@@ -11,7 +11,7 @@ import { openWorkspace } from '../core/workspace.js';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { MemoryOptions } from '../core/episodic/options.js';
 import { BackgroundEnricher } from '../core/structural/enrichment/background.js';
-import { describeResolverReport } from '../core/structural/enrichment/enrich.js';
+import { describeResolverReport, resolutionStatus } from '../core/structural/enrichment/enrich.js';
 import { UserIdleGate, editorResolvers } from './codeIntelBridge.js';
 import { importGitHubOutcomes, registerEpisodeCapture, type EpisodeCaptureCore } from './episodeCapture.js';
 import { PlanDocuments, TEAM_PASSWORD_SECRET, registerCommands } from './commands.js';
@@ -23,7 +23,8 @@ import { Responsiveness, type ResponsivenessReport } from './responsiveness.js';
 import { Panels, type PanelReport } from './panels.js';
 import { ProgressNotification } from './progress.js';
 import { watchSourceFiles } from './fileEvents.js';
-import { StatusBar, describeCounts, type IndexState } from './statusBar.js';
+import { STATUS_MENU_COMMAND, StatusBar, describeCounts, type IndexState } from './statusBar.js';
+import type { ResolverState } from './statusText.js';
 import { KnowledgeView, RulesView, StatusView, TimelineView, VIEW_IDS, episodeMarkdown } from './views.js';
 
 /** How often Tenure checks whether another process (the CLI in a terminal, the MCP server) changed the database. */
@@ -57,6 +58,9 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
   readonly config = new Config();
   readonly log: vscode.LogOutputChannel;
   private readonly status: StatusBar;
+  /** Stops the running enrichment pass (the status bar menu's "Stop"); undefined while none runs. */
+  private cancelEnrichment: (() => void) | undefined;
+  private resolverStates: Readonly<Record<string, ResolverState>> = {};
   private readonly subscriptions: vscode.Disposable[] = [];
 
   /** The headless engine (src/core/session): workspace, indexer, change queue, enrichment. Created once a folder is open. */
@@ -164,6 +168,7 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     const version = (this.extension.extension.packageJSON as { version?: string }).version ?? '0.0.0';
     this.log.info(`Tenure ${version} in VS Code ${vscode.version}; workspace ${this._restricted ? 'restricted (tree-sitter only)' : 'trusted'}`);
     this.subscriptions.push(...registerCommands(this, this.plans));
+    this.subscriptions.push(vscode.commands.registerCommand(STATUS_MENU_COMMAND, () => this.statusMenu()));
     this.optional('editor CodeLens and hover', () => this.registerEditor());
     this.optional('sidebar views', () => this.registerViews());
     // Optional front doors: a failure here is logged and never stops indexing.
@@ -301,8 +306,8 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
    * the language servers VS Code already runs confirm, refute or add edges, so
    * tiers move from inferred to resolved. Never on the query path; waits while
    * the user types; one pass at a time; off in restricted mode (no language
-   * server for an untrusted folder). The first pass shows a cancellable
-   * notification once it has run for a few seconds.
+   * server for an untrusted folder). A pass shows its progress in the status
+   * bar, and the status bar's menu stops it.
    */
   /** Symbols just queried and files in view are confirmed first: they join the running pass, else start the next. */
   prioritizeEnrichment(p: { symbols?: readonly string[]; files?: readonly string[] }): void {
@@ -314,30 +319,45 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     if (this._restricted || !this.config.enrichmentEnabled || this.disposed) return undefined;
     const gate = new UserIdleGate();
     this.subscriptions.push(gate);
-    const enricher = new BackgroundEnricher(ws.db, editorResolvers(ws.root), {
+    const enricher = new BackgroundEnricher(ws.db, editorResolvers(ws.root, this.extension.extension.id), {
       root: ws.root,
       idle: () => gate.idle(),
       pauseMs: 25,
       debounceMs: 1500,
       log: (m) => this.log.debug(m),
-      onPass: ({ number, cancel }) => {
-        // The first pass (a whole workspace) gets a cancellable notification once it has run for a few seconds.
-        const notification = number === 1 ? new ProgressNotification('Tenure: confirming edges with the language servers', cancel, 4000) : undefined;
+      onPass: ({ cancel }) => {
+        // Progress in the status bar, stopped from its menu: no notification for work nobody asked for.
+        this.cancelEnrichment = cancel;
+        this.status.enrichmentStarted();
         const timed = this.responsiveness.begin('enrich');
         return {
-          progress: (p) => notification?.report(p.done, p.total),
+          progress: (p) => this.status.enrichmentProgress(p),
+          // Each language's share moves as soon as its server is done, not after the last one.
+          resolverEnd: (r) => {
+            this.log.info(`Enrichment ${describeResolverReport(r)}`);
+            this.resolverStates = { ...this.resolverStates, [r.source]: { state: r.state, languages: r.languages, ...(r.message ? { message: r.message } : {}) } };
+            this.status.setResolvers(this.resolverStates);
+            if (r.confirmed || r.refuted || r.added) void this.refreshContextKeys();
+          },
           end: (report) => {
-            notification?.done();
+            this.cancelEnrichment = undefined;
+            this.status.enrichmentEnded();
             timed();
-            for (const r of report?.resolvers ?? []) {
-              this.log.info(`Enrichment ${describeResolverReport(r)}`);
-            }
             if (!report || this.disposed) return;
             void this.session?.enrichmentEnded().catch((e: unknown) => this.log.warn(`Reading the index counts: ${errorMessage(e)}`));
           },
         };
       },
     });
+    void resolutionStatus(ws.db)
+      .then((saved) => {
+        // What the last session's passes said, until this one's resolvers report.
+        const states: Record<string, ResolverState> = {};
+        for (const [source, st] of Object.entries(saved)) states[source] = { state: st.state, languages: st.languages ?? [], ...(st.message ? { message: st.message } : {}) };
+        this.resolverStates = { ...states, ...this.resolverStates };
+        this.status.setResolvers(this.resolverStates);
+      })
+      .catch((e: unknown) => this.log.debug(`resolution status: ${errorMessage(e)}`));
     enricher.prioritize({ files: this.visibleFiles() });
     this.subscriptions.push(vscode.window.onDidChangeVisibleTextEditors(() => this.session?.prioritize({ files: this.visibleFiles() })));
     return enricher;
@@ -425,6 +445,25 @@ export class Ctx implements ToolHost, TenureApi, vscode.Disposable {
     } finally {
       notification.done();
     }
+  }
+
+  /** The status bar items' menu: stop what runs in the background, open the sidebar, re-index, the log. */
+  async statusMenu(): Promise<void> {
+    type Item = vscode.QuickPickItem & { run: () => unknown };
+    const items: Item[] = [];
+    const cancel = this.cancelEnrichment;
+    if (cancel) items.push({ label: '$(debug-stop) Stop confirming edges', description: 'this background pass; edges keep the tier they have', run: cancel });
+    if (this.state.kind === 'indexing' && this.session) {
+      const session = this.session;
+      items.push({ label: '$(debug-stop) Stop indexing', run: () => session.cancelReindex() });
+    }
+    items.push(
+      { label: '$(list-tree) Open the Tenure sidebar', run: () => vscode.commands.executeCommand('workbench.view.extension.tenure') },
+      { label: '$(refresh) Re-index the workspace', run: () => vscode.commands.executeCommand('tenure.reindex') },
+      { label: '$(output) Show the Tenure log', run: () => this.log.show() },
+    );
+    const pick = await vscode.window.showQuickPick(items, { title: 'Tenure', placeHolder: this.status.summary() });
+    await pick?.run();
   }
 
   /** What runTool passes to a catalog tool beside the workspace: trust and the episodic options from settings. */

@@ -3,6 +3,7 @@ import { knowledgeTotals } from '../core/knowledge/status.js';
 import { documentsNaming } from '../core/knowledge/store/links.js';
 import { ruleCountsByStatus } from '../core/procedural/store.js';
 import type { Db } from '../core/store/db.js';
+import type { EdgeTier } from '../core/model/tiers.js';
 import { LENS_KINDS, lensCounts, structuralTotals, symbolAt, type LensCounts } from '../core/structural/editorReads.js';
 
 /*
@@ -127,6 +128,8 @@ export interface MemoryTotals {
   readonly symbols: number;
   readonly edges: number;
   readonly edgesByTier: Record<string, number>;
+  /** By the language of each edge's site, then by tier (the status bar's "% resolved" per language). */
+  readonly edgesByLanguage: Readonly<Record<string, Readonly<Partial<Record<EdgeTier, number>>>>>;
   readonly documents: number;
   readonly communities: number;
   readonly episodes: number;
@@ -144,6 +147,7 @@ export async function memoryTotals(db: Db): Promise<MemoryTotals> {
     symbols: structural.symbols,
     edges: structural.edges,
     edgesByTier: structural.edgesByTier,
+    edgesByLanguage: structural.edgesByLanguage,
     documents: knowledge.documents,
     communities: knowledge.communities,
     episodes: episodes.episodes,

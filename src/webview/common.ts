@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import type { FromWebview, PanelState, ToWebview } from './protocol.js';
+import { TIER_PALETTE, TIER_STROKE, themeKindOf, type TierName } from './tierStyle.js';
 
 /*
  * What both panels share: the VS Code webview API, DOM helpers that never
@@ -124,4 +125,35 @@ export function actionButton(label: string, codicon: string, onClick: () => void
 
 export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
+}
+
+/** Sets the tiers' colours for the active theme kind (tierStyle.ts) as CSS variables on the body; chips, rows and the graph read them. */
+export function applyTierPalette(): void {
+  const kind = themeKindOf(document.body.getAttribute('data-vscode-theme-kind'), Array.from(document.body.classList));
+  for (const [tier, colour] of Object.entries(TIER_PALETTE[kind])) document.body.style.setProperty(`--tenure-tier-${tier}`, colour);
+  document.body.dataset['tenureThemeKind'] = kind;
+}
+
+/** A short sample of a tier's line (solid, double, dashed, dotted, dash-dot) in its colour, as the graph draws it. */
+export function tierLine(tier: TierName): SVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('class', `tier-line tier-${tier}`);
+  svg.setAttribute('width', '28');
+  svg.setAttribute('height', '10');
+  svg.setAttribute('aria-hidden', 'true');
+  const stroke = TIER_STROKE[tier];
+  const ys = stroke.style === 'double' ? [3, 7] : [5];
+  for (const y of ys) {
+    const line = document.createElementNS(ns, 'line');
+    line.setAttribute('x1', '1');
+    line.setAttribute('x2', '27');
+    line.setAttribute('y1', String(y));
+    line.setAttribute('y2', String(y));
+    line.setAttribute('stroke', 'currentColor');
+    line.setAttribute('stroke-width', stroke.style === 'double' ? '1.5' : '2');
+    if (stroke.dash.length) line.setAttribute('stroke-dasharray', stroke.dash.join(' '));
+    svg.appendChild(line);
+  }
+  return svg;
 }

@@ -5,22 +5,34 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import type { Dependent, WhatBreaksResult } from '../core/structural/impact/result.js';
-import { EDGE_TIERS, EDGE_TIER_INFO, actionButton, clear, h, icon, onMessage, post, siteLink, tierChip, vscode, x, type EdgeTierName } from './common.js';
+import type { WhatBreaksResult } from '../core/structural/impact/result.js';
+import { EDGE_TIERS, EDGE_TIER_INFO, actionButton, applyTierPalette, clear, h, icon, onMessage, post, siteLink, tierChip, tierLine, vscode, x } from './common.js';
+import { NODE_FONT_PX, filterRows, graphRows, groupRows, layoutGraph, rowsOf, type Bucket, type GroupBy, type HopGroup, type Row } from './impactModel.js';
 import type { ImpactView, PanelState } from './protocol.js';
+import { TIER_STROKE, type TierName } from './tierStyle.js';
 
 /*
- * The impact panel: what_breaks for one symbol as a graph and as a list,
- * every edge coloured by its tier (with its name and icon beside the colour),
- * the lower-bound sentence as a banner, filters by tier and depth, and
- * click-through to every call site. The list is the accessible form of the
- * graph: every node of the graph is a focusable row there.
+ * The impact panel: what_breaks for one symbol, readable at a thousand
+ * dependents. A one-line lower-bound banner (details folded), one line of
+ * tier toggles (hue, line style, word and count), a filter box, a layered
+ * graph of the top dependents with "show more", and the list as a tree:
+ * direct dependents first, then by hop, each hop by file or by tier, with
+ * generated code folded apart. Rows of a folded branch are drawn when it is
+ * opened, so a thousand dependents cost a few dozen elements at first. The
+ * tree is the accessible form of the graph: every node is a focusable row.
  */
 
 const root = document.getElementById('root')!;
 let state: PanelState = vscode.getState() ?? {};
 let current: ImpactView | undefined;
 let cy: cytoscape.Core | undefined;
+/** Branches the person opened or closed (by key), kept across re-renders of the same answer. */
+const opened = new Map<string, boolean>();
+let query = '';
+let graphLimit = 25;
+const GRAPH_STEP = 25;
+/** Rows drawn at once in one branch; "show N more" draws the next. */
+const BRANCH_PAGE = 100;
 
 function hidden(): Set<string> {
   return new Set(state.hiddenTiers ?? []);
@@ -31,123 +43,71 @@ function saveState(patch: Partial<PanelState>): void {
   vscode.setState(state);
 }
 
-/** The theme's colour for a tier: CSS custom properties resolved now, so the graph follows theme changes. */
 function tierColour(tier: string): string {
   const v = getComputedStyle(document.body).getPropertyValue(`--tenure-tier-${tier}`).trim();
   return v || '#888888';
 }
 
-function fg(): string {
-  return getComputedStyle(document.body).getPropertyValue('--vscode-editor-foreground').trim() || '#cccccc';
+function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 }
 
-interface Row {
-  readonly key: string;
-  readonly tier: string;
-  readonly label: string;
-  readonly detail: string;
-  readonly path: string;
-  readonly line: number;
-  readonly col: number;
-  readonly distance: number;
-  readonly via: string | null;
-  readonly group: 'dependent' | 'implementation' | 'dispatch' | 'dynamic';
-  readonly sites: number;
-  readonly candidates?: readonly { qname: string; path: string; line: number }[];
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
-const VERB: Record<string, string> = {
-  call: 'calls it',
-  instantiate: 'instantiates it',
-  reference: 'references it',
-  import: 'imports it',
-  extends: 'extends it',
-  implements: 'implements it',
-  overrides: 'overrides it',
-  member: 'uses a member',
-};
-
-function rowsOf(r: WhatBreaksResult): Row[] {
-  const rows: Row[] = [];
-  const dep = (d: Dependent, group: Row['group']): Row => ({
-    key: `${group}:${d.symbol.sid}:${d.kind}`,
-    tier: d.tier,
-    label: d.symbol.qname,
-    detail: `${VERB[d.kind] ?? d.kind} — ${d.provenance.reason}${d.provenance.source !== 'tree-sitter' ? ` (${d.provenance.source})` : ''}`,
-    path: d.sites[0]?.path ?? d.symbol.path,
-    line: d.sites[0]?.line ?? d.symbol.line,
-    col: d.sites[0]?.col ?? 0,
-    distance: d.distance,
-    via: d.distance > 1 ? d.via.name : null,
-    group,
-    sites: d.sites.length,
-    ...(d.candidates?.length ? { candidates: d.candidates } : {}),
-  });
-  for (const d of r.dependents) rows.push(dep(d, 'dependent'));
-  for (const d of r.implementers) rows.push(dep(d, 'implementation'));
-  for (const d of r.dispatches) {
-    rows.push({
-      key: `dispatch:${d.caller.sid}:${d.site.line}`,
-      tier: d.resolution === 'resolved' ? 'resolved' : d.tier === 'resolved' ? 'inferred' : d.tier,
-      label: d.caller.qname,
-      detail: `calls ${d.through.qname}, which may dispatch here (${d.resolution} dispatch)`,
-      path: d.site.path,
-      line: d.site.line,
-      col: d.site.col,
-      distance: 1,
-      via: null,
-      group: 'dispatch',
-      sites: 1,
-    });
+/** The banner's one line: the lower bound's first clause; the rest of the sentence folded under it. */
+function banner(r: WhatBreaksResult): HTMLElement {
+  const cut = r.summary.search(/[:;]/);
+  const head = cut > 0 ? `${r.summary.slice(0, cut)}.` : r.summary;
+  const details = h('details', { class: 'banner-details', id: 'banner-details' }, h('summary', {}, 'Details: by kind and tier, what else may reach it, what Tenure cannot see'));
+  const ul = h('ul', {});
+  for (const part of r.summary.slice(cut > 0 ? cut + 1 : r.summary.length).split(/;\s+/)) {
+    const text = part.trim().replace(/\.$/, '');
+    if (text) ul.appendChild(h('li', {}, text.charAt(0).toUpperCase() + text.slice(1)));
   }
-  for (const d of r.dynamicSites) {
-    rows.push({
-      key: `dynamic:${d.owner.sid}:${d.site.line}`,
-      tier: 'dynamic',
-      label: d.owner.qname,
-      detail: d.reason,
-      path: d.site.path,
-      line: d.site.line,
-      col: d.site.col,
-      distance: 1,
-      via: null,
-      group: 'dynamic',
-      sites: 1,
-    });
-  }
-  return rows;
+  details.appendChild(ul);
+  if (r.sources.length) details.appendChild(h('p', { class: 'fineprint' }, `Edges from: ${r.sources.join(', ')}.`));
+  return h('div', { class: 'lower-bound-banner', role: 'status', 'aria-live': 'polite', id: 'lower-bound' }, h('div', { class: 'banner-line' }, icon('warning'), ' ', h('strong', {}, 'Lower bound. '), head), details);
 }
 
 function render(view: ImpactView): void {
+  const t0 = performance.now();
+  if (current?.result !== view.result) {
+    opened.clear();
+    graphLimit = 25;
+  }
   current = view;
+  applyTierPalette();
   const r = view.result;
   const rows = rowsOf(r);
   const hide = hidden();
-  const visible = rows.filter((row) => !hide.has(row.tier));
+  const visible = filterRows(
+    rows.filter((row) => !hide.has(row.tier)),
+    query,
+  );
   clear(root);
 
-  const header = h(
-    'header',
-    { class: 'panel-header' },
-    h('h1', {}, icon('symbol-method'), ' What breaks if ', h('code', {}, r.target.qname), ' changes'),
-    h('div', { class: 'subtitle' }, `${r.target.kind} · `, siteLink(r.target.path, r.target.line), ` · depth ${r.depth}`),
+  root.appendChild(
+    h(
+      'header',
+      { class: 'panel-header' },
+      h('h1', {}, icon('symbol-method'), ' What breaks if ', h('code', {}, r.target.qname), ' changes'),
+      h('div', { class: 'subtitle' }, `${r.target.kind} · `, siteLink(r.target.path, r.target.line), ` · depth ${r.depth}`),
+    ),
   );
-  root.appendChild(header);
   if (view.restricted) {
     root.appendChild(
       h('div', { class: 'notice restricted', role: 'note' }, icon('shield'), ' Restricted mode: this workspace is not trusted, so Tenure reads the tree-sitter index only — no language server confirms these edges.'),
     );
   }
+  root.appendChild(banner(r));
 
-  root.appendChild(
-    h('div', { class: 'lower-bound-banner', role: 'status', 'aria-live': 'polite', id: 'lower-bound' }, icon('warning'), ' ', h('strong', {}, 'Lower bound. '), r.summary),
-  );
-
-  // Legend and tier filters in one: each tier's colour, icon, name, meaning, count and a checkbox.
-  const legend = h('fieldset', { class: 'legend', id: 'legend' }, h('legend', {}, 'Tiers — how far to trust each edge (uncheck to hide)'));
+  // Legend and tier filters in one line: each tier's line style, colour, icon, name and count; a checkbox hides it. Meanings folded.
+  const legend = h('fieldset', { class: 'legend', id: 'legend' }, h('legend', {}, 'Tiers (uncheck to hide)'));
   for (const tier of EDGE_TIERS) {
     const count = rows.filter((row) => row.tier === tier).length;
-    const box = x('vscode-checkbox', { checked: !hide.has(tier), label: `${tier} (${count})`, 'data-tier': tier, class: 'tier-filter' });
+    const box = x('vscode-checkbox', { checked: !hide.has(tier), label: `${tier} (${count.toLocaleString('en-US')})`, 'data-tier': tier, class: 'tier-filter', title: `${tier}: ${EDGE_TIER_INFO[tier].meaning}; drawn as a ${TIER_STROKE[tier].words}` });
     box.addEventListener('change', () => {
       const set = hidden();
       if ((box as unknown as { checked: boolean }).checked) set.delete(tier);
@@ -155,16 +115,12 @@ function render(view: ImpactView): void {
       saveState({ hiddenTiers: [...set] });
       if (current) render(current);
     });
-    legend.appendChild(
-      h(
-        'div',
-        { class: `legend-item tier-${tier}`, 'data-tier': tier },
-        h('span', { class: `swatch tier-${tier}`, 'aria-hidden': 'true' }),
-        box,
-        h('span', { class: 'meaning' }, icon(EDGE_TIER_INFO[tier].icon), ' ', EDGE_TIER_INFO[tier].meaning),
-      ),
-    );
+    legend.appendChild(h('div', { class: `legend-item tier-${tier}`, 'data-tier': tier }, tierLine(tier), icon(EDGE_TIER_INFO[tier].icon), box));
   }
+  const meanings = h('details', { class: 'legend-meanings' }, h('summary', {}, 'What the tiers mean'));
+  const dl = h('ul', {});
+  for (const tier of EDGE_TIERS) dl.appendChild(h('li', { class: `tier-${tier}` }, tierChip(tier), ` ${EDGE_TIER_INFO[tier].meaning} (${TIER_STROKE[tier].words})`));
+  meanings.appendChild(dl);
 
   const depthSelect = x('vscode-single-select', { id: 'depth', 'aria-label': 'Depth: hops of dependents to follow' });
   for (let d = 1; d <= 6; d++) depthSelect.appendChild(x('vscode-option', { value: String(d), selected: d === r.depth }, `${d} hop${d === 1 ? '' : 's'}`));
@@ -175,67 +131,212 @@ function render(view: ImpactView): void {
       post({ type: 'setDepth', depth });
     }
   });
-  const controls = h(
-    'div',
-    { class: 'controls' },
-    h('label', { for: 'depth' }, 'Depth '),
-    depthSelect,
-    actionButton('Why is this?', 'question', () => post({ type: 'showWhy', symbol: r.target.sid }), true),
-  );
-  root.appendChild(h('section', { class: 'filters' }, controls, legend));
-
-  // The graph: target in the middle of a breadth-first layout, coloured edges; aria-hidden because the list below says the same.
-  const graphBox = h('div', { id: 'graph', class: 'graph', 'aria-hidden': 'true' });
-  root.appendChild(graphBox);
-
-  const list = h('section', { class: 'impact-list', 'aria-label': 'Dependents by tier' });
-  const groups: [Row['group'], string][] = [
-    ['dependent', 'Dependents'],
-    ['implementation', 'Implementations and overrides'],
-    ['dispatch', 'Calls through a base method (dispatch)'],
-    ['dynamic', 'Dynamic sites that may reach it'],
-  ];
-  for (const [group, title] of groups) {
-    const inGroup = visible.filter((row) => row.group === group);
-    if (!inGroup.length) continue;
-    list.appendChild(h('h2', {}, `${title} (${inGroup.length})`));
-    for (const tier of EDGE_TIERS) {
-      const ofTier = inGroup.filter((row) => row.tier === tier);
-      if (!ofTier.length) continue;
-      const ul = h('ul', { class: `rows tier-${tier}`, 'aria-label': `${tier}: ${EDGE_TIER_INFO[tier].meaning}` });
-      for (const row of ofTier) ul.appendChild(rowItem(row));
-      list.appendChild(ul);
+  const groupBy: GroupBy = state.groupBy === 'tier' ? 'tier' : 'file';
+  const groupSelect = x('vscode-single-select', { id: 'group-by', 'aria-label': 'Group each hop by file or by tier' });
+  for (const g of ['file', 'tier'] as const) groupSelect.appendChild(x('vscode-option', { value: g, selected: g === groupBy }, `by ${g}`));
+  groupSelect.addEventListener('change', () => {
+    const g = (groupSelect as unknown as { value: string }).value === 'tier' ? 'tier' : 'file';
+    if (g !== groupBy) {
+      saveState({ groupBy: g });
+      opened.clear();
+      if (current) render(current);
     }
-  }
-  if (!visible.length) {
-    list.appendChild(
-      h('p', { class: 'empty' }, rows.length ? 'Every tier is hidden by the filters above.' : `No dependent of ${r.target.qname} is in the index. That is a lower bound too: read the "not seen" list in the banner.`),
-    );
-  }
-  root.appendChild(list);
-  drawGraph(graphBox, r, visible);
-  post({
-    type: 'rendered',
-    view: 'impact',
-    stats: { rows: visible.length, nodes: cy?.nodes().length ?? 0, ...Object.fromEntries(EDGE_TIERS.map((t) => [t, rows.filter((row) => row.tier === t).length])) },
   });
+  const filter = h('input', { id: 'filter', type: 'search', class: 'filter', placeholder: 'Filter by name, file or reason', 'aria-label': 'Filter dependents by name, file or reason', value: query });
+  let timer: number | undefined;
+  filter.addEventListener('input', () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => {
+      query = (filter as HTMLInputElement).value;
+      if (current) {
+        renderBody(current.result, rows, filterRows(rows.filter((row) => !hidden().has(row.tier)), query), groupBy)();
+      }
+    }, 120);
+  });
+  root.appendChild(
+    h(
+      'section',
+      { class: 'filters' },
+      h(
+        'div',
+        { class: 'controls' },
+        filter,
+        h('label', { for: 'depth' }, 'Depth'),
+        depthSelect,
+        h('label', { for: 'group-by' }, 'Group'),
+        groupSelect,
+        actionButton('Why is this?', 'question', () => post({ type: 'showWhy', symbol: r.target.sid }), true),
+      ),
+      legend,
+      meanings,
+    ),
+  );
+  root.appendChild(h('div', { id: 'body' }));
+  const drawGraphNow = renderBody(r, rows, visible, groupBy);
+  // The banner and the tree are on screen first; the graph is drawn in the next task (it is the costlier part).
+  const renderMs = Math.round(performance.now() - t0);
+  const view0 = current;
+  setTimeout(() => {
+    if (current !== view0) return;
+    const g0 = performance.now();
+    drawGraphNow();
+    const graphMs = Math.round(performance.now() - g0);
+    // For the e2e test, which reads the page as a person sees it.
+    Object.assign(document.body.dataset, { renderMs: String(renderMs), graphMs: String(graphMs), rows: String(visible.length), nodes: String(cy?.nodes().length ?? 0) });
+    post({
+      type: 'rendered',
+      view: 'impact',
+      stats: {
+        rows: visible.length,
+        nodes: cy?.nodes().length ?? 0,
+        domRows: root.querySelectorAll('li.row').length,
+        renderMs,
+        graphMs,
+        ...Object.fromEntries(EDGE_TIERS.map((t) => [t, rows.filter((row) => row.tier === t).length])),
+      },
+    });
+  }, 0);
 }
 
-function rowItem(row: Row): HTMLElement {
+/** The graph and the tree for the rows that pass the filters (redrawn alone when the filter changes). */
+/** Returns the function that draws the graph, for the caller to run when the tree is on screen. */
+function renderBody(r: WhatBreaksResult, all: readonly Row[], visible: readonly Row[], groupBy: GroupBy): () => void {
+  const body = document.getElementById('body')!;
+  clear(body);
+  const graphHead = h('div', { class: 'graph-head' }, h('span', { id: 'graph-count' }));
+  body.appendChild(graphHead);
+  // aria-hidden: the tree below says the same, row by row.
+  const graphBox = h('div', { id: 'graph', class: 'graph', 'aria-hidden': 'true' });
+  body.appendChild(graphBox);
+  // "Show more" redraws the graph alone; the tree stays as the person left it.
+  const drawTop = () => {
+    const inGraph = graphRows(visible, graphLimit);
+    clear(graphHead);
+    graphHead.appendChild(h('span', { id: 'graph-count' }, `Graph: ${plural(inGraph.length, 'dependent')} of ${visible.length.toLocaleString('en-US')}`, visible.some((v) => v.generated) && inGraph.length < visible.length ? ' (hand-written code first; generated code joins last)' : ''));
+    if (inGraph.length < visible.length) {
+      const more = actionButton(`Show ${Math.min(GRAPH_STEP, visible.length - inGraph.length)} more`, 'add', () => {
+        graphLimit += GRAPH_STEP;
+        drawTop();
+      }, true);
+      more.id = 'graph-more';
+      graphHead.appendChild(more);
+    }
+    drawGraph(graphBox, r, inGraph);
+  };
+
+  const list = h('section', { class: 'impact-list', 'aria-label': 'Dependents, direct first, then by hop' });
+  const groups = groupRows(visible, groupBy);
+  const filtering = query.trim().length > 0;
+  for (const g of groups) list.appendChild(hopBranch(g, filtering));
+  if (!visible.length) {
+    list.appendChild(
+      h(
+        'p',
+        { class: 'empty' },
+        all.length ? (filtering ? `No dependent matches “${query}”.` : 'Every tier is hidden by the filters above.') : `No dependent of ${r.target.qname} is in the index. That is a lower bound too: read the banner's details.`,
+      ),
+    );
+  }
+  body.appendChild(list);
+  return drawTop;
+}
+
+/** A <details> whose content is built the first time it opens. */
+function branch(key: string, summary: (Node | string)[], openByDefault: boolean, fill: (into: HTMLElement) => void, cls = ''): HTMLElement {
+  const open = opened.get(key) ?? openByDefault;
+  const d = h('details', { class: `branch ${cls}`, 'data-key': key, ...(open ? { open: true } : {}) }, h('summary', {}, ...summary));
+  let filled = false;
+  const ensure = () => {
+    if (filled) return;
+    filled = true;
+    fill(d);
+  };
+  if (open) ensure();
+  d.addEventListener('toggle', () => {
+    opened.set(key, d.open);
+    if (d.open) ensure();
+  });
+  return d;
+}
+
+function tierCounts(rows: readonly Row[]): HTMLElement {
+  const span = h('span', { class: 'tier-counts' });
+  for (const t of EDGE_TIERS) {
+    const n = rows.filter((r) => r.tier === t).length;
+    if (n) span.appendChild(h('span', { class: `count tier-${t}`, title: `${n} ${t}` }, icon(EDGE_TIER_INFO[t].icon), ` ${n.toLocaleString('en-US')}`));
+  }
+  return span;
+}
+
+function hopBranch(g: HopGroup, filtering: boolean): HTMLElement {
+  const all = [...g.buckets.flatMap((b) => b.rows), ...g.generated.flatMap((b) => b.rows)];
+  const head = [h('span', { class: 'hop-title' }, `${g.title} (${g.count.toLocaleString('en-US')})`), ' ', tierCounts(all)];
+  return branch(
+    g.key,
+    head,
+    g.distance === 1 || filtering,
+    (into) => {
+      const hand = g.buckets.reduce((a, b) => a + b.rows.length, 0);
+      // A short hop is listed flat in its buckets, opened; a long one shows its buckets folded, largest first.
+      const openBuckets = filtering || hand <= 40;
+      for (const b of g.buckets) into.appendChild(bucketBranch(b, openBuckets));
+      if (g.generatedCount) {
+        into.appendChild(
+          branch(
+            `${g.key}:generated`,
+            [icon('gear'), ` Generated code (${plural(g.generatedCount, 'dependent')} in ${plural(g.generated.length, g.generated[0]?.tier ? 'tier' : 'file')}) — folded`],
+            false,
+            (inner) => {
+              for (const b of g.generated) inner.appendChild(bucketBranch(b, filtering));
+            },
+            'generated',
+          ),
+        );
+      }
+    },
+    'hop',
+  );
+}
+
+function bucketBranch(b: Bucket, open: boolean): HTMLElement {
+  const title = b.tier ? [tierChip(b.tier), ` (${b.rows.length.toLocaleString('en-US')})`] : [icon('file'), ' ', h('span', { class: 'bucket-file' }, b.title), ` (${b.rows.length.toLocaleString('en-US')}) `, tierCounts(b.rows)];
+  return branch(b.key, title, open, (into) => {
+    const ul = h('ul', { class: 'rows', role: 'list' });
+    into.appendChild(ul);
+    const page = (from: number) => {
+      for (const row of b.rows.slice(from, from + BRANCH_PAGE)) ul.appendChild(rowItem(row, !!b.tier));
+      const rest = b.rows.length - from - BRANCH_PAGE;
+      if (rest > 0) {
+        const more = actionButton(`Show ${Math.min(rest, BRANCH_PAGE)} more of ${rest.toLocaleString('en-US')}`, 'add', () => {
+          more.remove();
+          page(from + BRANCH_PAGE);
+        }, true);
+        into.appendChild(more);
+      }
+    };
+    page(0);
+  }, 'bucket');
+}
+
+function rowItem(row: Row, showPath: boolean): HTMLElement {
   const li = h('li', { class: `row tier-${row.tier}`, 'data-tier': row.tier, 'data-key': row.key });
+  const where = showPath ? `${row.path}:${row.line}` : `line ${row.line}`;
   const open = h(
     'button',
-    { class: 'row-main', title: `Open ${row.path}:${row.line}`, 'aria-label': `${row.label}, ${row.tier}, ${row.detail}, at ${row.path} line ${row.line}` },
+    { class: 'row-main', title: `Open ${row.path}:${row.line}`, 'aria-label': `${row.label}, ${row.tier}, ${row.verb}, at ${row.path} line ${row.line}` },
     tierChip(row.tier),
     ' ',
     h('span', { class: 'qname' }, row.label),
     ' ',
-    h('span', { class: 'where' }, `${row.path}:${row.line}${row.sites > 1 ? ` (+${row.sites - 1} sites)` : ''}`),
-    row.via ? h('span', { class: 'via' }, ` · ${row.distance} hops, via ${row.via}`) : null,
+    h('span', { class: 'verb' }, row.verb),
+    ' ',
+    h('span', { class: 'where' }, `${where}${row.sites > 1 ? ` (+${row.sites - 1} sites)` : ''}`),
+    row.via ? h('span', { class: 'via' }, ` · via ${row.via}`) : null,
   );
   open.addEventListener('click', () => post({ type: 'open', path: row.path, line: row.line, col: row.col }));
   li.appendChild(open);
-  li.appendChild(h('div', { class: 'detail' }, row.detail));
+  // Why the edge is believed: folded, one line.
+  li.appendChild(h('details', { class: 'detail' }, h('summary', {}, 'why'), `${row.reason}${row.source !== 'tree-sitter' ? ` (${row.source})` : ''}`));
   if (row.candidates?.length) {
     const cands = h('ul', { class: 'candidates', 'aria-label': 'every candidate; none is chosen' });
     for (const c of row.candidates) cands.appendChild(h('li', {}, icon('question'), ' ', siteLink(c.path, c.line, undefined, `${c.qname} — ${c.path}:${c.line}`)));
@@ -252,57 +353,67 @@ function drawGraph(container: HTMLElement, r: WhatBreaksResult, rows: readonly R
     container.classList.add('empty');
     return;
   }
-  const elements: cytoscape.ElementDefinition[] = [{ data: { id: 'target', label: r.target.qname, tier: 'target' } }];
-  const nodeIds = new Map<string, string>([[r.target.sid, 'target'], [r.target.name, 'target']]);
-  let n = 0;
-  const nodeFor = (label: string): string => {
-    const existing = nodeIds.get(label);
-    if (existing) return existing;
-    const id = `n${n++}`;
-    nodeIds.set(label, id);
-    elements.push({ data: { id, label } });
-    return id;
-  };
-  const byName = new Map<string, string>();
-  for (const row of rows) byName.set(row.label.split('.').pop() ?? row.label, row.label);
-  for (const row of rows) {
-    const src = nodeFor(row.label);
-    const via = row.via ? (byName.get(row.via) ?? row.via) : null;
-    const dst = via && nodeIds.has(via) ? nodeIds.get(via)! : 'target';
-    elements.push({ data: { id: `e${n++}`, source: src, target: dst, tier: row.tier, path: row.path, line: row.line } });
-    const node = elements.find((e) => e.data.id === src)!;
-    node.data['distance'] = Math.min((node.data['distance'] as number | undefined) ?? 99, row.distance);
-    node.data['tier'] ??= row.tier;
-    node.data['path'] ??= row.path;
-    node.data['line'] ??= row.line;
-  }
+  const laid = layoutGraph(r.target.qname, rows);
+  // As tall as the layers need, within bounds; past that the graph pans and zooms.
+  container.style.height = `${Math.max(180, Math.min(520, laid.height + 16))}px`;
+  const fg = cssVar('--vscode-editor-foreground', '#cccccc');
+  const bg = cssVar('--vscode-editor-background', '#1e1e1e');
+  const hc = document.body.classList.contains('vscode-high-contrast') || document.body.classList.contains('vscode-high-contrast-light');
+  const elements: cytoscape.ElementDefinition[] = [
+    ...laid.nodes.map((n) => ({ data: { id: n.id, label: n.label, tier: n.tier, w: n.width, h: n.height, ...(n.row ? { path: n.row.path, line: n.row.line } : { path: r.target.path, line: r.target.line }) }, position: { x: n.x, y: n.y } })),
+    ...laid.edges.map((e) => ({ data: { id: e.id, source: e.source, target: e.target, tier: e.tier } })),
+  ];
   const style: cytoscape.StylesheetJson = [
-    { selector: 'node', style: { label: 'data(label)', color: fg(), 'font-size': 10, 'text-valign': 'bottom', 'text-margin-y': 3, 'text-wrap': 'wrap', 'text-max-width': '110px', width: 12, height: 12, 'background-color': '#888' } },
-    { selector: 'node[tier = "target"]', style: { shape: 'diamond', width: 22, height: 22, 'background-color': fg(), 'font-weight': 'bold' } },
-    { selector: 'edge', style: { width: 2, 'curve-style': 'bezier', 'target-arrow-shape': 'triangle', 'arrow-scale': 0.9 } },
-    ...EDGE_TIERS.flatMap((t: EdgeTierName) => [
-      { selector: `node[tier = "${t}"]`, style: { 'background-color': tierColour(t) } },
-      { selector: `edge[tier = "${t}"]`, style: { 'line-color': tierColour(t), 'target-arrow-color': tierColour(t), 'line-style': t === 'dynamic' || t === 'ambiguous' ? 'dashed' : 'solid' } },
+    {
+      selector: 'node',
+      style: {
+        label: 'data(label)',
+        shape: 'round-rectangle',
+        width: 'data(w)',
+        height: 'data(h)',
+        color: fg,
+        'font-size': NODE_FONT_PX,
+        'text-valign': 'center',
+        'text-halign': 'center',
+        'background-color': bg,
+        'border-width': hc ? 2 : 1,
+        'border-color': fg,
+      },
+    },
+    { selector: 'node[tier = "target"]', style: { 'font-weight': 'bold', 'border-width': 3 } },
+    { selector: 'edge', style: { width: hc ? 3 : 2, 'curve-style': 'bezier', 'target-arrow-shape': 'triangle', 'arrow-scale': 0.9 } },
+    ...EDGE_TIERS.flatMap((t: TierName) => [
+      { selector: `node[tier = "${t}"]`, style: { 'border-color': tierColour(t) } },
+      {
+        selector: `edge[tier = "${t}"]`,
+        style: {
+          'line-color': tierColour(t),
+          'target-arrow-color': tierColour(t),
+          'line-style': TIER_STROKE[t].style,
+          ...(TIER_STROKE[t].dash.length ? { 'line-dash-pattern': [...TIER_STROKE[t].dash] } : {}),
+          ...(TIER_STROKE[t].style === 'double' ? { width: hc ? 5 : 4 } : {}),
+        },
+      },
     ]),
   ] as cytoscape.StylesheetJson;
   cy = cytoscape({
     container,
     elements,
     style,
-    // The target in the middle, direct dependents on the first ring, farther ones outside: labels spread around instead of piling up in one row.
-    layout: {
-      name: 'concentric',
-      concentric: (n: cytoscape.NodeSingular) => (n.id() === 'target' ? 100 : 100 - Number(n.data('distance') ?? 1)),
-      levelWidth: () => 1,
-      minNodeSpacing: 36,
-      padding: 16,
-      animate: false,
-    } as cytoscape.LayoutOptions,
+    layout: { name: 'preset', fit: true, padding: 8 } as cytoscape.LayoutOptions,
+    minZoom: 0.2,
+    maxZoom: 2,
     userZoomingEnabled: true,
     boxSelectionEnabled: false,
     autoungrabify: true,
     wheelSensitivity: 0.3,
   });
+  // Labels stay readable: never zoomed out below 80 % to fit; the rest is a pan away (the target's layer first).
+  if (cy.zoom() < 0.8) {
+    cy.zoom(0.8);
+    const t = cy.getElementById('target');
+    cy.pan({ x: container.clientWidth - 24 - (t.position('x') + t.width() / 2) * 0.8, y: 8 - (laid.nodes.reduce((m, n) => Math.min(m, n.y - n.height / 2), Infinity)) * 0.8 });
+  }
   cy.on('tap', 'node, edge', (evt) => {
     const d = evt.target.data() as { path?: string; line?: number };
     if (d.path && d.line) post({ type: 'open', path: d.path, line: d.line });
@@ -319,7 +430,7 @@ function showError(message: string): void {
   root.appendChild(h('div', { class: 'notice error', role: 'alert' }, icon('error'), ' ', message));
 }
 
-// Re-colour the graph when the theme changes (VS Code swaps the body's classes).
+// Re-colour when the theme changes (VS Code swaps the body's classes).
 new MutationObserver(() => {
   if (current) render(current);
 }).observe(document.body, { attributes: true, attributeFilter: ['class'] });

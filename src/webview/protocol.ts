@@ -62,10 +62,13 @@ export interface PanelState {
   readonly symbol?: string;
   readonly depth?: number;
   readonly hiddenTiers?: readonly string[];
+  /** The impact tree groups each hop by file (default) or by tier. */
+  readonly groupBy?: 'file' | 'tier';
 }
 
 export const PanelStateSchema = z.object({
   symbol: z.string().min(1).max(2000).optional(),
   depth: z.number().int().min(1).max(6).optional(),
   hiddenTiers: z.array(z.string().max(20)).max(10).optional(),
+  groupBy: z.enum(['file', 'tier']).optional(),
 });

@@ -4,8 +4,9 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import type { HistoryEntry } from '../core/episodic/history.js';
 import type { Quotation } from '../core/knowledge/quotes.js';
 import type { WhyItem } from '../core/knowledge/why.js';
-import { EDGE_TIERS, actionButton, clear, h, icon, onMessage, post, siteLink, tierChip, urlLink, vscode } from './common.js';
+import { EDGE_TIERS, actionButton, applyTierPalette, clear, h, icon, onMessage, post, siteLink, tierChip, urlLink, vscode } from './common.js';
 import type { MemoryPart, PanelState, WhyView } from './protocol.js';
+import { answerOf, conclusionWords, sharedRationales } from './whyModel.js';
 
 /*
  * "Why is this?": the composed answer for one symbol. Four sections, one per
@@ -68,10 +69,12 @@ function documentLink(item: WhyItem): HTMLElement {
 function knowledgeBody(view: WhyView): Node[] {
   const r = view.knowledge.data;
   if (!r || (!r.items.length && !r.constraints.length)) return [];
+  const answer = answerOf(r);
   const out: Node[] = [h('p', { class: 'summary' }, r.summary)];
   const list = h('ul', { class: 'why-items' });
   for (const item of r.items) {
-    const anchor = item.anchors[0];
+    // The answer's quote is already at the top: not again here.
+    const excerpts = item.excerpts.filter((q) => !(answer && q.quote === answer.quote.quote && q.document.path === answer.quote.document.path));
     list.appendChild(
       h(
         'li',
@@ -84,24 +87,52 @@ function knowledgeBody(view: WhyView): Node[] {
           documentLink(item),
           ' ',
           tierChip(item.tier, 'link'),
+          item.about ? h('span', { class: 'via' }, ` about ${item.about.qname}`) : null,
           item.hops === 2 && item.via ? h('span', { class: 'via' }, ` reached through ${item.via}`) : null,
         ),
-        anchor ? h('div', { class: 'detail' }, `“${anchor.entity}” → ${anchor.symbol.qname} (${anchor.relation}) — ${anchor.reason}`) : null,
-        ...item.excerpts.slice(0, 2).map(quoteBlock),
+        excerpts.length ? h('details', { class: 'evidence-fold' }, h('summary', {}, excerpts.length === 1 ? 'quoted passage' : `${excerpts.length} quoted passages`), ...excerpts.slice(0, 3).map(quoteBlock)) : null,
       ),
     );
   }
   out.push(list);
+  // How each document is tied to the symbol: each rationale once, with the documents it ties.
+  const rationales = sharedRationales(r.items);
+  if (rationales.length) {
+    const ul = h('ul', { class: 'rationales' });
+    for (const x of rationales) ul.appendChild(h('li', {}, x.text, h('span', { class: 'via' }, ` — ${x.documents.join(', ')}`)));
+    out.push(h('details', { class: 'evidence-fold', id: 'rationales' }, h('summary', {}, `How these documents are tied to ${r.target.name} (${rationales.length === 1 ? 'one link' : `${rationales.length} links`})`), ul));
+  }
   if (r.constraints.length) {
     out.push(h('h3', {}, icon('lock'), ' Constraints around it'));
     const ul = h('ul', { class: 'constraints' });
     for (const c of r.constraints) {
-      ul.appendChild(h('li', { class: 'constraint', 'data-tier': c.tier }, h('div', { class: 'item-head' }, h('strong', {}, c.name), ' ', tierChip(c.tier, 'link'), h('span', { class: 'via' }, ` via ${c.via.join(', ')}`)), ...c.sources.slice(0, 1).map(quoteBlock)));
+      ul.appendChild(
+        h(
+          'li',
+          { class: 'constraint', 'data-tier': c.tier },
+          h('div', { class: 'item-head' }, h('strong', {}, c.name), ' ', tierChip(c.tier, 'link'), h('span', { class: 'via' }, ` via ${c.via.join(', ')}`)),
+          c.sources.length ? h('details', { class: 'evidence-fold' }, h('summary', {}, 'quoted passage'), ...c.sources.slice(0, 1).map(quoteBlock)) : null,
+        ),
+      );
     }
     out.push(ul);
   }
   out.push(h('p', { class: 'fineprint' }, 'Quoted text is the team’s words with its source: evidence to weigh, never instructions to follow.'));
   return out;
+}
+
+/** The answer first: the recorded reason, quoted, with its source and tier; the memories' evidence below. */
+function answerBlock(view: WhyView): HTMLElement {
+  const a = answerOf(view.knowledge.data);
+  if (!a) {
+    return h('section', { class: 'answer answer-none', id: 'answer', 'aria-label': 'The answer' }, h('h2', {}, icon('comment'), ' The reason'), h('p', { class: 'empty' }, view.knowledge.hint ?? `No recorded reason names ${view.target.qname}. What is known is below, by memory.`));
+  }
+  return h(
+    'section',
+    { class: 'answer', id: 'answer', 'aria-label': 'The answer' },
+    h('h2', {}, icon('comment'), ' The reason', ' ', h('span', { class: 'memory-label' }, `— ${a.category}, `), tierChip(a.tier, 'link'), a.about !== view.target.qname ? h('span', { class: 'via' }, ` about ${a.about}`) : null),
+    quoteBlock(a.quote),
+  );
 }
 
 const OUTCOME_ICON: Record<string, string> = { success: 'pass', failure: 'error', rejected: 'circle-slash', cancelled: 'debug-stop', recorded: 'record' };
@@ -122,18 +153,20 @@ function episodeItem(e: HistoryEntry): HTMLElement {
     ),
   );
   li.appendChild(h('div', { class: 'detail' }, `#${e.episode.id} — touched ${e.link.relation === 'self' ? 'the symbol itself' : `${e.link.relation} ${e.link.qname ?? e.link.path}${e.link.edgeTier ? ` (${e.link.edgeTier} edge)` : ''}`}${e.episode.intent ? ` · intent: ${e.episode.intent}` : ''}`));
-  if (o.evidence) li.appendChild(h('pre', { class: 'evidence' }, o.evidence));
-  for (const t of o.failingTests.slice(0, 5)) li.appendChild(h('div', { class: 'failing-test' }, icon('error'), ` ${t.suite ? `${t.suite} › ` : ''}${t.name}${t.message ? ` — ${t.message.split('\n')[0]}` : ''}`));
-  for (const c of e.conclusions) {
+  // The build system's own words, folded under the outcome.
+  if (o.evidence || o.failingTests.length) {
     li.appendChild(
       h(
-        'div',
-        { class: `conclusion author-${c.authorKind}` },
-        icon('lightbulb'),
-        ` ${c.authorKind === 'agent' ? 'the agent’s own conclusion' : `${c.author}’s note`}, NOT an outcome — confidence ${c.confidence.initial.toFixed(2)} → ${c.confidence.now.toFixed(2)} after ${c.age}: `,
-        h('q', {}, c.text),
+        'details',
+        { class: 'evidence-fold' },
+        h('summary', {}, o.failingTests.length ? `evidence: ${o.failingTests.length} failing test${o.failingTests.length === 1 ? '' : 's'}` : 'evidence'),
+        o.evidence ? h('pre', { class: 'evidence' }, o.evidence) : null,
+        ...o.failingTests.slice(0, 5).map((t) => h('div', { class: 'failing-test' }, icon('error'), ` ${t.suite ? `${t.suite} › ` : ''}${t.name}${t.message ? ` — ${t.message.split('\n')[0]}` : ''}`)),
       ),
     );
+  }
+  for (const c of e.conclusions) {
+    li.appendChild(h('div', { class: `conclusion author-${c.authorKind}` }, icon('lightbulb'), ` ${conclusionWords(c)}: `, h('q', {}, c.text)));
   }
   if (e.drift.stale) li.appendChild(h('div', { class: 'notice' }, icon('warning'), ' The code it touched has changed a lot since.'));
   return li;
@@ -164,21 +197,30 @@ function proceduralBody(view: WhyView): Node[] {
 function structuralBody(view: WhyView): Node[] {
   const r = view.structural.data;
   if (!r) return [];
-  const out: Node[] = [h('div', { class: 'lower-bound-banner', role: 'note' }, icon('warning'), ' ', h('strong', {}, 'Lower bound. '), r.summary)];
+  const cut = r.summary.search(/[:;]/);
+  const head = cut > 0 ? `${r.summary.slice(0, cut)}.` : r.summary;
+  const out: Node[] = [h('div', { class: 'lower-bound-banner', role: 'note' }, icon('warning'), ' ', h('strong', {}, 'Lower bound. '), head)];
   const ul = h('ul', { class: 'rows' });
+  let shown = 0;
   for (const tier of EDGE_TIERS) {
     for (const d of r.dependents.filter((x) => x.tier === tier).slice(0, 8)) {
       const site = d.sites[0];
+      shown++;
       ul.appendChild(h('li', { class: `row tier-${tier}`, 'data-tier': tier }, tierChip(tier), ' ', h('span', { class: 'qname' }, d.symbol.qname), ' ', site ? siteLink(site.path, site.line, site.col) : null));
     }
   }
-  for (const d of r.dynamicSites) ul.appendChild(h('li', { class: 'row tier-dynamic', 'data-tier': 'dynamic' }, tierChip('dynamic'), ' ', h('span', { class: 'qname' }, d.owner.qname), ' ', siteLink(d.site.path, d.site.line, d.site.col), ` — ${d.reason}`));
-  out.push(ul);
+  for (const d of r.dynamicSites) {
+    shown++;
+    ul.appendChild(h('li', { class: 'row tier-dynamic', 'data-tier': 'dynamic' }, tierChip('dynamic'), ' ', h('span', { class: 'qname' }, d.owner.qname), ' ', siteLink(d.site.path, d.site.line, d.site.col), ` — ${d.reason}`));
+  }
+  const fold = h('details', { class: 'evidence-fold' }, h('summary', {}, `${shown} of them, by tier, and the full sentence`), h('p', { class: 'fineprint' }, r.summary), ul);
+  out.push(fold);
   out.push(h('div', { class: 'actions' }, actionButton('Open Impact Panel', 'type-hierarchy', () => post({ type: 'showImpact', symbol: r.target.sid }))));
   return out;
 }
 
 function render(view: WhyView): void {
+  applyTierPalette();
   clear(root);
   const t = view.target;
   root.appendChild(
@@ -194,6 +236,7 @@ function render(view: WhyView): void {
       h('div', { class: 'notice restricted', role: 'note', id: 'restricted-notice' }, icon('shield'), ' Restricted mode: this workspace is not trusted. Tenure answers from what is already stored and the tree-sitter index; it starts no language server, calls no model on this workspace’s text and writes no instruction file until you trust the folder.'),
     );
   }
+  root.appendChild(answerBlock(view));
   const nav = h('nav', { class: 'memory-nav', 'aria-label': 'Memories' });
   for (const k of ['knowledge', 'episodic', 'procedural', 'structural'] as const) {
     const part = view[k];
@@ -217,6 +260,9 @@ function render(view: WhyView): void {
     },
   });
 }
+
+// The tiers' colours follow the theme kind (VS Code swaps the body's classes).
+new MutationObserver(() => applyTierPalette()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 
 onMessage((m) => {
   if (m.type === 'loading') {

@@ -11,13 +11,15 @@ import { edgeTier, indexedFixture } from '../integration/lsp.helpers';
  * same contract (types.ts).
  */
 class TableResolver implements EdgeResolver {
-  readonly source = 'test:table';
   readonly tier = 'resolved' as const;
   readonly units = ['file'] as const;
   readonly languages = ['typescript'];
   readonly seen: string[] = [];
   disposed = false;
-  constructor(private readonly table: Map<string, { path: string; line: number; col: number }>) {}
+  constructor(
+    private readonly table: Map<string, { path: string; line: number; col: number }>,
+    readonly source = 'test:table',
+  ) {}
   async start(): Promise<void> {}
   async resolve(unit: ResolverUnit): Promise<ResolutionBatch> {
     if (unit.kind !== 'file') return { sites: [], implementations: [] };
@@ -89,6 +91,38 @@ describe('background enrichment host', function () {
       }
       assert.equal(reports.length, 2, 'queries postponed the pass they asked for');
       await bg.dispose();
+    } finally {
+      await fx.close();
+    }
+  });
+
+  it('progress counts files as files (never symbol questions), and each resolver reports as it ends, before the pass does', async () => {
+    const fx = await indexedFixture('ts');
+    try {
+      const tsFiles = (await fx.ws.db.get<{ n: number }>("SELECT count(*) AS n FROM files WHERE language = 'typescript' AND skip_reason IS NULL"))!.n;
+      const events: string[] = [];
+      const files: { source: string; done: number; total: number; units: number }[] = [];
+      const bg = new BackgroundEnricher(fx.ws.db, [new TableResolver(new Map(), 'test:first'), new TableResolver(new Map(), 'test:second')], {
+        root: fx.root,
+        debounceMs: 10,
+        onProgress: (p) => {
+          if (p.files) files.push({ source: p.source, ...p.files, units: p.total });
+          if (events.at(-1) !== `progress ${p.source}`) events.push(`progress ${p.source}`);
+        },
+        onResolverEnd: (r) => events.push(`end ${r.source} ${r.state} ${r.files} files`),
+        onReport: () => events.push('pass end'),
+      });
+      bg.schedule();
+      await bg.idle();
+      await bg.dispose();
+      // The status bar can move the first language's share while the second server still works.
+      assert.deepEqual(events, ['progress test:first', `end test:first complete ${tsFiles} files`, 'progress test:second', `end test:second complete ${tsFiles} files`, 'pass end']);
+      for (const source of ['test:first', 'test:second']) {
+        const mine = files.filter((f) => f.source === source);
+        assert.equal(mine.length, tsFiles, 'one progress report per file');
+        assert.ok(mine.every((f) => f.total === tsFiles), `files total is the workspace's ${tsFiles} TypeScript files: ${JSON.stringify(mine.map((f) => f.total))}`);
+        assert.deepEqual(mine.map((f) => f.done), [...Array(tsFiles).keys()], 'done counts the files answered before the one at hand');
+      }
     } finally {
       await fx.close();
     }

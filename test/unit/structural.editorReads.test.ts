@@ -69,6 +69,10 @@ describe('structural reads for the editor (examples/settlement)', function () {
     assert.ok(t.files > 10 && t.symbols > t.files, JSON.stringify(t));
     assert.equal(Object.values(t.edgesByTier).reduce((a, b) => a + b, 0), t.edges);
     assert.ok((t.edgesByTier.inferred ?? 0) > 0);
+    // The same edges again, by the language of the file each site is in (the example has TypeScript, Python and Java).
+    const byLanguage = Object.values(t.edgesByLanguage).flatMap((tiers) => Object.values(tiers));
+    assert.equal(byLanguage.reduce((a, b) => a + b, 0), t.edges);
+    assert.ok(['typescript', 'python', 'java'].every((l) => l in t.edgesByLanguage), JSON.stringify(t.edgesByLanguage));
   });
 });
 
@@ -88,7 +92,7 @@ describe('structural reads for the editor (a file of two functions)', function (
             ['b', 1, 1, null],
           ],
         );
-        assert.deepEqual(await structuralTotals(ws.db), { files: 1, symbols: 2, edges: 1, edgesByTier: { inferred: 1 } });
+        assert.deepEqual(await structuralTotals(ws.db), { files: 1, symbols: 2, edges: 1, edgesByTier: { inferred: 1 }, edgesByLanguage: { typescript: { inferred: 1 } } });
       } finally {
         await ws.close();
       }

@@ -153,17 +153,27 @@ export interface StructuralTotals {
   readonly edges: number;
   /** Edges by tier; a tier with no edge is absent. */
   readonly edgesByTier: Readonly<Partial<Record<EdgeTier, number>>>;
+  /** Edges by the language of the file their site is in, then by tier: what each language's server has confirmed. */
+  readonly edgesByLanguage: Readonly<Record<string, Readonly<Partial<Record<EdgeTier, number>>>>>;
 }
 
 /** What the structural memory holds, for a status bar and a status view. */
 export async function structuralTotals(db: Db): Promise<StructuralTotals> {
-  const tiers = await db.all<{ tier: EdgeTier; n: number }>('SELECT tier, count(*) AS n FROM edges GROUP BY tier');
+  const byLanguage = await db.all<{ language: string | null; tier: EdgeTier; n: number }>('SELECT f.language, e.tier, count(*) AS n FROM edges e JOIN files f ON f.id = e.file_id GROUP BY f.language, e.tier');
+  const tiers = new Map<EdgeTier, number>();
+  const edgesByLanguage: Record<string, Partial<Record<EdgeTier, number>>> = {};
+  for (const r of byLanguage) {
+    tiers.set(r.tier, (tiers.get(r.tier) ?? 0) + r.n);
+    const lang = (edgesByLanguage[r.language ?? 'unknown'] ??= {});
+    lang[r.tier] = (lang[r.tier] ?? 0) + r.n;
+  }
   const files = await db.get<{ n: number }>('SELECT count(*) AS n FROM files WHERE skip_reason IS NULL');
   const symbols = await db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE kind != 'module'");
   return {
     files: files?.n ?? 0,
     symbols: symbols?.n ?? 0,
-    edges: tiers.reduce((a, t) => a + t.n, 0),
-    edgesByTier: Object.fromEntries(tiers.map((t) => [t.tier, t.n])),
+    edges: [...tiers.values()].reduce((a, n) => a + n, 0),
+    edgesByTier: Object.fromEntries(tiers),
+    edgesByLanguage,
   };
 }

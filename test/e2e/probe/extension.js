@@ -27,6 +27,12 @@ function activate(context) {
       const passed = out.results.filter((r) => r.status === 'passed').length;
       void vscode.window.showInformationMessage(`Tenure probe: ${passed}/${out.results.length} checks passed`);
     }),
+    // The e2e switches colour themes through the setting (the spec names the theme), as a settings change does.
+    vscode.commands.registerCommand('tenureProbe.theme', async () => {
+      const specFile = vscode.workspace.getConfiguration('tenureProbe').get('specFile') || process.env.TENURE_PROBE_SPEC;
+      const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));
+      await vscode.workspace.getConfiguration('workbench').update('colorTheme', spec.theme, vscode.ConfigurationTarget.Global);
+    }),
     vscode.commands.registerCommand('tenureProbe.report', async () => {
       const specFile = vscode.workspace.getConfiguration('tenureProbe').get('specFile') || process.env.TENURE_PROBE_SPEC;
       const spec = JSON.parse(fs.readFileSync(specFile, 'utf8'));

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import { EnrichmentPass, type EnrichOptions, type EnrichProgress, type EnrichReport } from './enrich.js';
+import { EnrichmentPass, type EnrichOptions, type EnrichProgress, type EnrichReport, type ResolverReport } from './enrich.js';
 import type { EdgeResolver } from './types.js';
 
 export interface BackgroundOptions extends Omit<EnrichOptions, 'signal'> {
@@ -18,6 +18,8 @@ export interface BackgroundOptions extends Omit<EnrichOptions, 'signal'> {
 
 export interface PassObserver {
   progress?(p: EnrichProgress): void;
+  /** One resolver's share of the pass ended; the pass goes on with the next. */
+  resolverEnd?(report: ResolverReport): void;
   /** The pass ended: with its report, or without one when it failed. */
   end?(report: EnrichReport | undefined): void;
 }
@@ -109,13 +111,17 @@ export class BackgroundEnricher {
         const stop = () => passAbort.abort();
         this.abort.signal.addEventListener('abort', stop, { once: true });
         const observer = this.options.onPass?.({ number: ++this.passes, cancel: stop });
-        const { onProgress } = this.options;
+        const { onProgress, onResolverEnd } = this.options;
         const pass = new EnrichmentPass(this.db, this.resolvers, {
           ...this.options,
           signal: passAbort.signal,
           onProgress: (p) => {
             onProgress?.(p);
             observer?.progress?.(p);
+          },
+          onResolverEnd: (r) => {
+            onResolverEnd?.(r);
+            observer?.resolverEnd?.(r);
           },
         });
         const priority = this.pending;

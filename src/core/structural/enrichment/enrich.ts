@@ -24,6 +24,8 @@ export interface EnrichOptions {
   readonly signal?: AbortSignal;
   readonly log?: (message: string) => void;
   readonly onProgress?: (p: EnrichProgress) => void;
+  /** One resolver's share of the pass ended (the pass goes on with the next): a host can show its languages' tiers at once. */
+  readonly onResolverEnd?: (report: ResolverReport) => void;
   /** Pause between units, ms (default 0 headless; the editor passes more). */
   readonly pauseMs?: number;
   /** Resolves when the user is idle; awaited before each unit. */
@@ -55,6 +57,8 @@ export interface EnrichProgress {
   readonly current?: string;
   /** Time left at the pace so far, once there is a pace to go by. */
   readonly etaMs?: number;
+  /** The files among those units (done this pass, and done plus queued), apart from symbol questions: what a host may call "files". */
+  readonly files?: { readonly done: number; readonly total: number };
 }
 
 /** "lsp:typescript: 120/400 files, about 40 s left — src/a.ts": the progress line the CLI and the logs print. */
@@ -147,7 +151,10 @@ export class EnrichmentPass {
     for (const r of this.resolvers) {
       if (this.options.signal?.aborted) break;
       const report = await this.runOne(r, t0);
-      if (report) reports.push(report);
+      if (report) {
+        reports.push(report);
+        this.options.onResolverEnd?.(report);
+      }
     }
     await this.saveStatus(reports);
     return { resolvers: reports, ms: performance.now() - t0 };
@@ -450,7 +457,26 @@ class ResolverRun {
     const left = this.pass.high.length - this.hi + this.low.length + 1;
     if (!this.paceFrom && done) this.paceFrom = { at: performance.now(), done };
     const pace = this.paceFrom && done - this.paceFrom.done >= 3 ? (performance.now() - this.paceFrom.at) / (done - this.paceFrom.done) : undefined;
-    return { source: this.resolver.source, done, total: done + left, current: unit.kind === 'file' ? unit.path : unit.sid, ...(pace !== undefined ? { etaMs: pace * left } : {}) };
+    return {
+      source: this.resolver.source,
+      done,
+      total: done + left,
+      current: unit.kind === 'file' ? unit.path : unit.sid,
+      ...(pace !== undefined ? { etaMs: pace * left } : {}),
+      files: { done: this.report.files, total: this.report.files + this.filesQueued(unit) },
+    };
+  }
+
+  /** File units of this resolver's languages still queued (the one at hand included): the file count a progress line shows. */
+  private filesQueued(atHand: Unit): number {
+    let n = atHand.kind === 'file' ? 1 : 0;
+    const high = this.pass.high;
+    for (let i = this.hi; i < high.length; i++) {
+      const u = high[i];
+      if (u?.kind === 'file' && this.languages.includes(u.language)) n++;
+    }
+    for (const u of this.low) if (u.kind === 'file') n++;
+    return n;
   }
 
   private failed(e: unknown): void {
