@@ -13,12 +13,14 @@ import { knowledgeBenchRows } from './knowledge.js';
 import { reasonRows, runReasonBench } from './knowledgeReasons.js';
 import { leidenBenchRows } from './leiden.js';
 import { tokenRows } from './tokens.js';
+import { djangoProcessRows, scaleRows } from './scale.js';
 
 /*
  * `npm run bench`: indexes three corpora, then measures the knowledge, episodic
  * and artifact memories and Leiden, and prints one markdown table (also
  * written to docs/benchmarks.md). Every full index and every re-index runs in
- * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens   --no-write
+ * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens,scale   --no-write
+ * --scale-files=N (the scale section's full size; 4,000 by default, 40000 for the large corpus)
  */
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -245,6 +247,7 @@ async function main(): Promise<void> {
   ];
   const rows: Row[] = [];
   const sources: string[] = [];
+  const scaleFiles = Number(args.find((a) => a.startsWith('--scale-files='))?.slice('--scale-files='.length) ?? 4000);
   for (const p of preparers) {
     if (only && !only.includes(p.id)) continue;
     log(`preparing ${p.id}`);
@@ -271,6 +274,24 @@ async function main(): Promise<void> {
     { id: 'episodic', label: 'episodic memory (docs/episodic.md)', rows: async () => [...runOverheadRows(REPO_ROOT), ...(await historyAtScaleRows(REPO_ROOT))] },
     { id: 'artifacts', label: 'bytecode, DI and traces (docs/artifacts.md)', rows: () => artifactRows() },
     { id: 'tokens', label: 'tokens per tool answer', rows: () => tokenRows(REPO_ROOT) },
+    {
+      id: 'scale',
+      label: 'scale: whole-process `tenure index` at ¼, ½ and full size, and Django',
+      rows: () => {
+        const django = prepareDjango();
+        const djangoRows = django.root ? djangoProcessRows(REPO_ROOT, django.root) : [['Django', 'not run', django.error ?? '', ''] as Row];
+        if (django.root) {
+          const q = runChild<QueryResult>('query', django.root, 900_000);
+          if (q.ok) {
+            const p95 = percentile(q.value.wb.d5Ms, 95);
+            djangoRows.push(['Django', `what_breaks depth 5, in process (p95 of ${q.value.wb.d5Ms.length})`, `**${fmtMs(p95)}** (median ${fmtMs(median(q.value.wb.d5Ms))}, max ${fmtMs(Math.max(...q.value.wb.d5Ms))})`, verdict(p95 <= TARGETS.whatBreaksP95Ms, `≤ ${TARGETS.whatBreaksP95Ms} ms`)]);
+          } else djangoRows.push(['Django', 'what_breaks depth 5', `failed: ${q.error}`, '']);
+        }
+        const scale = scaleRows({ files: scaleFiles, repoRoot: REPO_ROOT, log });
+        sources.push(...scale.notes.map((n) => n.replace(/^- /, '- ')));
+        return [...djangoRows, ...scale.rows];
+      },
+    },
   ];
   for (const section of sections) {
     if (only && !only.includes(section.id)) continue;
