@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     if (i % writers === me) mine.push(`src/m${i}.ts`, `pkg/m${i}.py`);
   }
   const ws = await openWorkspace(root);
-  const indexer = await StructuralIndexer.create(ws, { workers: 1 });
+  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000 });
   let edits = 0;
   let updates = 0;
   let full = 0;

@@ -14,7 +14,7 @@ const WRITERS = 4;
 
 async function indexFresh(root: string): Promise<IndexDump> {
   const ws = await openWorkspace(root);
-  const indexer = await StructuralIndexer.create(ws, { workers: 1 });
+  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000 });
   try {
     await indexer.indexAll();
     return await dumpIndex(ws.db);
