@@ -246,6 +246,16 @@ async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
   return out;
 }
 
+/** what_breaks latency alone, on the index already in the workspace (the scale section indexes it as a whole process first). */
+async function whatBreaksOnly(root: string): Promise<QueryResult['wb']> {
+  const ws = await openWorkspace(root);
+  try {
+    return await whatBreaksLatency(ws);
+  } finally {
+    await ws.close();
+  }
+}
+
 async function query(root: string): Promise<QueryResult> {
   const ws = await openWorkspace(root);
   const indexer = await StructuralIndexer.create(ws);
@@ -302,7 +312,7 @@ async function thread(root: string): Promise<ThreadResult> {
 async function main(): Promise<void> {
   const [mode, root] = process.argv.slice(2);
   if (!root) throw new Error('usage: child.js full|noop|query|thread <root>');
-  const result = mode === 'full' || mode === 'noop' ? await full(root) : mode === 'query' ? await query(root) : mode === 'thread' ? await thread(root) : undefined;
+  const result = mode === 'full' || mode === 'noop' ? await full(root) : mode === 'query' ? await query(root) : mode === 'thread' ? await thread(root) : mode === 'wb' ? await whatBreaksOnly(root) : undefined;
   if (!result) throw new Error(`unknown mode ${mode}`);
   process.stdout.write(JSON.stringify(result) + '\n');
 }

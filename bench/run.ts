@@ -14,12 +14,14 @@ import { reasonRows, runReasonBench } from './knowledgeReasons.js';
 import { leidenBenchRows } from './leiden.js';
 import { teamBenchRows } from './team.js';
 import { tokenRows } from './tokens.js';
+import { djangoProcessRows, scaleRows } from './scale.js';
 
 /*
  * `npm run bench`: indexes three corpora, then measures the knowledge, episodic
  * and artifact memories and Leiden, and prints one markdown table (also
  * written to docs/benchmarks.md). Every full index and every re-index runs in
- * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens,team   --no-write
+ * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens,team,scale   --no-write
+ * --scale-files=N (the scale section's full size; 4,000 by default, 40000 for the large corpus)
  */
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -36,7 +38,7 @@ const TARGETS = {
 };
 
 
-function runChild<T>(mode: 'full' | 'noop' | 'query' | 'thread', root: string, timeoutMs: number): { ok: true; value: T } | { ok: false; error: string } {
+function runChild<T>(mode: 'full' | 'noop' | 'query' | 'thread' | 'wb', root: string, timeoutMs: number): { ok: true; value: T } | { ok: false; error: string } {
   const r = spawnSync(process.execPath, [CHILD, mode, root], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   if (r.error) return { ok: false, error: `${mode} child failed: ${r.error.message}` };
   if (r.signal) return { ok: false, error: `${mode} child killed by ${r.signal}${r.signal === 'SIGTERM' ? ` (over the ${timeoutMs / 1000} s limit)` : ''}` };
@@ -246,6 +248,7 @@ async function main(): Promise<void> {
   ];
   const rows: Row[] = [];
   const sources: string[] = [];
+  const scaleFiles = Number(args.find((a) => a.startsWith('--scale-files='))?.slice('--scale-files='.length) ?? 4000);
   for (const p of preparers) {
     if (only && !only.includes(p.id)) continue;
     log(`preparing ${p.id}`);
@@ -273,6 +276,24 @@ async function main(): Promise<void> {
     { id: 'artifacts', label: 'bytecode, DI and traces (docs/artifacts.md)', rows: () => artifactRows() },
     { id: 'tokens', label: 'tokens per tool answer', rows: () => tokenRows(REPO_ROOT) },
     { id: 'team', label: 'team store on PostgreSQL (docs/team.md)', rows: () => teamBenchRows(REPO_ROOT) },
+    {
+      id: 'scale',
+      label: 'scale: whole-process `tenure index` at ¼, ½ and full size, and Django',
+      rows: () => {
+        const django = prepareDjango();
+        const djangoRows = django.root ? djangoProcessRows(REPO_ROOT, django.root) : [['Django', 'not run', django.error ?? '', ''] as Row];
+        if (django.root) {
+          const q = runChild<QueryResult['wb']>('wb', django.root, 900_000);
+          if (q.ok) {
+            const p95 = percentile(q.value.d5Ms, 95);
+            djangoRows.push(['Django', `what_breaks depth 5, in process (p95 of ${q.value.d5Ms.length})`, `**${fmtMs(p95)}** (median ${fmtMs(median(q.value.d5Ms))}, max ${fmtMs(Math.max(...q.value.d5Ms))}; slowest ${q.value.slowest?.qname ?? ''})`, verdict(p95 <= TARGETS.whatBreaksP95Ms, `≤ ${TARGETS.whatBreaksP95Ms} ms`)]);
+          } else djangoRows.push(['Django', 'what_breaks depth 5', `failed: ${q.error}`, '']);
+        }
+        const scale = scaleRows({ files: scaleFiles, repoRoot: REPO_ROOT, log });
+        sources.push(...scale.notes.map((n) => n.replace(/^- /, '- ')));
+        return [...djangoRows, ...scale.rows];
+      },
+    },
   ];
   for (const section of sections) {
     if (only && !only.includes(section.id)) continue;

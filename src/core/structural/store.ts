@@ -28,7 +28,21 @@ export class StructuralStore {
    * from scratch. Nothing else in the database is touched.
    */
   async clear(): Promise<void> {
-    await this.db.write((db) => db.run('DELETE FROM files').then(() => undefined));
+    await this.db.write(async (db) => {
+      await db.run('DELETE FROM files');
+      await bumpGeneration(db);
+    });
+  }
+
+  /**
+   * The structural memory's generation: moved by every write of files,
+   * symbols, sites and imports. An indexer whose working set was loaded at
+   * another generation holds a stale copy (another process wrote since) and
+   * must reload it under the write lock before it writes.
+   */
+  async generation(db: Db = this.db): Promise<number> {
+    const row = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.generation'");
+    return row ? Number(row.value) : 0;
   }
 
   /**
@@ -113,11 +127,25 @@ export class StructuralStore {
    */
   async apply(
     state: StructuralState,
-    change: { fresh?: boolean; removed: readonly number[]; replaced: readonly FileEntry[]; touched: readonly FileEntry[]; keptSymbols?: readonly number[]; resolvedSites: readonly number[] },
+    change: StructuralChange,
     computeEdges: () => Promise<readonly Edge[]>,
-  ): Promise<readonly Edge[]> {
+  ): Promise<{ edges: readonly Edge[]; generation: number }> {
+    return this.db.write((db) => StructuralStore.applyIn(db, state, change, computeEdges));
+  }
+
+  /**
+   * `apply` inside a write transaction the caller holds (it checked the
+   * generation under the same lock); returns the edges and the generation
+   * this write moved the memory to.
+   */
+  static async applyIn(
+    db: Db,
+    state: StructuralState,
+    change: StructuralChange,
+    computeEdges: () => Promise<readonly Edge[]>,
+  ): Promise<{ edges: readonly Edge[]; generation: number }> {
     let edges: readonly Edge[] = [];
-    await this.db.write(async (db) => {
+    {
       const now = Date.now();
       // On a first index there is nothing to delete; skipping it saves a probe per row.
       if (!change.fresh) {
@@ -177,23 +205,40 @@ export class StructuralStore {
         ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col', 'binding'],
         edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col, e.binding]),
       );
+      await updateImportTargets(db, change.importTargets?.() ?? []);
       await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
-    });
-    return edges;
+    }
+    return { edges, generation: await bumpGeneration(db) };
   }
+}
 
-  /** Import targets changed for files not otherwise rewritten (a new file made an import resolvable). */
-  async updateImportTargets(rows: readonly { id: number; target: number | null }[]): Promise<void> {
-    if (!rows.length) return;
-    await this.db.write(async (db) => {
-      // A file whose imports now point elsewhere may resolve differently: its resolved edges (and its importers') fall back.
-      const owners = await db.all<{ file_id: number }>('SELECT DISTINCT file_id FROM imports WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(rows.map((r) => r.id))]);
-      await invalidateResolutions(db, { changed: owners.map((o) => o.file_id), rewritten: [], sites: [] });
-      await db.run(
-        'UPDATE imports SET target_file_id = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = imports.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))',
-        [JSON.stringify(rows.map((r) => [r.id, r.target]))],
-      );
-    });
-  }
+export interface StructuralChange {
+  fresh?: boolean;
+  removed: readonly number[];
+  replaced: readonly FileEntry[];
+  touched: readonly FileEntry[];
+  keptSymbols?: readonly number[];
+  resolvedSites: readonly number[];
+  /** Import targets that moved in files not otherwise rewritten (a new file made an import resolvable), read after the edges are resolved. */
+  importTargets?: () => readonly { id: number; target: number | null }[];
+}
+
+async function bumpGeneration(db: Db): Promise<number> {
+  const row = await db.get<{ value: string }>(
+    "INSERT INTO meta (key, value) VALUES ('structural.generation', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) RETURNING value",
+  );
+  return Number(row!.value);
+}
+
+/** Import targets changed for files not otherwise rewritten. Call inside `db.write`. */
+async function updateImportTargets(db: Db, rows: readonly { id: number; target: number | null }[]): Promise<void> {
+  if (!rows.length) return;
+  // A file whose imports now point elsewhere may resolve differently: its resolved edges (and its importers') fall back.
+  const owners = await db.all<{ file_id: number }>('SELECT DISTINCT file_id FROM imports WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(rows.map((r) => r.id))]);
+  await invalidateResolutions(db, { changed: owners.map((o) => o.file_id), rewritten: [], sites: [] });
+  await db.run(
+    'UPDATE imports SET target_file_id = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = imports.id) WHERE id IN (SELECT value->>0 FROM json_each(?1))',
+    [JSON.stringify(rows.map((r) => [r.id, r.target]))],
+  );
 }
 

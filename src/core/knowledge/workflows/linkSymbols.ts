@@ -21,49 +21,118 @@ export interface LinkInput extends GraphFreshness {
   readonly symbols: SymbolIndex;
 }
 
-/** A document as code may name it: by its file name, or by its handle (ADR-7, ADR-0007, RFC 12). */
-interface Needle {
-  readonly re: RegExp;
-  readonly doc: number;
+/**
+ * The documents code may name, by their file name (`0007-retry.md`, after a
+ * space, quote, backtick, parenthesis or slash, ending at a word boundary) or
+ * by their handle (ADR-7, ADR-0007, RFC 12), looked up in one pass over a
+ * text: each place a name can start is checked against the names that start
+ * with its first characters, and handles are found by one expression. A
+ * regular expression per document, run over every file, made the cost
+ * documents × code bytes.
+ */
+export class Needles {
+  /** First characters of a file name → the names starting with them and their needle's index. */
+  private readonly byPrefix = new Map<string, { name: string; index: number }[]>();
+  /** `ADR-7` → needle indices. */
+  private readonly byHandle = new Map<string, number[]>();
+  /** Needle index → document id, in the order the documents came. */
+  readonly docs: number[] = [];
+  /** The lengths of the keys (a name shorter than PREFIX is its own key). */
+  private readonly keyLengths = new Set<number>();
+
+  constructor(docs: readonly { id: number; path: string | null; ref: string | null }[]) {
+    for (const d of docs) {
+      if (d.path && !d.path.includes('#')) {
+        const name = path.posix.basename(d.path);
+        if (name) {
+          const key = name.slice(0, PREFIX);
+          this.keyLengths.add(key.length);
+          const list = this.byPrefix.get(key) ?? [];
+          list.push({ name, index: this.docs.length });
+          this.byPrefix.set(key, list);
+          this.docs.push(d.id);
+        }
+      }
+      if (d.ref && /^(ADR|RFC|INC)-\d+$/.test(d.ref)) {
+        const [p, n] = d.ref.split('-');
+        const key = `${p}-${Number(n)}`;
+        this.byHandle.set(key, [...(this.byHandle.get(key) ?? []), this.docs.length]);
+        this.docs.push(d.id);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.docs.length;
+  }
+
+  /** The needles a line (or any text) names, each once, in needle order. */
+  matches(text: string): number[] {
+    const hit = new Set<number>();
+    if (this.byPrefix.size) {
+      for (let p = 0; p < text.length; p++) {
+        if (p > 0 && !BEFORE_NAME.has(text.charCodeAt(p - 1))) continue;
+        for (const k of this.keyLengths) {
+          for (const { name, index } of this.byPrefix.get(text.slice(p, p + k)) ?? []) {
+            if (text.startsWith(name, p) && wordBoundary(text, p + name.length)) hit.add(index);
+          }
+        }
+      }
+    }
+    if (this.byHandle.size) {
+      for (const m of text.matchAll(HANDLE)) {
+        for (const index of this.byHandle.get(`${m[1]!.toUpperCase()}-${Number(m[2])}`) ?? []) hit.add(index);
+      }
+    }
+    return [...hit].sort((a, b) => a - b);
+  }
 }
 
-function needlesOf(docs: readonly { id: number; path: string | null; ref: string | null }[]): Needle[] {
-  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const out: Needle[] = [];
-  for (const d of docs) {
-    if (d.path && !d.path.includes('#')) out.push({ re: new RegExp(`(?:^|[\\s\`'"(/])${esc(path.posix.basename(d.path))}\\b`), doc: d.id });
-    if (d.ref && /^(ADR|RFC|INC)-\d+$/.test(d.ref)) {
-      const [p, n] = d.ref.split('-');
-      out.push({ re: new RegExp(`\\b${p}[- ]?0*${Number(n)}\\b`, 'i'), doc: d.id });
-    }
+/** How many leading characters of a document's file name key the lookup (shorter names are keyed whole). */
+const PREFIX = 3;
+/** Where a file name may start: after whitespace, a quote, a backtick, a parenthesis or a slash. */
+const BEFORE_NAME = new Set([...' \t\n\r\v\f`\'"(/'].map((c) => c.charCodeAt(0)));
+const HANDLE = /\b(ADR|RFC|INC)[- ]?0*(\d+)\b/gi;
+
+function isWord(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** A regular expression's `\b` at position i. */
+function wordBoundary(text: string, i: number): boolean {
+  const before = i > 0 && isWord(text.charCodeAt(i - 1));
+  const after = i < text.length && isWord(text.charCodeAt(i));
+  return before !== after;
+}
+
+/** The lines of one file that name a document, each with the symbol it sits in or just above. Pure. */
+export function citationsIn(file: string, text: string, needles: Needles, symbols: readonly { sid: string; line: number; endLine: number }[]): CitationToWrite[] {
+  const out: CitationToWrite[] = [];
+  let ln = 0;
+  for (const line of text.split('\n')) {
+    ln++;
+    const hits = needles.matches(line);
+    if (!hits.length) continue;
+    // The innermost symbol around the line, else the first one starting just below it (a doc comment).
+    const inside = symbols.filter((s) => s.line <= ln && s.endLine >= ln).sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];
+    const below = symbols.filter((s) => s.line > ln && s.line <= ln + 4).sort((a, b) => a.line - b.line)[0];
+    const target = inside && (!below || inside.endLine - inside.line < 200) ? (below && /^\s*(\*|\/\/|#|\/\*\*?)/.test(line) ? below : inside) : below;
+    for (const index of hits) out.push({ docId: needles.docs[index]!, path: file, line: ln, sid: target?.sid ?? null, text: line.trim().slice(0, 300) });
   }
   return out;
 }
 
-/** The lines of one file that name a document, each with the symbol it sits in or just above. Pure. */
-export function citationsIn(file: string, text: string, needles: readonly Needle[], symbols: readonly { sid: string; line: number; endLine: number }[]): CitationToWrite[] {
-  if (!needles.some((n) => n.re.test(text))) return [];
-  const out: CitationToWrite[] = [];
-  text.split('\n').forEach((line, i) => {
-    const ln = i + 1;
-    for (const n of needles) {
-      if (!n.re.test(line)) continue;
-      // The innermost symbol around the line, else the first one starting just below it (a doc comment).
-      const inside = symbols.filter((s) => s.line <= ln && s.endLine >= ln).sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];
-      const below = symbols.filter((s) => s.line > ln && s.line <= ln + 4).sort((a, b) => a.line - b.line)[0];
-      const target = inside && (!below || inside.endLine - inside.line < 200) ? (below && /^\s*(\*|\/\/|#|\/\*\*?)/.test(line) ? below : inside) : below;
-      out.push({ docId: n.doc, path: file, line: ln, sid: target?.sid ?? null, text: line.trim().slice(0, 300) });
-    }
-  });
-  return out;
-}
-
-/** Comments and strings in the indexed code that name a document. */
+/** Comments and strings in the indexed code that name a document: each file read once, scanned once for every document. */
 async function findCitations(ctx: RunContext, index: SymbolIndex, files: readonly string[]): Promise<CitationToWrite[]> {
-  const needles = needlesOf(await citableDocuments(ctx.db));
-  if (!needles.length) return [];
+  const needles = new Needles(await citableDocuments(ctx.db));
+  if (!needles.size) return [];
   const bySymbolFile = new Map<string, { sid: string; line: number; endLine: number }[]>();
-  for (const s of index.all) bySymbolFile.set(s.path, [...(bySymbolFile.get(s.path) ?? []), { sid: s.sid, line: s.line, endLine: s.endLine }]);
+  for (const s of index.all) {
+    const list = bySymbolFile.get(s.path);
+    const entry = { sid: s.sid, line: s.line, endLine: s.endLine };
+    if (list) list.push(entry);
+    else bySymbolFile.set(s.path, [entry]);
+  }
   const out: CitationToWrite[] = [];
   for (const f of files) {
     let text: string;

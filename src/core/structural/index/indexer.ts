@@ -4,6 +4,7 @@ import { toPosixRelative } from '../../../shared/paths.js';
 import { Yielder } from '../../../shared/yielder.js';
 import { StructuralStore } from '../store.js';
 import type { Workspace } from '../../store/workspace.js';
+import type { Db } from '../../store/db.js';
 import { worthRetrying, type SkipKind } from '../../model/skips.js';
 import { IgnoreRules } from '../../repo/gitignore.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
@@ -49,6 +50,18 @@ interface Parsed {
   readonly rel: string;
   readonly file?: DiscoveredFile;
   readonly response: ParseResponse;
+  /** The file's mtime, taken before it was read: an edit during the parse leaves a later mtime, so the next index reads it again. */
+  readonly mtimeMs?: number;
+}
+
+/** What one index run or update writes, by path: ids are looked up in the working set under the write lock. */
+interface Plan {
+  parsed: Parsed[];
+  /** Paths that are gone (updates). */
+  readonly removedRels: readonly string[];
+  /** A full index: every file the walk found, so a reloaded working set can be checked against it (and files not found are removed). */
+  readonly discovered?: readonly DiscoveredFile[];
+  readonly texts?: ReadonlyMap<string, string>;
 }
 
 /** What one batch of parsed and removed files changes in the working set, as it is taken in. */
@@ -77,8 +90,14 @@ interface Batch {
  * Batches are serialised, so a save during a full index waits its turn.
  */
 export class StructuralIndexer {
-  private readonly state: StructuralState;
-  private readonly resolver: Resolver;
+  private state: StructuralState;
+  private resolver: Resolver;
+  /** The structural generation the working set was loaded at (or last wrote). */
+  private generation = 0;
+  /** What the last walk found of the workspace's package roots, kept across reloads. */
+  private roots: { goModules: Map<string, string>; pythonRoot: string } | undefined;
+  /** Writes that found another writer had moved the memory first and were applied again on a reloaded working set. */
+  private staleRetries = 0;
   private readonly store: StructuralStore;
   private pool: ParsePool | undefined;
   private loaded = false;
@@ -122,9 +141,51 @@ export class StructuralIndexer {
   private async ensureLoaded(): Promise<number> {
     if (this.loaded) return 0;
     const t = performance.now();
+    // Read before the load: a write that lands while the rows are read moves it, and the next write reloads.
+    this.generation = await this.store.generation();
     await this.store.load(this.state);
+    if (this.roots) {
+      this.state.goModules = this.roots.goModules;
+      this.state.pythonRoot = this.roots.pythonRoot;
+    }
+    // The database keeps one target per import; a re-export or a Go or Java package has several, and resolution reads them all.
+    await this.resolver.resolveImports(this.state.files.keys());
     this.loaded = true;
     return performance.now() - t;
+  }
+
+  /** Drops the working set; the next use loads it from SQLite again. */
+  private forget(): void {
+    this.state = new StructuralState();
+    this.resolver = new Resolver(this.state);
+    this.loaded = false;
+  }
+
+  /** Another process wrote the structural memory since this working set was loaded: load it again. */
+  private async refresh(db = this.workspace.db): Promise<boolean> {
+    if (!this.loaded || (await this.store.generation(db)) === this.generation) return false;
+    this.forget();
+    await this.ensureLoaded();
+    return true;
+  }
+
+  /** Whether a walked file must be parsed, given what the working set knows of it. */
+  private needsParse(f: DiscoveredFile): boolean {
+    const knownId = this.state.fileByRel.get(f.rel);
+    const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
+    // A file skipped for a passing reason (a budget, a crashed worker) is tried again every time;
+    // one skipped for what its bytes are (binary, minified, not UTF-8) only when they change; size limits are settings, so "too large" is re-checked too.
+    return !(known && !worthRetrying(known.skip) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id);
+  }
+
+  private jobFor(abs: string, rel: string, language: string, text?: string): ParseJob {
+    const knownId = this.state.fileByRel.get(rel);
+    const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
+    return {
+      root: this.workspace.root, abs, language, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs,
+      ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}),
+      ...(text !== undefined ? { text } : {}),
+    };
   }
 
   /** Indexes the whole workspace; files unchanged since the last run (size, mtime, hash) are not parsed again. */
@@ -132,34 +193,34 @@ export class StructuralIndexer {
     return this.serial(async () => {
       const t0 = performance.now();
       const d = await discover(this.workspace.root, { exclude: this.options.exclude ?? [] });
+      // Kept for every load, which would otherwise bring back the name the last index gave the root package.
+      this.roots = { goModules: d.goModules, pythonRoot: d.pythonRoot };
       this.state.goModules = d.goModules;
       const tDiscover = performance.now() - t0;
-      const tLoad = await this.ensureLoaded();
-      // After the load, which brings back the name the last index gave the root package.
+      let tLoad = await this.ensureLoaded();
+      const tr = performance.now();
+      if (await this.refresh()) tLoad += performance.now() - tr;
       this.state.pythonRoot = d.pythonRoot;
+      this.state.goModules = d.goModules;
       const seen = new Set<string>();
       const jobs: ParseJob[] = [];
       const jobFiles: DiscoveredFile[] = [];
       let unchanged = 0;
       for (const f of d.files) {
         seen.add(f.rel);
-        const knownId = this.state.fileByRel.get(f.rel);
-        const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
-        // A file skipped for a passing reason (a budget, a crashed worker) is tried again every time;
-        // one skipped for what its bytes are (binary, minified, not UTF-8) only when they change; size limits are settings, so "too large" is re-checked too.
-        if (known && !worthRetrying(known.skip) && known.size === f.size && known.mtimeMs === f.mtimeMs && known.hash && known.language?.id === f.language.id) {
+        if (!this.needsParse(f)) {
           unchanged++;
           continue;
         }
         jobFiles.push(f);
-        jobs.push({ root: this.workspace.root, abs: f.abs, language: f.language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}) });
+        jobs.push(this.jobFor(f.abs, f.rel, f.language.id));
       }
-      const removed = [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id);
+      const removed = [...this.state.fileByRel.keys()].filter((rel) => !seen.has(rel));
       const tp = performance.now();
       const responses = await this.parsePoolFor(jobs.length).parseAll(jobs, (done) => opts.onProgress?.(done + unchanged, d.files.length), opts.signal);
       const tParse = performance.now() - tp;
-      const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response }));
-      const result = await this.apply(parsed, removed);
+      const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response, mtimeMs: jobFiles[i]!.mtimeMs }));
+      const result = await this.apply({ parsed, removedRels: removed, discovered: d.files });
       const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
       await new StructuralStore(this.workspace.db).saveWalkSkips(walkSkips);
       const skipped = [
@@ -170,7 +231,7 @@ export class StructuralIndexer {
         files: d.files.length,
         parsed: result.parsed,
         unchanged: unchanged + result.unchanged,
-        removed: removed.length,
+        removed: result.removed,
         skipped,
         symbols: this.state.symbols.size,
         sites: this.state.sites.size,
@@ -193,23 +254,24 @@ export class StructuralIndexer {
     return this.serial(async () => {
       const t0 = performance.now();
       await this.ensureLoaded();
+      await this.refresh();
       const jobs: ParseJob[] = [];
       const rels: string[] = [];
-      const removed: number[] = [];
+      const mtimes: (number | undefined)[] = [];
+      const removed: string[] = [];
       const rules = new IgnoreRules(this.workspace.root, this.options.exclude ?? []);
       for (const abs of await this.expandFolders(absPaths)) {
         const rel = toPosixRelative(this.workspace.root, abs);
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
         const language = languageForPath(abs);
         if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || rules.ignoresPath(rel)) continue;
-        const knownId = this.state.fileByRel.get(rel);
         if (!fs.existsSync(abs) && texts.get(abs) === undefined) {
-          if (knownId !== undefined) removed.push(knownId);
+          if (this.state.fileByRel.has(rel)) removed.push(rel);
           continue;
         }
-        const known = knownId !== undefined ? this.state.files.get(knownId) : undefined;
-        const text = texts.get(abs);
-        jobs.push({ root: this.workspace.root, abs, language: language.id, maxBytes: this.maxFileBytes, budgetMs: this.parseBudgetMs, ...(known?.hash && !worthRetrying(known.skip) ? { knownHash: known.hash } : {}), ...(text !== undefined ? { text } : {}) });
+        // Stat before the read: an edit while it is parsed leaves a later mtime behind, read again next time.
+        mtimes.push(statOf(abs)?.mtimeMs);
+        jobs.push(this.jobFor(abs, rel, language.id, texts.get(abs)));
         rels.push(rel);
       }
       if (!jobs.length && !removed.length) return { parsed: 0, removed: 0, ms: performance.now() - t0 };
@@ -217,12 +279,11 @@ export class StructuralIndexer {
       const parsed: Parsed[] = [];
       responses.forEach((response, i) => {
         if (response.status === 'missing') {
-          const id = this.state.fileByRel.get(rels[i]!);
-          if (id !== undefined) removed.push(id);
-        } else parsed.push({ rel: rels[i]!, response });
+          if (this.state.fileByRel.has(rels[i]!)) removed.push(rels[i]!);
+        } else parsed.push({ rel: rels[i]!, response, ...(mtimes[i] !== undefined ? { mtimeMs: mtimes[i] } : {}) });
       });
-      const result = await this.apply(parsed, removed);
-      return { parsed: result.parsed, removed: removed.length, ms: performance.now() - t0 };
+      const result = await this.apply({ parsed, removedRels: removed, texts });
+      return { parsed: result.parsed, removed: result.removed, ms: performance.now() - t0 };
     });
   }
 
@@ -274,8 +335,67 @@ export class StructuralIndexer {
     return { files: this.state.files.size - skipped, skipped, symbols, edges: await this.countEdges() };
   }
 
-  private async apply(parsed: readonly Parsed[], removed: readonly number[]): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number }> {
+  /**
+   * Writes a plan under SQLite's write lock. The working set must be the
+   * memory as stored: if another process wrote since it was loaded (the
+   * generation moved), it is loaded again inside the lock and the plan
+   * checked against it (files that process indexed in a newer version are
+   * left as it wrote them, files it changed are read again), so ids never
+   * clash and nothing another writer did is lost. A write that fails leaves
+   * the working set to be loaded again.
+   */
+  private async apply(plan: Plan): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number; removed: number }> {
+    try {
+      return await this.workspace.db.write(async (db) => {
+        if (await this.refresh(db)) {
+          this.staleRetries++;
+          plan = await this.replan(plan);
+        }
+        return this.applyLocked(db, plan);
+      });
+    } catch (e) {
+      this.forget();
+      throw e;
+    }
+  }
+
+  /** A plan made on a stale working set, checked against the reloaded one: what another writer indexed newer is kept, what it changed is read again. */
+  private async replan(plan: Plan): Promise<Plan> {
+    const parsed: Parsed[] = [];
+    const again: { rel: string; abs: string; language: string; file?: DiscoveredFile }[] = [];
+    const entryOf = (rel: string) => {
+      const id = this.state.fileByRel.get(rel);
+      return id !== undefined ? this.state.files.get(id) : undefined;
+    };
+    for (const p of plan.parsed) {
+      const entry = entryOf(p.rel);
+      if (entry && p.mtimeMs !== undefined && entry.mtimeMs > p.mtimeMs && !plan.texts?.size) continue;
+      if (p.response.status === 'unchanged' && entry?.hash !== p.response.hash) {
+        const language = languageForPath(p.rel);
+        if (language) again.push({ rel: p.rel, abs: path.join(this.workspace.root, p.rel), language: language.id, ...(p.file ? { file: p.file } : {}) });
+        continue;
+      }
+      parsed.push(p);
+    }
+    const planned = new Set(plan.parsed.map((p) => p.rel));
+    for (const f of plan.discovered ?? []) if (!planned.has(f.rel) && this.needsParse(f)) again.push({ rel: f.rel, abs: f.abs, language: f.language.id, file: f });
+    if (again.length) {
+      const mtimes = again.map((a) => a.file?.mtimeMs ?? statOf(a.abs)?.mtimeMs);
+      const responses = await this.parsePoolFor(again.length).parseAll(again.map((a) => this.jobFor(a.abs, a.rel, a.language, plan.texts?.get(a.abs))));
+      responses.forEach((response, i) => {
+        if (response.status !== 'missing') parsed.push({ rel: again[i]!.rel, response, ...(again[i]!.file ? { file: again[i]!.file } : {}), ...(mtimes[i] !== undefined ? { mtimeMs: mtimes[i] } : {}) });
+      });
+    }
+    return { ...plan, parsed };
+  }
+
+  private async applyLocked(db: Db, plan: Plan): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number; removed: number }> {
     const t0 = performance.now();
+    const seen = plan.discovered ? new Set(plan.discovered.map((f) => f.rel)) : undefined;
+    const removed = seen
+      ? [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id)
+      : [...new Set(plan.removedRels)].map((rel) => this.state.fileByRel.get(rel)).filter((id): id is number => id !== undefined);
+    const parsed = plan.parsed;
     const batch: Batch = {
       fresh: this.state.sites.size === 0 && this.state.symbols.size === 0,
       names: new Set(),
@@ -299,21 +419,25 @@ export class StructuralIndexer {
     const replacedIds = new Set(batch.replaced.map((f) => f.id));
     let t1 = performance.now();
     // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
-    await this.store.apply(
+    const written = await StructuralStore.applyIn(
+      db,
       this.state,
-      { fresh: batch.fresh, removed, replaced: batch.replaced, touched: batch.touched, keptSymbols: batch.kept, resolvedSites: affected.map((s) => s.id) },
+      {
+        fresh: batch.fresh, removed, replaced: batch.replaced, touched: batch.touched, keptSymbols: batch.kept, resolvedSites: affected.map((s) => s.id),
+        importTargets: () =>
+          [...importChanged]
+            .filter((id) => !replacedIds.has(id))
+            .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null }))),
+      },
       async () => {
         const edges = await this.resolver.resolveSites(affected);
         t1 = performance.now();
         return edges;
       },
     );
-    const importRows = [...importChanged]
-      .filter((id) => !replacedIds.has(id))
-      .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null })));
-    await this.store.updateImportTargets(importRows);
+    this.generation = written.generation;
     const t2 = performance.now();
-    return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1 };
+    return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1, removed: removed.length };
   }
 
   /** One parsed file into the working set: its facts replace the old ones, a skip is recorded, the same bytes only move its mtime. */
@@ -322,7 +446,7 @@ export class StructuralIndexer {
     if (r.status === 'missing') return;
     const existingId = this.state.fileByRel.get(p.rel);
     let entry = existingId !== undefined ? this.state.files.get(existingId) : undefined;
-    const stat = p.file ?? statOf(path.join(this.workspace.root, p.rel));
+    const stat = p.mtimeMs !== undefined ? { mtimeMs: p.mtimeMs } : (p.file ?? statOf(path.join(this.workspace.root, p.rel)));
     if (r.status === 'unchanged') {
       if (!entry) return;
       // Same bytes, new mtime: remember the mtime so the next run skips it without reading.
@@ -355,7 +479,10 @@ export class StructuralIndexer {
       const constructs = r.facts.skipped ?? [];
       if (constructs.length) this.options.log?.(`${p.rel}: ${constructs.length} construct${constructs.length === 1 ? '' : 's'} skipped, the rest indexed (line ${constructs[0]!.at.line}: ${constructs[0]!.reason})`);
       entry.parseMs = r.facts.parseMs;
+      const moduleBefore = entry.moduleName;
       const kept = this.state.addFacts(entry, r.facts, previous);
+      // A file under a new module name (its package gained an `__init__.py`, a Go file moved package) moves what imports resolve to.
+      if (moduleBefore !== entry.moduleName) batch.structureChanged = true;
       // Only names that gained or lost a definition can change how other files resolve.
       for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) {
         if (kept.has(sym.id)) batch.kept.push(sym.id);
@@ -410,6 +537,11 @@ export class StructuralIndexer {
 
   get restricted(): boolean {
     return this.options.restricted ?? false;
+  }
+
+  /** For tests and diagnostics: how many writes found the memory moved by another writer and were applied again on a reloaded working set. */
+  get debugStaleRetries(): number {
+    return this.staleRetries;
   }
 
   /** For tests and diagnostics: the in-memory working set. */

@@ -145,6 +145,9 @@ export class Resolver {
   private pySuffixes?: Map<string, number[]>;
   private goSuffixes?: Map<string, number[]>;
 
+  private readonly named = new Map<number, Map<string, Sym[]>>();
+  private readonly packages = new Map<string, Map<string, Sym[]>>();
+
   constructor(private readonly state: StructuralState) {}
 
   /** Call after files were added or removed: module lookup tables are rebuilt lazily. */
@@ -156,6 +159,7 @@ export class Resolver {
   // ---- imports -----------------------------------------------------------
 
   async resolveImports(fileIds: Iterable<number>): Promise<void> {
+    this.dropNameTables();
     const yielder = new Yielder(12, 4);
     for (const fileId of fileIds) {
       if (yielder.due()) await yielder.yield();
@@ -240,7 +244,47 @@ export class Resolver {
   private topLevel(fileId: number, name: string, allowed: ReadonlySet<SymbolKind>): Sym[] {
     const mod = this.state.files.get(fileId)?.moduleSymbolId;
     if (mod === null || mod === undefined) return [];
-    return (this.state.children.get(mod) ?? []).filter((s) => s.name === name && allowed.has(s.kind));
+    return this.childrenNamed(mod, name).filter((s) => allowed.has(s.kind));
+  }
+
+  /**
+   * Children of a symbol by name. A module or class with many definitions is
+   * indexed on first use (scanning its children at every lookup made a large
+   * file's or package's resolution quadratic); the tables are dropped when a
+   * batch starts, since the working set changes between batches.
+   */
+  private childrenNamed(parentId: number, name: string): readonly Sym[] {
+    const all = this.state.children.get(parentId);
+    if (!all) return [];
+    if (all.length < 16) return all.filter((s) => s.name === name);
+    let table = this.named.get(parentId);
+    if (!table) {
+      table = new Map();
+      for (const c of all) pushTo(table, c.name, c);
+      this.named.set(parentId, table);
+    }
+    return table.get(name) ?? [];
+  }
+
+  /** The top-level definitions of a package's files (Go, Java) by name, built on first use in a batch. */
+  private packageNamed(key: string, name: string): readonly Sym[] {
+    let table = this.packages.get(key);
+    if (!table) {
+      table = new Map();
+      for (const f of this.state.modules.get(key) ?? []) {
+        const mod = this.state.files.get(f)?.moduleSymbolId;
+        if (mod === null || mod === undefined) continue;
+        for (const c of this.state.children.get(mod) ?? []) pushTo(table, c.name, c);
+      }
+      this.packages.set(key, table);
+    }
+    return table.get(name) ?? [];
+  }
+
+  /** The working set changed: the name tables are rebuilt on use. */
+  private dropNameTables(): void {
+    this.named.clear();
+    this.packages.clear();
   }
 
   private enclosingType(owner: Sym | undefined): Sym | undefined {
@@ -279,7 +323,7 @@ export class Resolver {
   findMember(type: Sym, name: string, allowed: ReadonlySet<SymbolKind>, skipOwn = false): { syms: Sym[]; from: Sym } | undefined {
     const levels = skipOwn ? this.ancestors(type) : [type, ...this.ancestors(type)];
     for (const t of levels) {
-      const hit = (this.state.children.get(t.id) ?? []).filter((s) => s.name === name && allowed.has(s.kind));
+      const hit = this.childrenNamed(t.id, name).filter((s) => allowed.has(s.kind));
       if (hit.length) return { syms: hit, from: t };
     }
     return undefined;
@@ -297,7 +341,7 @@ export class Resolver {
         if (m) return { syms: m.syms, how: m.from.id === s.id ? `member of the enclosing \`${s.name}\`` : `inherited from \`${m.from.name}\`` };
         continue;
       }
-      const local = (this.state.children.get(s.id) ?? []).filter((c) => c.name === name && allowed.has(c.kind));
+      const local = this.childrenNamed(s.id, name).filter((c) => allowed.has(c.kind));
       if (local.length) return { syms: local, how: `defined in the enclosing \`${s.name}\`` };
     }
     // 2. The file's own top level.
@@ -336,8 +380,7 @@ export class Resolver {
       if (hit.length) return { syms: hit, how: `imported by \`${imp.module}.*\`` };
     }
     if ((spec.scheme === 'java' || spec.scheme === 'go') && file.moduleName !== undefined) {
-      const siblings = this.state.modules.get(moduleKey(spec, file.moduleName)) ?? [];
-      const hit = siblings.filter((f) => f !== file.id).flatMap((f) => this.topLevel(f, name, allowed));
+      const hit = this.packageNamed(moduleKey(spec, file.moduleName), name).filter((s) => s.fileId !== file.id && allowed.has(s.kind));
       if (hit.length) return { syms: hit, how: `defined in the same package \`${file.moduleName || '(default)'}\`` };
     }
     return undefined;
@@ -388,6 +431,7 @@ export class Resolver {
    * resolves every site of the workspace).
    */
   async resolveSites(sites: readonly Site[]): Promise<Edge[]> {
+    this.dropNameTables();
     const inherit = sites.filter((s) => s.kind === 'extends' || s.kind === 'implements');
     const rest = sites.filter((s) => s.kind !== 'extends' && s.kind !== 'implements');
     const edges: Edge[] = [];
@@ -644,4 +688,10 @@ export class Resolver {
     const p = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined;
     return p && p.kind !== 'module' ? `${p.name}.${s.name}` : s.name;
   }
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
