@@ -2,8 +2,8 @@ import * as path from 'node:path';
 import { Yielder } from '../../../shared/yielder.js';
 import { CALLABLE_KINDS, DATA_EDGE_KINDS, DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind, type SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
-import type { LanguageSpec } from '../inventory/languages.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
+import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, memberTargets, preferCallables, push } from './targets.js';
 
 /**
  * Name resolution for the inventory: turns use sites into tiered edges
@@ -23,114 +23,8 @@ import { moduleKey, type Edge, type FileEntry, type Import, type Site, type Stru
 
 const SOURCE = 'tree-sitter';
 /** Above this many candidates a site is stored once, by name, instead of once per candidate. */
-const MAX_CANDIDATES = 50;
-/**
- * A data use by name reaches fewer candidates before it is only a name: `x.id` on a
- * receiver of unknown type matches every `id` field there is, and listing them helps no one.
- */
-const MAX_DATA_CANDIDATES = 8;
-
 /** How a reason says a receiver's type was not known (what_breaks counts these in "not seen"). */
 export const UNKNOWN_RECEIVER = 'of unknown type';
-
-const CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor', 'class']);
-const MEMBER_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method']);
-const REFERENCE_TARGETS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum', 'type', 'function', 'constant', 'namespace', 'module']);
-const INHERIT_TARGETS: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'type']);
-const CONTAINER: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'enum']);
-/** A bare name read as a value: data, or a type, function or module passed as one (a reference). */
-const READ_TARGETS: ReadonlySet<SymbolKind> = new Set([...REFERENCE_TARGETS, 'field']);
-const WRITE_TARGETS: ReadonlySet<SymbolKind> = new Set(['field', 'constant']);
-/** A bare call may go through a variable holding a function (a read of it). */
-const BARE_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set([...CALL_TARGETS, 'constant']);
-const MEMBER_CALL_OR_PROPERTY: ReadonlySet<SymbolKind> = new Set([...MEMBER_CALL_TARGETS, 'constructor', 'field', 'constant']);
-const MEMBER_READ_TARGETS: ReadonlySet<SymbolKind> = new Set(['field', 'constant', 'method', 'function', 'class', 'interface', 'enum', 'type']);
-/** Members a data use on a receiver of unknown type may mean: data only (a method read as a value needs a known receiver). */
-const DATA_MEMBER_TARGETS: ReadonlySet<SymbolKind> = new Set(['field', 'constant']);
-
-/** What a bare name at a site may denote. */
-function bareTargets(site: Site, spec: LanguageSpec): ReadonlySet<SymbolKind> {
-  switch (site.kind) {
-    case 'read':
-      return READ_TARGETS;
-    case 'write':
-      return WRITE_TARGETS;
-    case 'call':
-      // Java keeps methods and fields apart: a call is never through a field of that name.
-      return spec.scheme === 'java' ? CALL_TARGETS : BARE_CALL_TARGETS;
-    default:
-      return allowedFor(site.kind);
-  }
-}
-
-/** What a member use on a receiver may denote. */
-function memberTargets(site: Site): ReadonlySet<SymbolKind> {
-  switch (site.kind) {
-    case 'call':
-      return MEMBER_CALL_OR_PROPERTY;
-    case 'read':
-      return MEMBER_READ_TARGETS;
-    case 'write':
-      return WRITE_TARGETS;
-    default:
-      return allowedFor(site.kind);
-  }
-}
-
-/** A call where a type has both a method and a field of one name (Python) means the method. */
-function preferCallables(site: Site, syms: readonly Sym[]): readonly Sym[] {
-  if (site.kind !== 'call') return syms;
-  const callables = syms.filter((s) => !DATA_KINDS.has(s.kind));
-  return callables.length ? callables : syms;
-}
-
-/**
- * The workspace's configuration keys by their dotted name, by the
- * environment variable that overrides them under relaxed binding
- * (`settlement.retry.max` ← SETTLEMENT_RETRY_MAX), and by prefix.
- */
-class ConfigKeyIndex {
-  readonly byQname = new Map<string, Sym[]>();
-  readonly byEnvName = new Map<string, Sym[]>();
-  private readonly parents = new Set<number>();
-
-  constructor(private readonly keys: readonly Sym[]) {
-    for (const k of keys) {
-      push(this.byQname, k.qname, k);
-      push(this.byEnvName, k.qname.replace(/[.-]/g, '_').toUpperCase(), k);
-      if (k.parentId !== null) this.parents.add(k.parentId);
-    }
-  }
-
-  bySuffix(name: string): Sym[] {
-    return this.keys.filter((k) => k.qname.endsWith(`.${name}`));
-  }
-
-  /** Leaf keys under a prefix: what a class bound to it reads. */
-  under(prefix: string): Sym[] {
-    return this.keys.filter((k) => k.qname.startsWith(`${prefix}.`) && !this.parents.has(k.id));
-  }
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
-
-function allowedFor(kind: EdgeKind): ReadonlySet<SymbolKind> {
-  switch (kind) {
-    case 'call':
-      return CALL_TARGETS;
-    case 'instantiate':
-      return TYPE_KINDS;
-    case 'extends':
-    case 'implements':
-      return INHERIT_TARGETS;
-    default:
-      return REFERENCE_TARGETS;
-  }
-}
 
 interface Found {
   readonly syms: readonly Sym[];
@@ -260,7 +154,7 @@ export class Resolver {
     let table = this.named.get(parentId);
     if (!table) {
       table = new Map();
-      for (const c of all) pushTo(table, c.name, c);
+      for (const c of all) push(table, c.name, c);
       this.named.set(parentId, table);
     }
     return table.get(name) ?? [];
@@ -274,7 +168,7 @@ export class Resolver {
       for (const f of this.state.modules.get(key) ?? []) {
         const mod = this.state.files.get(f)?.moduleSymbolId;
         if (mod === null || mod === undefined) continue;
-        for (const c of this.state.children.get(mod) ?? []) pushTo(table, c.name, c);
+        for (const c of this.state.children.get(mod) ?? []) push(table, c.name, c);
       }
       this.packages.set(key, table);
     }
@@ -690,8 +584,3 @@ export class Resolver {
   }
 }
 
-function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
