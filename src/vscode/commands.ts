@@ -121,23 +121,25 @@ function runKnowledgeWorker(
   return new Promise((resolve, reject) => {
     const worker = new Worker(path.join(extensionPath, 'dist', 'knowledgeWorker.js'), { workerData: job });
     let settled = false;
-    const finish = (fn: () => void) => {
+    const finish = (fn: () => void, end: 'wait' | 'now') => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
       fn();
-      void worker.terminate();
+      // After its answer the worker has closed its database and exits by itself; it is ended here only if it lingers.
+      if (end === 'now') void worker.terminate();
+      else setTimeout(() => void worker.terminate(), 10_000).unref();
     };
     const onAbort = () => worker.postMessage({ type: 'abort' });
     signal.addEventListener('abort', onAbort);
     worker.on('message', (m: KnowledgeWorkerMessage) => {
       if (m.type === 'progress') onProgress(m);
       else if (m.type === 'log') log(m.message);
-      else if (m.type === 'done') finish(() => resolve(m.report));
-      else if (m.type === 'error') finish(() => reject(new Error(m.message)));
+      else if (m.type === 'done') finish(() => resolve(m.report), 'wait');
+      else if (m.type === 'error') finish(() => reject(new Error(m.message)), 'wait');
     });
-    worker.on('error', (e) => finish(() => reject(e)));
-    worker.on('exit', (code) => finish(() => reject(new Error(`the knowledge worker exited (${code}) before it finished`))));
+    worker.on('error', (e) => finish(() => reject(e), 'now'));
+    worker.on('exit', (code) => finish(() => reject(new Error(`the knowledge worker exited (${code}) before it finished`)), 'now'));
   });
 }
 

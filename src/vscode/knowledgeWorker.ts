@@ -40,6 +40,9 @@ async function main(): Promise<void> {
     if ((m as { type?: string } | null)?.type === 'abort') ac.abort();
   });
   let ws: Workspace | undefined;
+  // The database is closed before the last message: the host may end this thread once it has the answer,
+  // and a thread ended inside the native SQLite module's close takes the whole extension host down (SIGABRT).
+  let last: KnowledgeWorkerMessage;
   try {
     ws = await openWorkspace(job.root);
     const settings = modelSettings(job.settings, {});
@@ -51,12 +54,12 @@ async function main(): Promise<void> {
       log: (message) => post({ type: 'log', message }),
       onProgress: (p) => post({ type: 'progress', ...p }),
     });
-    post({ type: 'done', report });
+    last = { type: 'done', report };
   } catch (e) {
-    post({ type: 'error', message: errorMessage(e) });
-  } finally {
-    await ws?.close().catch(() => undefined);
+    last = { type: 'error', message: errorMessage(e) };
   }
+  await ws?.close().catch(() => undefined);
+  post(last);
 }
 
 if (parentPort) void main();
