@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { IndexReport } from '../core/structural/index/indexer.js';
@@ -99,5 +100,16 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
     if (typeof code === 'string' && code.startsWith('commander.')) return EXIT.usage;
     process.stderr.write(`tenure: ${errorMessage(e)}\n`);
     return exitCodeFor(e);
+  }
+}
+
+/** A yes/no question on the terminal; false without one (an agent's shell, CI): nothing is approved by default. */
+export async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
   }
 }

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { TenureError } from '../../shared/errors.js';
 import { fetchGitHubThreads } from '../../core/knowledge/sources/github.js';
@@ -19,7 +18,7 @@ import { isIndexed } from '../../core/structural/lookup.js';
 import { Workspace, TENURE_DIR } from '../../core/store/workspace.js';
 import type { ChatModel } from '../../core/llm/types.js';
 import { openWorkspace } from '../../core/workspace.js';
-import { cwdOf, findRoot, positiveInt, refuseInRestricted, withWorkspace, type CommandGroup } from '../context.js';
+import { confirm, cwdOf, findRoot, positiveInt, refuseInRestricted, withWorkspace, type CommandGroup } from '../context.js';
 import { teamModelCalls } from './team.js';
 
 /*
@@ -113,15 +112,6 @@ function nextStep(r: KnowledgeIndexReport): string {
 /** A knowledge run that did not finish is not a success: the exit code says so, for scripts and CI. */
 export function knowledgeExitCode(r: KnowledgeIndexReport): number {
   return r.status === 'done' ? 0 : 1;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 type IndexFlags = ModelFlags & SourceFlags & { budget?: number; concurrency?: number; maxClusterSize?: number; retryDropped?: boolean; rebuild?: boolean; yes?: boolean; json?: boolean };

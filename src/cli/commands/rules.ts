@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { TenureError } from '../../shared/errors.js';
 import { clockFromEnv, describeAge } from '../../core/episodic/clock.js';
@@ -11,7 +10,7 @@ import { applySectionChange, declineProposal, planSectionChange, type SectionPla
 import { refreshRules } from '../../core/procedural/refresh.js';
 import { getRule, listRules, ruleEvents, ruleEvidence } from '../../core/procedural/store.js';
 import type { Workspace } from '../../core/store/workspace.js';
-import { cwdOf, EXIT, refuseInRestricted, withWorkspace } from '../context.js';
+import { confirm, cwdOf, EXIT, refuseInRestricted, withWorkspace } from '../context.js';
 import { count, exitWith, recordingRoot, warn } from './recording.js';
 
 /*
@@ -30,16 +29,6 @@ const STATUS_ORDER: readonly RuleStatus[] = ['proposed', 'demotion-proposed', 'p
 
 function ruleLine(r: Rule): string {
   return `${String(r.id).padStart(3)} ${r.status.padEnd(17)} ${r.successes}✓ ${r.failures}✗ lb ${r.lowerBound.toFixed(2)}  ${r.promotedText ?? r.text}`;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 function printPlan(plan: SectionPlan): void {

@@ -1,13 +1,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser';
 import { unifiedDiff } from '../../core/episodic/diff.js';
 import { TenureError } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/paths.js';
-import { cwdOf, findRoot, type CommandGroup } from '../context.js';
+import { confirm, cwdOf, findRoot, type CommandGroup } from '../context.js';
 import { UNATTENDED_APPROVAL_ENV } from './rules.js';
 
 /*
@@ -148,16 +147,6 @@ export async function planSetup(clientName: string, root: string, opts: { home?:
     changes.push({ file: ifile, before: ibefore, after: withInstructions(ibefore), instructions: true });
   }
   return { client, changes: changes.filter((c) => c.after !== c.before) };
-}
-
-async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 function setupCommand(program: Command): void {
