@@ -1,5 +1,7 @@
 import type { Db } from '../../src/core/store/db';
+import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import type { SiteTuple } from '../../src/core/structural/schema';
+import { openWorkspace } from '../../src/core/workspace';
 
 /**
  * The structural memory as sets of stable keys (paths, names, positions,
@@ -63,4 +65,17 @@ export function dumpDiff(a: IndexDump, b: IndexDump, limit = 12): string[] {
   }
   if (a.duplicateSiteIds !== b.duplicateSiteIds) out.push(`duplicated site ids: ${a.duplicateSiteIds} vs ${b.duplicateSiteIds}`);
   return out;
+}
+
+/** Brings the workspace's index up to date with one indexer (one parse worker, a minute of parse budget per file so a loaded machine skips nothing) and dumps it. */
+export async function indexAndDump(root: string): Promise<IndexDump> {
+  const ws = await openWorkspace(root);
+  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000 });
+  try {
+    await indexer.indexAll();
+    return await dumpIndex(ws.db);
+  } finally {
+    await indexer.dispose();
+    await ws.close();
+  }
 }

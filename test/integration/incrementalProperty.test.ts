@@ -5,7 +5,7 @@ import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
 import { REPO_ROOT, tempDir } from '../helpers/fixtures';
-import { dumpDiff, dumpIndex, type IndexDump } from '../helpers/indexDump';
+import { dumpDiff, dumpIndex, indexAndDump, type IndexDump } from '../helpers/indexDump';
 import { editOf, random, writeCorpus } from '../helpers/editCorpus';
 
 /**
@@ -66,15 +66,7 @@ function mutate(text: string, original: string, ts: boolean, next: () => number,
 
 async function fresh(root: string): Promise<IndexDump> {
   fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
-  const ws = await openWorkspace(root);
-  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000 });
-  try {
-    await indexer.indexAll();
-    return await dumpIndex(ws.db);
-  } finally {
-    await indexer.dispose();
-    await ws.close();
-  }
+  return indexAndDump(root);
 }
 
 describe('incremental equals full (property test)', () => {

@@ -2,27 +2,13 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { StructuralIndexer } from '../../src/core/structural/index/indexer';
-import { openWorkspace } from '../../src/core/workspace';
 import { tempDir } from '../helpers/fixtures';
-import { dumpDiff, dumpIndex, type IndexDump } from '../helpers/indexDump';
+import { dumpDiff, indexAndDump } from '../helpers/indexDump';
 import { writeCorpus } from '../helpers/editCorpus';
 
 /** How long the writers run: 60 s in the suite; TENURE_STRESS_SECONDS=300 for the five minutes of the issue. */
 const SECONDS = Number(process.env.TENURE_STRESS_SECONDS ?? 60);
 const WRITERS = 4;
-
-async function indexFresh(root: string): Promise<IndexDump> {
-  const ws = await openWorkspace(root);
-  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000 });
-  try {
-    await indexer.indexAll();
-    return await dumpIndex(ws.db);
-  } finally {
-    await indexer.dispose();
-    await ws.close();
-  }
-}
 
 function runWriter(root: string, i: number, seed: number): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -53,9 +39,9 @@ describe('many writers, one truth (structural index)', () => {
       assert.ok(stats.some((s) => s.staleRetries > 0), `no write ever lost a race: ${JSON.stringify(stats)}`);
 
       // A last index catches up with the final edits, as the next `tenure index` would; then the same tree indexed from nothing.
-      const shared = await indexFresh(ws.root);
+      const shared = await indexAndDump(ws.root);
       fs.cpSync(ws.root, clean.root, { recursive: true, filter: (src) => !src.includes(`${path.sep}.tenure`) });
-      const fresh = await indexFresh(clean.root);
+      const fresh = await indexAndDump(clean.root);
       assert.equal(shared.duplicateSiteIds, 0, 'no site id held by two sites');
       assert.ok(fresh.edges.length > 100, `the corpus has edges (${fresh.edges.length})`);
       assert.ok(fresh.edges.some((e) => / inferred /.test(e)), 'edges of the inferred tier are compared');
