@@ -49,6 +49,11 @@ export function renderIndexReport(r: IndexReport): string {
     for (const s of r.skipped.slice(0, 10)) lines.push(`  ${s.path}: ${s.reason}`);
     if (r.skipped.length > 10) lines.push(`  … and ${r.skipped.length - 10} more (tenure status --json lists them all)`);
   }
+  if (r.partial.length) {
+    lines.push('Indexed in part (constructs left out, the rest of the file indexed):');
+    for (const p of r.partial.slice(0, 10)) lines.push(`  ${p.path}:${p.line}: ${p.reason}${p.constructs > 1 ? ` (and ${p.constructs - 1} more)` : ''}`);
+    if (r.partial.length > 10) lines.push(`  … and ${r.partial.length - 10} more files (tenure index --json lists them all)`);
+  }
   return lines.join('\n');
 }
 

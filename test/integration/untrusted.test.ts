@@ -67,6 +67,31 @@ describe('an untrusted repository', function () {
     }
   });
 
+  it('indexes a file of 20,000 nested functions in seconds, says what it left out, and keeps every use', () => {
+    const t = tempDir();
+    try {
+      let deep = '';
+      for (let i = 0; i < 20_000; i++) deep += `function f${i}() { retry();\n`;
+      for (let i = 0; i < 20_000; i++) deep += '}\n';
+      write(t.root, 'src/deep.ts', `import { retry } from './retry';\n${deep}`);
+      write(t.root, 'src/retry.ts', 'export function retry(): number {\n  return 3;\n}\n');
+      const idx = tenure(['index', '--no-knowledge', t.root], t.root, {}, 110_000);
+      assert.equal(idx.signal, null, `tenure index was killed after ${idx.ms} ms`);
+      assert.equal(idx.code, 0, idx.err);
+      assert.match(idx.out, /Indexed in part \(constructs left out, the rest of the file indexed\):\n {2}src\/deep\.ts:66: 19936 definitions nested more than 64 deep not indexed as symbols of their own: their uses count as uses of `f63` \(line 65\)/);
+      const w = tenure(['what-breaks', 'retry', '--json', '--depth', '1', '--cwd', t.root], t.root);
+      assert.equal(w.code, 0, w.err);
+      const answer = JSON.parse(w.out) as { counts: { dependents: number; byTier: Record<string, number> }; dependents: { tier: string }[] };
+      // The 64 kept functions call it (the calls in the folded ones count as f63's: test/unit/inventory.bounds.test.ts).
+      // Imports are matched by name: inferred until a checker confirms.
+      assert.equal(answer.counts.dependents, 64);
+      assert.deepEqual(answer.counts.byTier, { inferred: 64 });
+      assert.ok(answer.dependents.length > 0 && answer.dependents.every((d) => d.tier === 'inferred'), w.out.slice(0, 2000));
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('cannot move the database out of the workspace with a .tenure symlink', () => {
     const t = tempDir();
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'tenure-elsewhere-'));

@@ -37,6 +37,8 @@ export interface IndexReport {
   readonly unchanged: number;
   readonly removed: number;
   readonly skipped: readonly { path: string; kind: SkipKind; reason: string }[];
+  /** Files parsed in this run with some constructs left out (each with its reason); the rest of each file is indexed. */
+  readonly partial: readonly { path: string; constructs: number; line: number; reason: string }[];
   readonly symbols: number;
   readonly sites: number;
   readonly edges: number;
@@ -233,6 +235,10 @@ export class StructuralIndexer {
         unchanged: unchanged + result.unchanged,
         removed: result.removed,
         skipped,
+        partial: parsed.flatMap(({ rel, response: r }) => {
+          const constructs = r.status === 'parsed' ? (r.facts.skipped ?? []) : [];
+          return constructs.length ? [{ path: rel, constructs: constructs.length, line: constructs[0]!.at.line, reason: constructs[0]!.reason }] : [];
+        }),
         symbols: this.state.symbols.size,
         sites: this.state.sites.size,
         edges: await this.countEdges(),

@@ -64,6 +64,43 @@ const CALLABLE: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constr
 const SHADOWED: ReadonlySet<EdgeKind> = new Set(['call', 'instantiate', 'reference', 'read', 'write']);
 const NAME_IS: ReadonlySet<string> = new Set<SiteNameIs>(['config-key', 'env-var', 'config-prefix', 'receiver']);
 
+/**
+ * Definitions nested deeper than this are not symbols of their own: what
+ * they hold counts as their ancestor's at this depth. Real code stays far
+ * below it; without a bound, names, ids and scope walks grow with the square
+ * of the nesting (a file of 20,000 nested functions exhausted a 4 GB heap).
+ */
+export const MAX_DEFINITION_DEPTH = 64;
+
+/** The extraction ran past its time budget: the file is skipped with that reason, never half-read. */
+export class ParseTimeout extends Error {}
+
+/** A deadline checked in the extractor's loops; cheap enough to call per match. */
+export class Deadline {
+  private calls = 0;
+
+  constructor(
+    private readonly at: number,
+    private readonly budgetMs: number,
+  ) {}
+
+  static none(): Deadline {
+    return new Deadline(Infinity, Infinity);
+  }
+
+  check(): void {
+    if ((++this.calls & 255) === 0 && this.passed) throw this.exceeded();
+  }
+
+  exceeded(): ParseTimeout {
+    return new ParseTimeout(`extraction exceeded ${this.budgetMs} ms`);
+  }
+
+  get passed(): boolean {
+    return performance.now() > this.at;
+  }
+}
+
 interface PendingDef {
   node: Node;
   nameNode: Node;
@@ -76,17 +113,28 @@ interface PendingDef {
 
 
 
-export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parseMs: number): FileFacts {
+export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parseMs: number, deadline = Deadline.none()): FileFacts {
   const root = tree.rootNode;
-  const matches = query.matches(root);
+  let overBudget = false;
+  const matches = query.matches(root, {
+    progressCallback: () => {
+      overBudget ||= deadline.passed;
+      return overBudget;
+    },
+  } as Parameters<Query['matches']>[1]);
+  // A cancelled query returns what it found so far: a file is read whole or skipped, never half-read.
+  if (overBudget) throw deadline.exceeded();
   const skipped: SkippedConstruct[] = [];
-  const ordered = pendingDefinitions(matches);
+  const { ordered, folded } = pendingDefinitions(matches);
+  if (folded.length) skipped.push(foldedReason(folded, ordered));
   const containment = new Containment(ordered);
-  const defs = definitionFacts(ordered, containment, spec, skipped);
+  const defs = definitionFacts(ordered, containment, spec, skipped, deadline);
   const receivers = new ReceiverTypes(defs, declaredTypes(matches, containment, defs, skipped), spec);
-  const defNameNodes = new Set(ordered.map((d) => d.nameNode.id));
+  // A folded definition's name is no use of anything either.
+  const defNameNodes = new Set([...ordered, ...folded.map((f) => f.def)].map((d) => d.nameNode.id));
   const scopes = bindings(matches, containment, defNameNodes);
-  const uses = useSites(matches, containment, defNameNodes, receivers, scopes, defs, skipped, spec);
+  if (deadline.passed) throw deadline.exceeded();
+  const uses = useSites(matches, containment, defNameNodes, receivers, scopes, defs, skipped, spec, deadline);
   const merged = mergeDeclarations(spec, ordered, defs, containment, receivers, uses, skipped);
   return {
     language: spec.id,
@@ -107,7 +155,7 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
  * their type (Go) last together with everything declared inside them, so
  * the type they attach to precedes them (parent < index).
  */
-function pendingDefinitions(matches: readonly QueryMatch[]): PendingDef[] {
+function pendingDefinitions(matches: readonly QueryMatch[]): { ordered: PendingDef[]; folded: Folded[] } {
   const pending = new Map<number, PendingDef>();
   for (const m of matches) {
     let defNode: Node | undefined;
@@ -145,7 +193,55 @@ function pendingDefinitions(matches: readonly QueryMatch[]): PendingDef[] {
     return j >= 0 && detachedRanges[j]![1] >= d.node.endIndex ? 1 : 0;
   };
   const late = new Map(all.map((d) => [d, inDetached(d)]));
-  return all.sort((a, b) => late.get(a)! - late.get(b)! || a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  const sorted = all.sort((a, b) => late.get(a)! - late.get(b)! || a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  return foldDeepDefinitions(sorted);
+}
+
+/** A definition left out for its depth, with the ancestor at the bound that holds it. */
+interface Folded {
+  readonly def: PendingDef;
+  /** Index in `ordered` of the deepest kept definition around it. */
+  readonly into: number;
+}
+
+/**
+ * Keeps definitions up to MAX_DEFINITION_DEPTH deep (by byte ranges, as
+ * Containment nests them); deeper ones are folded into the ancestor at the
+ * bound. Order is kept, so parent < index still holds.
+ */
+function foldDeepDefinitions(sorted: readonly PendingDef[]): { ordered: PendingDef[]; folded: Folded[] } {
+  const byStart = sorted.map((d, i) => ({ d, i })).sort((a, b) => a.d.node.startIndex - b.d.node.startIndex || b.d.node.endIndex - a.d.node.endIndex);
+  const depth = new Array<number>(sorted.length).fill(0);
+  const keptAncestor = new Array<number>(sorted.length).fill(-1);
+  const stack: number[] = [];
+  for (const { d, i } of byStart) {
+    while (stack.length && sorted[stack[stack.length - 1]!]!.node.endIndex < d.node.endIndex) stack.pop();
+    const parent = stack.length ? stack[stack.length - 1]! : -1;
+    depth[i] = parent >= 0 ? depth[parent]! + 1 : 0;
+    keptAncestor[i] = depth[i]! < MAX_DEFINITION_DEPTH ? i : keptAncestor[parent]!;
+    stack.push(i);
+  }
+  if (!depth.some((n) => n >= MAX_DEFINITION_DEPTH)) return { ordered: [...sorted], folded: [] };
+  const ordered: PendingDef[] = [];
+  const newIndex = new Array<number>(sorted.length).fill(-1);
+  const deep: { def: PendingDef; keptAt: number }[] = [];
+  sorted.forEach((d, i) => {
+    if (depth[i]! < MAX_DEFINITION_DEPTH) {
+      newIndex[i] = ordered.length;
+      ordered.push(d);
+    } else deep.push({ def: d, keptAt: keptAncestor[i]! });
+  });
+  return { ordered, folded: deep.map(({ def, keptAt }) => ({ def, into: newIndex[keptAt]! })) };
+}
+
+function foldedReason(folded: readonly Folded[], ordered: readonly PendingDef[]): SkippedConstruct {
+  const first = folded[0]!;
+  const into = ordered[first.into];
+  const where = into ? ` \`${compact(into.nameNode.text)}\` (line ${pos(into.nameNode).line})` : ' the definitions around them';
+  return {
+    at: pos(first.def.nameNode),
+    reason: `${folded.length} definition${folded.length === 1 ? '' : 's'} nested more than ${MAX_DEFINITION_DEPTH} deep not indexed as symbols of their own: their uses count as uses of${where}`,
+  };
 }
 
 /** A definition's name as written; a computed name keeps its brackets (`[Symbol.iterator]`) unless it is a literal (`['key']` is `key`). */
@@ -162,7 +258,13 @@ function definitionName(nameNode: Node): string {
  * extractor fails on is left out (undefined) with its reason, and what it
  * held is given to the definition around it.
  */
-function definitionFacts(ordered: readonly PendingDef[], containment: Containment, spec: LanguageSpec, skipped: SkippedConstruct[]): (DefinitionFact | undefined)[] {
+function definitionFacts(
+  ordered: readonly PendingDef[],
+  containment: Containment,
+  spec: LanguageSpec,
+  skipped: SkippedConstruct[],
+  deadline: Deadline,
+): (DefinitionFact | undefined)[] {
   const definitions: (DefinitionFact | undefined)[] = [];
   const present = (k: number): number => {
     let p = k;
@@ -171,6 +273,7 @@ function definitionFacts(ordered: readonly PendingDef[], containment: Containmen
   };
   for (let i = 0; i < ordered.length; i++) {
     const d = ordered[i]!;
+    deadline.check();
     try {
       let parent = containment.ownerOf(d.node);
       let kind = d.kind;
@@ -315,12 +418,14 @@ function useSites(
   definitions: readonly (DefinitionFact | undefined)[],
   skipped: SkippedConstruct[],
   spec: LanguageSpec,
+  deadline: Deadline,
 ): UseResult {
   const sitesByNode = new Map<number, { kind: EdgeKind; site: SiteFact }[]>();
   const dynamicSites = new Map<number, { pattern: number; site: SiteFact }>();
   const importStatements = new Map<number, ImportFact[]>();
   let packageName: string | undefined;
   for (const m of matches) {
+    deadline.check();
     try {
       const u = useCaptures(m);
       if (u.isPackage && u.nameNode) {

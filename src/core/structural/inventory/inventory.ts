@@ -4,7 +4,7 @@ import { Language, Parser, Query } from 'web-tree-sitter';
 import { packageRoot } from '../../../shared/paths.js';
 import type { FileFacts } from '../../model/structural.js';
 import { extractConfigFacts } from './configFiles.js';
-import { extractFacts } from './extract.js';
+import { Deadline, ParseTimeout, extractFacts } from './extract.js';
 import { CODE_LANGUAGES, isCode, type CodeLanguageSpec, type LanguageSpec } from './languages.js';
 
 /**
@@ -28,7 +28,9 @@ function wasmPath(file: string): string {
   return found;
 }
 
-export class ParseTimeout extends Error {}
+export { ParseTimeout };
+
+const EXTRACTION_BUDGET_FACTOR = 10;
 
 interface Loaded {
   readonly language: Language;
@@ -70,8 +72,10 @@ export class Inventory {
   }
 
   /**
-   * Parses one file's text. `budgetMs` bounds the parse: a pathological file
-   * is abandoned (ParseTimeout) rather than stalling the whole index.
+   * Parses one file's text. `budgetMs` bounds the parse, and ten times it
+   * the extraction (a hand-written 700 KB file takes 3–5 s to extract on a
+   * loaded machine): a pathological file is abandoned (ParseTimeout) rather
+   * than stalling the whole index.
    */
   async parse(spec: LanguageSpec, text: string, budgetMs = 2000): Promise<FileFacts> {
     if (!isCode(spec)) return extractConfigFacts(spec, text);
@@ -91,7 +95,8 @@ export class Inventory {
       throw new ParseTimeout(`parse exceeded ${budgetMs} ms`);
     }
     try {
-      return extractFacts(tree, query, spec, performance.now() - started);
+      const parsed = performance.now();
+      return extractFacts(tree, query, spec, parsed - started, new Deadline(parsed + budgetMs * EXTRACTION_BUDGET_FACTOR, budgetMs * EXTRACTION_BUDGET_FACTOR));
     } finally {
       tree.delete();
     }

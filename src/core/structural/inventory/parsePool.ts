@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { errorMessage } from '../../../shared/errors.js';
 import type { ParseRequest, ParseResponse } from './parseProtocol.js';
 
 export type ParseJob = Omit<ParseRequest, 'id'>;
@@ -12,16 +13,27 @@ interface Slot {
 }
 
 /**
+ * Heap of one parse worker. A worker that needs more is stopped by V8 with
+ * ERR_WORKER_OUT_OF_MEMORY instead of taking the whole process (the MCP
+ * server, the extension host) down; a 1 MB source file needs about 300 MB.
+ */
+export const WORKER_HEAP_MB = 1536;
+
+/**
  * A fixed set of parse workers. Jobs go out in small batches (fewer messages,
- * still balanced across workers). A worker that dies is replaced and its
- * batch fails with a clear error rather than hanging the index.
+ * still balanced across workers). A worker that dies is replaced; its batch
+ * is tried again a file at a time, so only the file that killed it is
+ * skipped, with the reason, rather than hanging or failing the index.
  */
 export class ParsePool {
   private readonly slots: Slot[] = [];
   private readonly waiting: Array<() => void> = [];
   private disposed = false;
 
-  constructor(private size = defaultPoolSize()) {
+  constructor(
+    private size = defaultPoolSize(),
+    private readonly heapMb = WORKER_HEAP_MB,
+  ) {
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
 
@@ -40,7 +52,7 @@ export class ParsePool {
 
   private spawn(): Slot {
     // The worker sits next to this module both in tsc output and in the esbuild bundle.
-    const worker = new Worker(path.join(__dirname, 'parseWorker.js'));
+    const worker = new Worker(path.join(__dirname, 'parseWorker.js'), { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
     const slot: Slot = { worker, busy: false };
     worker.on('message', (out: ParseResponse[]) => {
       const p = slot.pending;
@@ -99,12 +111,7 @@ export class ParsePool {
     await Promise.all(
       batches.map(async (batch) => {
         if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
-        let out: ParseResponse[];
-        try {
-          out = await this.runBatch(batch);
-        } catch (e) {
-          out = batch.map((r) => ({ id: r.id, status: 'skipped', skip: { kind: 'worker-crashed', reason: `parse worker crashed (${String(e)})` }, size: 0 }));
-        }
+        const out = await this.runAlone(batch);
         for (const r of out) results[r.id] = r;
         done += batch.length;
         onProgress?.(done);
@@ -112,6 +119,21 @@ export class ParsePool {
     );
     if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
     return results;
+  }
+
+  /** A batch whose worker crashed is run again one file at a time: the others of the batch lose nothing. */
+  private async runAlone(batch: ParseRequest[]): Promise<ParseResponse[]> {
+    try {
+      return await this.runBatch(batch);
+    } catch (e) {
+      if (batch.length === 1) {
+        const r = batch[0]!;
+        return [{ id: r.id, status: 'skipped', skip: { kind: 'worker-crashed', reason: `parse worker crashed on this file (${errorMessage(e)})` }, size: 0 }];
+      }
+      const out: ParseResponse[] = [];
+      for (const r of batch) out.push(...(await this.runAlone([r])));
+      return out;
+    }
   }
 
   async dispose(): Promise<void> {

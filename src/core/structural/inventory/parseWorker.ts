@@ -30,7 +30,7 @@ async function handle(req: ParseRequest): Promise<ParseResponse> {
     const facts = await inventory.parse(language, check.text, req.budgetMs);
     return { id: req.id, status: 'parsed', hash: check.hash, size: bytes.length, facts };
   } catch (e) {
-    const skip: Skip = e instanceof ParseTimeout ? { kind: 'parse-timeout', reason: `parse took longer than its budget (${req.budgetMs} ms)` } : { kind: 'parser-failed', reason: `parser failed: ${String(e)}` };
+    const skip: Skip = e instanceof ParseTimeout ? { kind: 'parse-timeout', reason: `took longer than its budget: ${e.message}` } : { kind: 'parser-failed', reason: `parser failed: ${String(e)}` };
     return { id: req.id, status: 'skipped', skip, hash: check.hash, size: bytes.length };
   }
 }
