@@ -98,7 +98,8 @@ export type CommandGroup = (program: Command) => void;
 export async function runProgram(program: Command, argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
-    return EXIT.ok;
+    // A command that finished but did not succeed (a knowledge run that stopped early) says so through process.exitCode.
+    return typeof process.exitCode === 'number' && process.exitCode !== 0 ? process.exitCode : EXIT.ok;
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return EXIT.ok;

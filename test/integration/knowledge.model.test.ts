@@ -275,6 +275,35 @@ describe('knowledge: a model-backed pipeline run on examples/settlement', functi
     }
   });
 
+  it('a model run that fails or stops early exits non-zero from the CLI and says what to do (refused key, an endpoint that stays down, the token budget)', async () => {
+    const env = { ...process.env, TENURE_OPENAI_API_KEY: 'sk-test', OPENAI_API_KEY: '' };
+    const run = (extra: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, 'knowledge', 'index', ex.root, '--model', 'sim-1', '--base-url', fake.url, '--concurrency', '1', '--yes', ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('exit', (code) => resolve({ code, out }));
+      });
+    fake.enqueue({ reply: recorded('unauthorized'), times: 1000 });
+    const refused = await run([]);
+    assert.equal(refused.code, 1, refused.out);
+    assert.match(refused.out, /Knowledge run failed: .*\nWhat to do: /s);
+    await fake.close();
+    fake = await FakeOpenAi.start();
+    fake.enqueue({ reply: recorded('overloaded'), times: 1000 });
+    const down = await run([]);
+    assert.equal(down.code, 1, down.out);
+    assert.match(down.out, /Knowledge run (failed|stopped early): .*\nWhat to do: /s);
+    await fake.close();
+    fake = await FakeOpenAi.start();
+    const budget = await run(['--budget', '16000']);
+    assert.equal(budget.code, 1, budget.out);
+    assert.match(budget.out, /Knowledge run stopped early: .*token budget.*\nWhat to do: /s);
+    const finished = await run([]);
+    assert.equal(finished.code, 0, finished.out);
+  });
+
   it('a killed run resumes re-spending at most one batch', async () => {
     const env = { ...process.env, TENURE_OPENAI_API_KEY: 'sk-test', OPENAI_API_KEY: '' };
     const args = [CLI, 'knowledge', 'index', ex.root, '--model', 'sim-1', '--base-url', fake.url, '--concurrency', '1', '--yes', '--json'];
