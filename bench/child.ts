@@ -8,6 +8,7 @@ import { SCHEMA, openWorkspace } from '../src/core/workspace.js';
 import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import type { SymbolRef } from '../src/core/model/symbolRef.js';
 import { whatBreaks } from '../src/core/structural/impact/whatBreaks.js';
+import { DEFAULT_LIMIT } from '../src/core/tools/whatBreaks.js';
 
 /*
  * One measurement in its own process, so runs do not share caches or heap and
@@ -225,15 +226,17 @@ async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
   const sample: SymbolRef[] = [];
   for (let k = 0; k < n; k++) sample.push(all[Math.floor((k * all.length) / n)]!);
   const out: { -readonly [K in keyof QueryResult['wb']]: QueryResult['wb'][K] } = { candidates: all.length, sample: n, d1Ms: [], d5Ms: [], d1Dependents: [], d5Dependents: [], errors: [] };
+  // As the what_breaks tool asks: candidates of ambiguous sites for the dependents its answer lists.
+  const asked = { candidatesFor: DEFAULT_LIMIT };
   // Warm-up, not counted.
-  for (const s of sample.slice(0, 5)) await whatBreaks(ws.db, s, 5).catch(() => undefined);
+  for (const s of sample.slice(0, 5)) await whatBreaks(ws.db, s, 5, asked).catch(() => undefined);
   for (const s of sample) {
     try {
       let t = performance.now();
-      const r1 = await whatBreaks(ws.db, s, 1);
+      const r1 = await whatBreaks(ws.db, s, 1, asked);
       out.d1Ms.push(performance.now() - t);
       t = performance.now();
-      const r5 = await whatBreaks(ws.db, s, 5);
+      const r5 = await whatBreaks(ws.db, s, 5, asked);
       const ms = performance.now() - t;
       out.d5Ms.push(ms);
       out.d1Dependents.push(r1.dependents.length);

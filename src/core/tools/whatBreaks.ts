@@ -15,10 +15,13 @@ import { defineTool } from './types.js';
  * sites; the lower-bound sentence first of all, and the rules last.
  */
 
+/** Dependents an answer lists unless asked for more. */
+export const DEFAULT_LIMIT = 30;
+
 export const WhatBreaksInput = z.object({
   symbol: z.string().min(1).max(1000).describe('The symbol to change: a name (`SettlementService.retry`, `retry`), a symbol id, or `path/file.ts:42`.'),
   depth: z.number().int().min(1).max(10).default(2).describe('How many hops of dependents to follow (1 = direct dependents only). Default 2.'),
-  limit: z.number().int().min(1).max(500).default(30).describe('Most dependents to list (default 30); the counts always cover all of them.'),
+  limit: z.number().int().min(1).max(500).default(DEFAULT_LIMIT).describe(`Most dependents to list (default ${DEFAULT_LIMIT}); the counts always cover all of them.`),
 });
 
 const DependentView = z.object({
@@ -235,7 +238,8 @@ export const whatBreaksTool = defineTool({
     const { db, root } = ctx.workspace;
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
-    const result = await whatBreaks(db, target, input.depth);
+    // The answer lists at most `limit` dependents: only those need their candidates read.
+    const result = await whatBreaks(db, target, input.depth, { candidatesFor: input.limit });
     // How work is done here when this changes: rules whose trigger (a path, this symbol) the change touches.
     const rules = (await rulesForChangeTo(db, target)).map(ruleView);
     return fitToBudget((limit) => presentWhatBreaks(result, rules, limit), renderWhatBreaks, input.limit, BUDGET);

@@ -29,31 +29,61 @@ const DI_PATH = /(^|\/)(di|ioc|inject|injection|injector|container)(\/|\.[a-z]+$
 interface Workspace {
   readonly languages: ReadonlySet<string>;
   readonly artifacts: ReadonlySet<string>;
+  /** A DI library is imported, an injection decorator used, or a path says the workspace wires a container. */
+  readonly wiresContainer: boolean;
+  /** A messaging library is imported. */
+  readonly usesBroker: boolean;
 }
 
+/** What the index says of the whole workspace: the same for every answer until the structural memory is written again. */
+interface IndexFacts {
+  readonly generation: string;
+  readonly facts: Promise<Omit<Workspace, 'artifacts'>>;
+}
+
+const indexFacts = new WeakMap<Db, IndexFacts>();
+
+/**
+ * The workspace's facts, computed once per generation of the structural
+ * memory (every write of files, symbols or edges moves it): they scan the
+ * files, imports and edges tables, which would otherwise cost each answer
+ * tens of milliseconds on a large repository.
+ */
 async function workspaceOf(db: Db): Promise<Workspace> {
-  const langs = await db.all<{ language: string | null }>('SELECT DISTINCT language FROM files WHERE skip_reason IS NULL');
+  const generation = (await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.generation'"))?.value ?? '0';
+  let cached = indexFacts.get(db);
+  if (!cached || cached.generation !== generation) {
+    cached = { generation, facts: scanIndex(db) };
+    indexFacts.set(db, cached);
+    cached.facts.catch(() => indexFacts.delete(db));
+  }
   const kinds = await db.all<{ kind: string }>('SELECT DISTINCT kind FROM artifacts');
-  return { languages: new Set(langs.flatMap((l) => (l.language ? [l.language] : []))), artifacts: new Set(kinds.map((k) => k.kind)) };
+  return { ...(await cached.facts), artifacts: new Set(kinds.map((k) => k.kind)) };
+}
+
+async function scanIndex(db: Db): Promise<Omit<Workspace, 'artifacts'>> {
+  const langs = await db.all<{ language: string | null }>('SELECT DISTINCT language FROM files WHERE skip_reason IS NULL');
+  const count = async (sql: string, names: readonly string[]) => ((await db.get<{ n: number }>(sql, [JSON.stringify(names)]))?.n ?? 0) > 0;
+  const wiresContainer =
+    (await count('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', DI_MODULES)) ||
+    (await count('SELECT count(*) AS n FROM edges WHERE name IN (SELECT value FROM json_each(?))', INJECTION_NAMES)) ||
+    (await db.all<{ path: string }>('SELECT path FROM files WHERE skip_reason IS NULL')).some((p) => DI_PATH.test(p.path));
+  return {
+    languages: new Set(langs.flatMap((l) => (l.language ? [l.language] : []))),
+    wiresContainer,
+    usesBroker: await count('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', MESSAGING_MODULES),
+  };
 }
 
 /** Does something in this workspace inject implementations: Spring (Java), a DI library, injection decorators, a container of its own? */
-async function injects(db: Db, ws: Workspace, language: string | undefined): Promise<boolean> {
+function injects(ws: Workspace, language: string | undefined): boolean {
   // Spring wires Java; a TypeScript module beside a Java service is not wired by it.
-  if (language === 'java' || ws.artifacts.has('beans')) return true;
-  const lib = await db.get<{ n: number }>('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', [JSON.stringify(DI_MODULES)]);
-  if (lib?.n) return true;
-  const named = await db.get<{ n: number }>('SELECT count(*) AS n FROM edges WHERE name IN (SELECT value FROM json_each(?))', [JSON.stringify(INJECTION_NAMES)]);
-  if (named?.n) return true;
-  const paths = await db.all<{ path: string }>('SELECT path FROM files WHERE skip_reason IS NULL');
-  return paths.some((p) => DI_PATH.test(p.path));
+  return language === 'java' || ws.artifacts.has('beans') || ws.wiresContainer;
 }
 
 /** Could calls arrive from another service or through a broker: a Java service, a messaging library? */
-async function servesOthers(db: Db, ws: Workspace): Promise<boolean> {
-  if (ws.languages.has('java')) return true;
-  const lib = await db.get<{ n: number }>('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', [JSON.stringify(MESSAGING_MODULES)]);
-  return !!lib?.n;
+function servesOthers(ws: Workspace): boolean {
+  return ws.languages.has('java') || ws.usesBroker;
 }
 
 /** Whether code outside this workspace can name the target: it or every type around it is exported. */
@@ -134,13 +164,13 @@ export async function workspaceGaps(db: Db, r: Answer, fileId: number | undefine
 
   if (language === 'java') gaps.push('reflection targets');
   // What a container injects is an implementation, called through its interface: no reader of a constant waits on it.
-  if (!isData && !ws.artifacts.has('beans') && (await injects(db, ws, language))) {
+  if (!isData && !ws.artifacts.has('beans') && injects(ws, language)) {
     gaps.push(language === 'java' ? 'DI wiring (no actuator beans export or Spring AOT output imported)' : 'DI wiring (which implementation a container supplies is decided at run time)');
   }
   // Generated code calls into what it was generated for; of data, only Java's generated accessors read fields.
   if (!isKey && !ws.artifacts.has('bytecode') && (language === 'java' || !isData)) gaps.push(language === 'java' ? 'generated code (no class files imported)' : 'generated code');
   if (await visibleOutside(db, target.id)) gaps.push(isKey ? 'readers in other repositories' : isData ? 'readers and writers outside this workspace' : 'callers outside this workspace');
-  if (!isData && !ws.artifacts.has('traces') && (await servesOthers(db, ws))) gaps.push('callers in other services and through message topics (no traces imported)');
+  if (!isData && !ws.artifacts.has('traces') && servesOthers(ws)) gaps.push('callers in other services and through message topics (no traces imported)');
   if (!gaps.length) gaps.push('uses whose target is built at run time from strings');
   return gaps;
 }

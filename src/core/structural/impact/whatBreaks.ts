@@ -107,17 +107,29 @@ async function supertypes(db: Db, typeId: number): Promise<number[]> {
   return out;
 }
 
-export async function whatBreaks(db: Db, target: SymbolRef, depth: number): Promise<WhatBreaksResult> {
+export interface WhatBreaksOptions {
+  /**
+   * List every candidate of an ambiguous site for the first this many
+   * dependents in answer order only (an answer that shows 30 needs no more).
+   * A common name (`get`) has hundreds of ambiguous dependents with dozens of
+   * candidates each, and reading them all is most of such an answer's cost.
+   * Every dependent is still counted; by default all get their candidates.
+   */
+  readonly candidatesFor?: number;
+}
+
+export async function whatBreaks(db: Db, target: SymbolRef, depth: number, options: WhatBreaksOptions = {}): Promise<WhatBreaksResult> {
   const placement = await db.get<Placement>('SELECT parent_id, file_id FROM symbols WHERE id = ?', [target.id]);
   const sources = new Set<string>();
   const seeds = await seedsOf(db, target, placement);
   const implementers = await implementersOf(db, target, placement, sources);
   const walk = await dependentsByHop(db, target, seeds, depth, sources);
-  await attachCandidates(db, walk.ambiguousAt);
+  const list = [...walk.dependents.values()].sort(byDistanceTierName);
+  const listed = new Set(list.slice(0, options.candidatesFor ?? list.length));
+  await attachCandidates(db, new Map([...walk.ambiguousAt].filter(([d]) => listed.has(d))));
   const dispatches = await dispatchesTo(db, target, placement, sources);
   const dynamicSites = await dynamicSitesFor(db, seeds, placement);
   const wideSites = await wideSitesFor(db, target, seeds);
-  const list = [...walk.dependents.values()].sort(byDistanceTierName);
   const result: Omit<WhatBreaksResult, 'summary'> = {
     target,
     depth,
@@ -390,7 +402,8 @@ async function dynamicSitesFor(db: Db, seeds: Seeds, placement: Placement | unde
 /** Sites that name the target (or a member) among too many candidates for the resolver to list. */
 async function wideSitesFor(db: Db, target: SymbolRef, seeds: Seeds): Promise<number> {
   const wide = await db.get<{ n: number }>(
-    `SELECT count(*) AS n FROM edges e WHERE e.dst_id IS NULL AND e.tier = 'ambiguous' AND e.name IN (SELECT value FROM json_each(?))`,
+    // By name: left to itself the planner takes edges_dst for `dst_id IS NULL` and reads every unresolved edge.
+    `SELECT count(*) AS n FROM edges e INDEXED BY edges_name_wide WHERE e.dst_id IS NULL AND e.tier = 'ambiguous' AND e.name IN (SELECT value FROM json_each(?))`,
     [JSON.stringify([...new Set([target.name, ...[...seeds.values()].map((s) => s.name.split('.').pop()!)])])],
   );
   return wide?.n ?? 0;
