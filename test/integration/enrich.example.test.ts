@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { CLI, copyExample } from '../helpers/fixtures';
 
 /** `tenure enrich` then `tenure what-breaks` on examples/settlement, as a user runs them. */
@@ -37,5 +37,14 @@ describe('tenure enrich on examples/settlement (real servers, the CLI as a user 
   it('a second run has nothing left to do', () => {
     const report = JSON.parse(tenure('enrich', '--json', '--no-dispatch')) as { resolvers: { files: number }[] };
     assert.deepEqual(report.resolvers.map((r) => r.files), [0, 0]);
+  });
+
+  it('a pass stopped by its budget keeps what it confirmed, exits 1 and says how to resume', () => {
+    const r = spawnSync(process.execPath, [CLI, 'enrich', '--force', '--no-first-pass', '--budget', '1', '--cwd', root], { encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stdout, /stopped after its 1 s budget; the next pass resumes/);
+    assert.match(r.stderr, /Enrichment stopped early \(lsp:typescript: stopped after its 1 s budget; the next pass resumes.*\)\. What to do: run `tenure enrich` again; it resumes where this pass stopped\./);
+    // What the earlier passes confirmed is still there.
+    assert.match(tenure('what-breaks', 'SettlementService.retry', '--depth', '1'), /4 callers \(4 resolved\)/);
   });
 });

@@ -93,6 +93,12 @@ async function runPass(ws: Workspace, resolvers: EdgeResolver[], opts: { json?: 
     out.done();
     const stats = await new ResolutionStore(ws.db).stats();
     process.stdout.write(opts.json ? JSON.stringify({ ...report, stats }, null, 2) + '\n' : `${renderEnrichReport(report)}\nGraph: ${stats.edges.resolved} resolved edges (${stats.edges.upgraded} confirmed inventory edges, ${stats.edges.added} found only by resolvers), ${stats.edges.refutations} refuted inventory edges, ${stats.edges.implementations} proven implementations.\n`);
+    // A pass stopped by its budget or Ctrl+C kept what it confirmed, but it did not finish: not a success.
+    const stopped = report.resolvers.filter((r) => r.state === 'partial' || r.state === 'cancelled');
+    if (stopped.length) {
+      if (!opts.json) process.stderr.write(`Enrichment stopped early (${stopped.map((r) => `${r.source}: ${r.message ?? r.state}`).join('; ')}). What to do: run \`tenure enrich\` again; it resumes where this pass stopped.\n`);
+      process.exitCode = 1;
+    }
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
