@@ -92,6 +92,29 @@ describe('an untrusted repository', function () {
     }
   });
 
+  it('judges a configuration file by its whole path: files named like configuration under .github/ are not read as configuration, and do not stop the index', () => {
+    const t = tempDir();
+    try {
+      write(t.root, '.github/ISSUE_TEMPLATE/config.yml', 'blank_issues_enabled: false\n');
+      write(t.root, '.github/markdown-link-check-config.json', '{"ignorePatterns": []}\n');
+      write(t.root, 'config.yml', 'retry:\n  max: 3\n');
+      write(t.root, 'src/a.ts', 'export function a(): number {\n  return 1;\n}\n');
+      for (const run of ['first', 'second']) {
+        // (The file under .github/ is named by its folder: it once crashed `tenure index` with "Cannot read properties of undefined (reading 'scheme')".)
+        const idx = tenure(['index', '--no-knowledge', t.root], t.root);
+        assert.equal(idx.code, 0, `${run} index: ${idx.err}`);
+        assert.match(idx.out, /Indexed 2 files/, idx.out);
+        write(t.root, '.github/ISSUE_TEMPLATE/config.yml', 'blank_issues_enabled: true\n');
+      }
+      const key = tenure(['what-breaks', 'retry.max', '--cwd', t.root], t.root);
+      assert.equal(key.code, 0, key.err);
+      const template = tenure(['what-breaks', 'blank_issues_enabled', '--cwd', t.root], t.root);
+      assert.equal(template.code, 1, 'an issue template is not configuration the code reads');
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('cannot move the database out of the workspace with a .tenure symlink', () => {
     const t = tempDir();
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'tenure-elsewhere-'));

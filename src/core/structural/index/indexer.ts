@@ -269,7 +269,7 @@ export class StructuralIndexer {
       for (const abs of await this.expandFolders(absPaths)) {
         const rel = toPosixRelative(this.workspace.root, abs);
         if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
-        const language = languageForPath(abs);
+        const language = languageForPath(rel);
         if (!language || rel.split('/').some((seg) => ALWAYS_SKIPPED_DIRS.has(seg)) || rules.ignoresPath(rel)) continue;
         if (!fs.existsSync(abs) && texts.get(abs) === undefined) {
           if (this.state.fileByRel.has(rel)) removed.push(rel);

@@ -58,7 +58,8 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
   });
   const files: DiscoveredFile[] = [];
   for (const f of walk.files) {
-    const language = f.tag === BY_FOLDER ? languageForPath(f.rel) : f.tag;
+    // A configuration file is judged by its whole path, not its name alone: `config.yml` is configuration, `.github/ISSUE_TEMPLATE/config.yml` is not.
+    const language = f.tag === BY_FOLDER || f.tag.scheme === 'config' ? languageForPath(f.rel) : f.tag;
     if (language) files.push({ abs: f.abs, rel: f.rel, language, size: f.size, mtimeMs: f.mtimeMs });
   }
   return { files, skipped: walk.skipped, goModules, pythonRoot: options.under ? '' : pythonRootPackage(root, files) };
