@@ -60,6 +60,28 @@ describe('reason finding', () => {
     assert.match(constraint.tiedBy ?? '', /value|names/);
   });
 
+  it('keeps the sentences within a fifth of the best one, up to the number asked for; an untied aside is not one of them', () => {
+    const doc = [
+      '## Context',
+      '',
+      'The gateway client module sits next to the settlement service in the same folder.',
+      '',
+      '## Decision',
+      '',
+      'We set `GatewayClient.TIMEOUT_SECONDS = 90` because the partner may take 80 seconds under load.',
+      '',
+      'A shorter timeout would abandon valid answers, so it must not drop below 90 seconds.',
+      '',
+      'It must outlast the partner limit, otherwise an accepted instruction is resubmitted.',
+      '',
+    ].join('\n');
+    const ranked = rankSentences(candidates(doc), tieMatcher(ties));
+    const texts = bestSentences(ranked, 6).map((b) => b.text);
+    // The third reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
+    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'A shorter timeout wo', 'It must outlast the '], texts.join(' | '));
+    assert.equal(bestSentences(ranked, 2).length, 2);
+  });
+
   it('reads literal values and their prose forms: = 3 is "three attempts", 90 * time.Second is "90 seconds"', () => {
     assert.deepEqual(literalOf('MAX_ATTEMPTS = 3'), { value: 3 });
     assert.deepEqual(literalOf('const Timeout = 90 * time.Second'), { value: 90, unit: 's' });

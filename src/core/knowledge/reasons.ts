@@ -212,7 +212,7 @@ const CUES: readonly Cue[] = [
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
   { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
   { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
-  { re: /\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
+  { re: /\bhowever\b|\bnot (?:useful|suitable|possible|enough|sufficient|feasible|practical|scalable|ideal)\b|\bdo(?:es)?(?:n't| not) (?:work|scale)\b|\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
 ];
 
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
@@ -343,14 +343,15 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   return out.sort((a, b) => b.score - a.score || a.start - b.start);
 }
 
-/** The best one to three sentences: the top, and those close behind it, in document order. */
+/** The best sentences, best first: the top, and those close behind it that explain something (a sentence that explains little is passed over, not the end of the list). */
 export function bestSentences(ranked: readonly RankedSentence[], max = 3): RankedSentence[] {
   const top = ranked[0];
   if (!top) return [];
   const chosen = [top];
   for (const r of ranked.slice(1)) {
     if (chosen.length >= max) break;
-    if (r.score < top.score * 0.25 || r.explains < 0.5) break;
+    if (r.score < top.score * 0.2) break;
+    if (r.explains < 0.5) continue;
     if (chosen.some((c) => c.start === r.start)) continue;
     chosen.push(r);
   }

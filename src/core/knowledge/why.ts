@@ -25,8 +25,8 @@ export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope
  * a document, the symbol's own doc comment and comments and its class's, and
  * the commits that last changed its lines (git blame). Within each source the
  * sentences are ranked by how much they explain and how tightly they are
- * tied to the symbol (reasons.ts); the best one to three are quoted, and the
- * best of all leads the answer. When nothing gives a reason, the answer says
+ * tied to the symbol (reasons.ts); the best are kept (up to six) and quoted
+ * as deep as the answer's budget allows, and the best of all leads it. When nothing gives a reason, the answer says
  * so and lists, at most, what merely names the symbol.
  */
 
@@ -106,6 +106,8 @@ export interface WhyOptions {
 /** A sentence explains enough to be called a reason. */
 const REASON_SCORE = 0.65;
 const REASON_EXPLAINS = 0.35;
+/** Reasons kept per source; how many are quoted is the answer's budget's call (tools/whyIsThis.ts). */
+const REASONS_PER_SOURCE = 6;
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -362,7 +364,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
     const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong') && !r.text;
     const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}) });
-    const best = bestSentences(ranked, 3).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
+    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
     r.reasons = best.map((s) => reasonFound(r.document, text, s));
   }
 }
