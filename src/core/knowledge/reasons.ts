@@ -101,6 +101,9 @@ export function candidates(text: string): Candidate[] {
   }
   const keep = new Uint8Array(lines.length);
   const headingAt = new Map<number, string>();
+  // Heading levels: markdown by its #s, reStructuredText by the order its underline characters first appear.
+  const levelAt = new Map<number, number>();
+  const rstLevels: string[] = [];
   let i = 0;
   // Front matter.
   if (lines[0]?.trim() === '---') {
@@ -142,6 +145,12 @@ export function candidates(text: string): Candidate[] {
     if (h || rstHeading) {
       section = h ? h[2]! : trimmed;
       headingAt.set(i, section);
+      if (h) levelAt.set(i, h[1]!.length);
+      else {
+        const ch = next!.trim()[0]!;
+        if (!rstLevels.includes(ch)) rstLevels.push(ch);
+        levelAt.set(i, rstLevels.indexOf(ch) + 1);
+      }
       skipSection = LINK_SECTION.test(section.replace(/[*_`]/g, '').trim()) || META_SECTION.test(section.replace(/[*_`]/g, '').trim());
       if (rstHeading) i++;
       continue;
@@ -167,10 +176,16 @@ export function candidates(text: string): Candidate[] {
   let paragraph = 0;
   let heading: string | undefined;
   let kind: SectionKind = 'other';
+  // A subsection without a telling heading ("### Delete state entry if amount is zero" under "## Decision") is part of its parent's section.
+  const open: { level: number; kind: SectionKind }[] = [];
   for (let k = 0; k < lines.length; ) {
     if (headingAt.has(k)) {
       heading = headingAt.get(k);
-      kind = sectionKind(heading!);
+      const level = levelAt.get(k) ?? 1;
+      while (open.length && open[open.length - 1]!.level >= level) open.pop();
+      const own = sectionKind(heading!);
+      kind = own !== 'other' ? own : (open[open.length - 1]?.kind ?? 'other');
+      open.push({ level, kind });
     }
     if (!keep[k]) {
       k++;
@@ -204,7 +219,7 @@ interface Cue {
 }
 
 const CUES: readonly Cue[] = [
-  { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
+  { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay)\b/i, weight: 0.8 },
   { re: /\botherwise\b|\bwould (?:break|fail|cause|lead|mean|result|require|be)\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
