@@ -24,7 +24,8 @@ import { median, percentile, type Row } from './stats.js';
  * OpenAI-compatible server, test/integration/knowledgeFakeOpenAi.ts).
  *
  * Measured per set (tuning: looked at while the reason finder was written;
- * held-out: not), offline and model:
+ * held-out: written from the repositories' own documents and committed before
+ * the finder was run on them — the numbers that count), offline and model:
  *   evidence recall   needed sentences quoted in the text answer
  *   document cited    questions whose answer cites at least one of its documents; document recall: documents cited
  *   tokens            of the text answer (o200k), median and p90
