@@ -24,7 +24,8 @@ import { median, percentile, type Row } from './stats.js';
  * OpenAI-compatible server, test/integration/knowledgeFakeOpenAi.ts).
  *
  * Measured per set (tuning: looked at while the reason finder was written;
- * held-out: not), offline and model:
+ * held-out: written from the repositories' own documents and committed before
+ * the finder was run on them — the numbers that count), offline and model:
  *   evidence recall   needed sentences quoted in the text answer
  *   document cited    questions whose answer cites at least one of its documents; document recall: documents cited
  *   tokens            of the text answer (o200k), median and p90
@@ -36,7 +37,11 @@ import { median, percentile, type Row } from './stats.js';
  * inside this repository. A corpus that is missing gets a row saying how to
  * place it.
  *
- *   node out/bench/knowledgeReasons.js [--model] [--only=id,id] [--json]
+ *   node out/bench/knowledgeReasons.js [--model] [--only=id,id] [--set=tuning|held-out] [--keep-index] [--answers] [--json]
+ *
+ * --keep-index answers from the index a previous offline run left in each
+ * corpus (brought up to date incrementally) instead of rebuilding it: for
+ * trying a change to how answers are found, never for the numbers reported.
  */
 
 interface Case {
@@ -54,6 +59,9 @@ interface CorpusCases {
   readonly repository: string;
   readonly commit: string;
   readonly documents: string;
+  /** Paths the structural index leaves out (gitignore syntax), with why: a workaround, said so in the report. */
+  readonly exclude?: readonly string[];
+  readonly excludeWhy?: string;
   readonly cases: readonly Case[];
 }
 
@@ -73,6 +81,8 @@ export interface CaseResult {
   readonly noReason?: boolean;
   readonly saidNoReason?: boolean;
   readonly firstLine: string;
+  /** The whole text answer. */
+  readonly answer: string;
 }
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -114,8 +124,8 @@ function isQuoted(needed: string, quotes: readonly string[][]): boolean {
   });
 }
 
-async function structural(ws: Workspace): Promise<void> {
-  const indexer = await StructuralIndexer.create(ws);
+async function structural(ws: Workspace, exclude: readonly string[] = []): Promise<void> {
+  const indexer = await StructuralIndexer.create(ws, { exclude });
   try {
     await indexer.indexAll();
   } finally {
@@ -132,13 +142,13 @@ async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult[
     sid = target.sid;
     name = target.name;
   } catch (e) {
-    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '' };
+    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '', answer: '' };
   }
   let r: Awaited<ReturnType<typeof whyIsThisTool.invoke>>;
   try {
     r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: sid });
   } catch (e) {
-    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '' };
+    return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '', answer: '' };
   }
   const data = r.data as { why: { found: boolean }; documents: { where?: string; tier: string; relation: string; category: string; ref?: string; title: string }[] };
   const quotes = quotations(r.text);
@@ -166,6 +176,7 @@ async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult[
     falseCertain,
     ...(c.noReason ? { saidNoReason: !data.why.found } : {}),
     firstLine: r.text.split('\n')[0]!,
+    answer: r.text,
   };
 }
 
@@ -188,25 +199,27 @@ export interface ReasonBench {
   readonly missing: { corpus: string; error: string }[];
 }
 
-export async function runReasonBench(options: { readonly model?: boolean; readonly only?: readonly string[]; readonly log?: (m: string) => void } = {}): Promise<ReasonBench> {
+export async function runReasonBench(options: { readonly model?: boolean; readonly only?: readonly string[]; readonly set?: Case['set']; readonly keepIndex?: boolean; readonly log?: (m: string) => void } = {}): Promise<ReasonBench> {
   const log = options.log ?? (() => undefined);
   const out: ReasonBench = { results: [], runs: [], missing: [] };
   for (const corpus of loadCases()) {
     if (options.only && !options.only.includes(corpus.id)) continue;
+    const cases = corpus.cases.filter((c) => !options.set || c.set === options.set);
+    if (!cases.length) continue;
     const { root, error } = corpusRoot(corpus);
     if (!root) {
       out.missing.push({ corpus: corpus.id, error: error! });
       continue;
     }
-    fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
+    if (!options.keepIndex || options.model) fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
     const ws = await openWorkspace(root);
     try {
       log(`${corpus.id}: structural index`);
-      await structural(ws);
+      await structural(ws, corpus.exclude);
       log(`${corpus.id}: knowledge index, offline`);
       const offline = await indexKnowledge(ws);
       out.runs.push({ corpus: corpus.id, path: 'offline', status: offline.status, ...(offline.message ? { message: offline.message } : {}), documents: offline.documents.total, ms: offline.ms });
-      for (const c of corpus.cases) out.results.push(await ask(ws, corpus, c, 'offline'));
+      for (const c of cases) out.results.push(await ask(ws, corpus, c, 'offline'));
       if (options.model) {
         log(`${corpus.id}: knowledge index, model path (loopback endpoint)`);
         const fake = await FakeOpenAi.start();
@@ -215,7 +228,7 @@ export async function runReasonBench(options: { readonly model?: boolean; readon
           const chat = new OpenAiChatModel({ model: 'bench-sim', apiKey: 'sk-bench', baseURL: fake.url });
           const model = await indexKnowledge(ws, { chat, embedder: new HashingEmbedder(), concurrency: 8 });
           out.runs.push({ corpus: corpus.id, path: 'model', status: model.status, ...(model.message ? { message: model.message } : {}), documents: model.documents.total, ms: model.ms });
-          for (const c of corpus.cases) out.results.push(await ask(ws, corpus, c, 'model'));
+          for (const c of cases) out.results.push(await ask(ws, corpus, c, 'model'));
         } finally {
           await fake.close();
         }
@@ -271,14 +284,16 @@ export function reasonRows(b: ReasonBench): Row[] {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-  const b = await runReasonBench({ model: args.includes('--model'), ...(only ? { only } : {}), log: (m) => process.stderr.write(`[reasons] ${m}\n`) });
+  const set = args.find((a) => a.startsWith('--set='))?.slice('--set='.length) as Case['set'] | undefined;
+  if (set && set !== 'tuning' && set !== 'held-out') throw new Error(`--set is tuning or held-out, not ${set}`);
+  const b = await runReasonBench({ model: args.includes('--model'), keepIndex: args.includes('--keep-index'), ...(only ? { only } : {}), ...(set ? { set } : {}), log: (m) => process.stderr.write(`[reasons] ${m}\n`) });
   if (args.includes('--json')) {
     process.stdout.write(JSON.stringify(b, null, 2) + '\n');
     return;
   }
   const rows = reasonRows(b);
   process.stdout.write(['| Questions | Measurement | Result | Target |', '|---|---|---|---|', ...rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n') + '\n');
-  for (const r of b.results) process.stderr.write(`[reasons] ${r.path} ${r.set} ${r.id}: quoted ${r.quoted}/${r.needed}, cited ${r.cited}/${r.documents}, ${r.tokens} tokens${r.falseCertain.length ? `, exact/strong not its documents: ${r.falseCertain.join(', ')}` : ''}${r.noReason ? `, no reason said: ${r.saidNoReason}` : ''}${r.error ? `, ${r.error}` : ''}\n    ${r.firstLine.slice(0, 240)}\n`);
+  for (const r of b.results) process.stderr.write(`[reasons] ${r.path} ${r.set} ${r.id}: quoted ${r.quoted}/${r.needed}, cited ${r.cited}/${r.documents}, ${r.tokens} tokens${r.falseCertain.length ? `, exact/strong not its documents: ${r.falseCertain.join(', ')}` : ''}${r.noReason ? `, no reason said: ${r.saidNoReason}` : ''}${r.error ? `, ${r.error}` : ''}\n    ${args.includes('--answers') ? r.answer.replace(/\n/g, '\n    ') : r.firstLine.slice(0, 240)}\n`);
 }
 
 if (require.main === module) {

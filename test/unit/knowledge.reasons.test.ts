@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
 import { bestSentences, candidates, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
+import { affixOf } from '../../src/core/knowledge/why.js';
+import { tiesOf } from '../../src/core/knowledge/whyCode.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
 import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
 
@@ -58,6 +60,61 @@ describe('reason finding', () => {
     const constraint = best.find((b) => /80-second/.test(b.text))!;
     assert.equal(constraint.constraint, true);
     assert.match(constraint.tiedBy ?? '', /value|names/);
+  });
+
+  it('keeps the sentences within a fifth of the best one, up to the number asked for; an untied aside is not one of them', () => {
+    const doc = [
+      '## Context',
+      '',
+      'The gateway client module sits next to the settlement service in the same folder.',
+      '',
+      '## Decision',
+      '',
+      'We set `GatewayClient.TIMEOUT_SECONDS = 90` because the partner may take 80 seconds under load.',
+      '',
+      'A shorter timeout would abandon valid answers, so it must not drop below 90 seconds.',
+      '',
+      'It must outlast the partner limit, otherwise an accepted instruction is resubmitted.',
+      '',
+    ].join('\n');
+    const ranked = rankSentences(candidates(doc), tieMatcher(ties));
+    const texts = bestSentences(ranked, 6).map((b) => b.text);
+    // The third reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
+    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'A shorter timeout wo', 'It must outlast the '], texts.join(' | '));
+    assert.equal(bestSentences(ranked, 2).length, 2);
+  });
+
+  it('a subsection without a telling heading belongs to its parent section: markdown levels and reStructuredText underlines', () => {
+    const md = '## Decision\n\n### Delete state entry if amount is zero\n\nIf this happens, then the state entry will be deleted, since the bank module prunes zero balances.\n\n## Notes\n\n### Later\n\nThis sentence sits under a heading that says nothing at all.\n';
+    const c = candidates(md);
+    assert.deepEqual(c.map((x) => x.section), ['decision', 'other']);
+    const rst = 'Decision\n========\n\nSub part\n--------\n\nWe keep one topic per event type because consumers must see events in order.\n\nOther\n=====\n\nNothing in this part of the record is about the decision at all.\n';
+    assert.deepEqual(candidates(rst).map((x) => x.section), ['decision', 'other']);
+  });
+
+  it('a comma before "since" is a cause ("…will be deleted, since the module prunes…"); a year after it is not', () => {
+    const ranked = rankSentences(candidates('## Context\n\nThe state entry for this denomination will be deleted, since Cosmos SDK prunes empty balances.\n\nThe state entry for this denomination has existed since 2021 in every release.\n'), tieMatcher(ties));
+    const byText = (re: RegExp) => ranked.find((r) => re.test(r.text))!;
+    assert.ok(byText(/deleted, since/).explains > byText(/since 2021/).explains * 2, ranked.map((r) => `${r.explains.toFixed(2)} ${r.text}`).join(' | '));
+  });
+
+  it('the name of what a getter or setter is about ties sentences too: SetTotalEscrowForDenom → `totalEscrowForDenom/{denom}`', () => {
+    const t = tiesOf({ sid: 's', name: 'SetTotalEscrowForDenom', qname: 'keeper.Keeper.SetTotalEscrowForDenom', kind: 'method', path: 'modules/apps/transfer/keeper/keeper.go', line: 241 } as never, [], undefined);
+    assert.ok(t.names.includes('TotalEscrowForDenom') && t.names.includes('totalEscrowForDenom'), t.names.join(', '));
+    const match = tieMatcher(t);
+    assert.ok(match('It is stored in state in an entry keyed by the denomination: `totalEscrowForDenom/{denom}`.').tie >= 2);
+    assert.equal(match('GetTotalEscrowForDenom reads it back.').tie, 0);
+  });
+
+  it('affixed names: the message, event or handler of the same operation, never a test or a longer unrelated name', () => {
+    assert.equal(affixOf('RecoverClient', 'MsgRecoverClient'), 'Msg');
+    assert.equal(affixOf('RecoverClient', 'RecoverClientRequest'), 'Request');
+    assert.equal(affixOf('RecoverClient', 'EventTypeRecoverClient'), 'EventType');
+    assert.equal(affixOf('RecoverClient', 'TestRecoverClient'), undefined);
+    assert.equal(affixOf('RecoverClient', 'RecoverClientTest'), undefined);
+    assert.equal(affixOf('RecoverClient', 'UnrecoverableClient'), undefined);
+    assert.equal(affixOf('RecoverClient', 'RecoverClientState'), undefined);
+    assert.equal(affixOf('RecoverClient', 'RecoverClient'), undefined);
   });
 
   it('reads literal values and their prose forms: = 3 is "three attempts", 90 * time.Second is "90 seconds"', () => {

@@ -101,6 +101,9 @@ export function candidates(text: string): Candidate[] {
   }
   const keep = new Uint8Array(lines.length);
   const headingAt = new Map<number, string>();
+  // Heading levels: markdown by its #s, reStructuredText by the order its underline characters first appear.
+  const levelAt = new Map<number, number>();
+  const rstLevels: string[] = [];
   let i = 0;
   // Front matter.
   if (lines[0]?.trim() === '---') {
@@ -142,6 +145,12 @@ export function candidates(text: string): Candidate[] {
     if (h || rstHeading) {
       section = h ? h[2]! : trimmed;
       headingAt.set(i, section);
+      if (h) levelAt.set(i, h[1]!.length);
+      else {
+        const ch = next!.trim()[0]!;
+        if (!rstLevels.includes(ch)) rstLevels.push(ch);
+        levelAt.set(i, rstLevels.indexOf(ch) + 1);
+      }
       skipSection = LINK_SECTION.test(section.replace(/[*_`]/g, '').trim()) || META_SECTION.test(section.replace(/[*_`]/g, '').trim());
       if (rstHeading) i++;
       continue;
@@ -167,10 +176,16 @@ export function candidates(text: string): Candidate[] {
   let paragraph = 0;
   let heading: string | undefined;
   let kind: SectionKind = 'other';
+  // A subsection without a telling heading ("### Delete state entry if amount is zero" under "## Decision") is part of its parent's section.
+  const open: { level: number; kind: SectionKind }[] = [];
   for (let k = 0; k < lines.length; ) {
     if (headingAt.has(k)) {
       heading = headingAt.get(k);
-      kind = sectionKind(heading!);
+      const level = levelAt.get(k) ?? 1;
+      while (open.length && open[open.length - 1]!.level >= level) open.pop();
+      const own = sectionKind(heading!);
+      kind = own !== 'other' ? own : (open[open.length - 1]?.kind ?? 'other');
+      open.push({ level, kind });
     }
     if (!keep[k]) {
       k++;
@@ -204,7 +219,7 @@ interface Cue {
 }
 
 const CUES: readonly Cue[] = [
-  { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
+  { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay)\b/i, weight: 0.8 },
   { re: /\botherwise\b|\bwould (?:break|fail|cause|lead|mean|result|require|be)\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
@@ -212,7 +227,7 @@ const CUES: readonly Cue[] = [
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
   { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
   { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
-  { re: /\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
+  { re: /\bhowever\b|\bnot (?:useful|suitable|possible|enough|sufficient|feasible|practical|scalable|ideal)\b|\bdo(?:es)?(?:n't| not) (?:work|scale)\b|\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
 ];
 
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
@@ -343,14 +358,15 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   return out.sort((a, b) => b.score - a.score || a.start - b.start);
 }
 
-/** The best one to three sentences: the top, and those close behind it, in document order. */
+/** The best sentences, best first: the top, and those close behind it that explain something (a sentence that explains little is passed over, not the end of the list). */
 export function bestSentences(ranked: readonly RankedSentence[], max = 3): RankedSentence[] {
   const top = ranked[0];
   if (!top) return [];
   const chosen = [top];
   for (const r of ranked.slice(1)) {
     if (chosen.length >= max) break;
-    if (r.score < top.score * 0.25 || r.explains < 0.5) break;
+    if (r.score < top.score * 0.2) break;
+    if (r.explains < 0.5) continue;
     if (chosen.some((c) => c.start === r.start)) continue;
     chosen.push(r);
   }

@@ -8,7 +8,7 @@ import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed,
 import { bestSentences, candidates, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
-import { conceptsAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
+import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
 import { codeSources, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
@@ -25,8 +25,8 @@ export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope
  * a document, the symbol's own doc comment and comments and its class's, and
  * the commits that last changed its lines (git blame). Within each source the
  * sentences are ranked by how much they explain and how tightly they are
- * tied to the symbol (reasons.ts); the best one to three are quoted, and the
- * best of all leads the answer. When nothing gives a reason, the answer says
+ * tied to the symbol (reasons.ts); the best are kept (up to six) and quoted
+ * as deep as the answer's budget allows, and the best of all leads it. When nothing gives a reason, the answer says
  * so and lists, at most, what merely names the symbol.
  */
 
@@ -106,6 +106,8 @@ export interface WhyOptions {
 /** A sentence explains enough to be called a reason. */
 const REASON_SCORE = 0.65;
 const REASON_EXPLAINS = 0.35;
+/** Reasons kept per source; how many are quoted is the answer's budget's call (tools/whyIsThis.ts). */
+const REASONS_PER_SOURCE = 6;
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -289,6 +291,59 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   }
 }
 
+/** Affixes that make a name for the same operation or thing: the message that requests it, its event, its handler. */
+const PREFIX = /^(?:Msg|Message|Event|EventType|Query|Cmd|Command|Request|Handle|Handler|On|Do|Abstract|Base|Default|I)$/;
+const SUFFIX = /^(?:Msg|Message|Request|Response|Reply|Event|Events|Command|Cmd|Query|Handler|Proposal|Impl|Fn|Func|Callback|Options|Opts|Params|Args|Result|Config)$/;
+const DECISION_KINDS = new Set(['adr', 'rfc', 'design', 'postmortem']);
+
+/** `MsgRecoverClient` or `RecoverClientRequest` for RecoverClient: the name with one affix word; never a test or a mock. */
+export function affixOf(name: string, around: string): string | undefined {
+  if (around === name || around.length <= name.length) return undefined;
+  if (around.endsWith(name)) {
+    const p = around.slice(0, around.length - name.length);
+    return /^[A-Z]/.test(name) && PREFIX.test(p) ? p : undefined;
+  }
+  if (around.startsWith(name)) {
+    const s = around.slice(name.length);
+    return SUFFIX.test(s) ? s : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Documents that name the symbol with an affix (`MsgRecoverClient`,
+ * `RecoverClientRequest` for RecoverClient): the message, event or handler
+ * of the same operation. Strong when one symbol has the name, weak (to
+ * verify) when several do; decision records first.
+ */
+async function documentsByAffixedName(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
+  if (target.name.length < 6 || !isCodeShaped(target.name)) return;
+  const affixed = (await entitiesNamedAround(db, target.name)).map((e) => ({ ...e, affix: affixOf(target.name, e.name) })).filter((e) => e.affix);
+  if (!affixed.length) return;
+  const index = await symbolIndexOf(db);
+  const unique = (index.byName.get(target.name)?.length ?? 0) === 1;
+  const byEntity = new Map(affixed.map((e) => [e.id, e]));
+  const rows = (await mentionsOf(db, [...byEntity.keys()])).sort((a, b) => Number(!DECISION_KINDS.has(b.kind)) - Number(!DECISION_KINDS.has(a.kind)) || a.doc_id - b.doc_id);
+  let added = 0;
+  for (const m of rows) {
+    const e = byEntity.get(m.entity_id)!;
+    const existing = docs.get(m.doc_id);
+    if (existing) {
+      // Already reached (by its words, say): the affixed name says the document is about the same operation.
+      if (existing.relation === 'self' && existing.hops === 1 && !existing.affixed) existing.affixed = e.name;
+      continue;
+    }
+    if (added >= 8) continue;
+    added++;
+    const tier: LinkTier = unique ? 'strong' : 'weak';
+    const r = reached(documentRef(m), tier, 'self', ['name search']);
+    r.affixed = e.name;
+    r.anchors.push({ entity: e.name, entityType: 'search', tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: unique ? `names \`${e.name}\`, its name with the ${e.name.startsWith(target.name) ? 'suffix' : 'prefix'} ${e.affix}; one symbol has the name ${target.name}` : `names \`${e.name}\`, its name with the ${e.name.startsWith(target.name) ? 'suffix' : 'prefix'} ${e.affix}; ${index.byName.get(target.name)?.length ?? 0} symbols have the name ${target.name} — verify` });
+    addPassage(r, quoteFrom(m, [e.name], m.description));
+    docs.set(m.doc_id, r);
+  }
+}
+
 // ---------------------------------------------------------------- reasons in each source
 
 /** A stored document's text, put back together from its chunks, with how to cite an offset in it. */
@@ -360,9 +415,9 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
       neighbours: [...ties.neighbours, ...neighbourNames],
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
-    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong') && !r.text;
+    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && DECISION_KINDS.has(r.document.kind))) && !r.text;
     const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}) });
-    const best = bestSentences(ranked, 3).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
+    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
     r.reasons = best.map((s) => reasonFound(r.document, text, s));
   }
 }
@@ -454,6 +509,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsCited(db, scope, docs);
     await documentsReferring(db, docs);
     await documentsSearched(db, target, docs);
+    await documentsByAffixedName(db, target, docs);
   }
   if (options.root && options.history !== false) history = await historySources(db, options.root, target, ranges, docs, next);
   const ties = tiesOf(target, scope, declaration);

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isCodeShaped, segments } from '../linking/names.js';
+import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { symbolIndexOf } from '../structural/lookup.js';
@@ -41,6 +41,13 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   const phrases: string[][] = [];
   if (isCodeShaped(target.name) || /[A-Z_]/.test(target.name) && target.name.length >= 5) names.add(target.name);
   phrases.push(...proseForms(target.name));
+  // What a getter or setter is about, as the code and the documents name it: SetTotalEscrowForDenom → TotalEscrowForDenom, totalEscrowForDenom (a state key).
+  const words = identifierWords(target.name);
+  if (words.length > 2 && /^(get|set|is|has|load|save|store|put|read|write|update|delete|remove)$/.test(words[0]!) && /^[a-z]+[A-Z]|^[A-Z][a-z]+[A-Z]/.test(target.name)) {
+    const body = target.name.slice(words[0]!.length);
+    names.add(body);
+    names.add(body[0]!.toLowerCase() + body.slice(1));
+  }
   if (segs.length >= 2) phrases.push(...proseForms(`${segs[segs.length - 2]}_${target.name}`));
   const values: string[] = [];
   const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;

@@ -59,6 +59,8 @@ export interface Reached {
   /** For sources that are not stored documents: the text to rank, and how to cite a sentence in it. */
   text?: { readonly body: string; readonly cite: (offset: number) => Omit<Quotation, 'quote' | 'document'>; readonly threaded: boolean };
   reasons: ReasonFound[];
+  /** Reached by an affixed form of the symbol's name (`MsgRecoverClient` for RecoverClient): a decision record so reached is about it, whatever its tier. */
+  affixed?: string;
 }
 
 /** Whether reaching by this tier and relation is better than `than`: the symbol itself before a neighbour, then a stronger tier, then closer. */

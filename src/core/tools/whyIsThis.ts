@@ -105,12 +105,29 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   return { found: true, text: `Why: ${quoteLine({ ...q, source: `${l.handle}${q.source !== l.handle ? `, ${q.source}` : ''}` })} — ${l.category}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, tier: l.tier };
 }
 
-export function presentWhyIsThis(r: WhyIsThisResult, limit: number, lean = false, source?: string): WhyIsThisOutput {
-  const items = r.items.slice(0, limit);
-  // The first sources carry most of the reason: they get up to three sentences, the rest one.
-  const perDocument = (k: number) => (lean ? (k < 1 ? 2 : 1) : k < 2 ? 3 : limit >= 6 ? 2 : 1);
-  const documents = items.map((i, k) => {
+/** The most sentences a source may quote, by its rank (besides the one that leads the answer). */
+function quoteCap(k: number): number {
+  return k < 1 ? 5 : k < 2 ? 3 : 2;
+}
+
+/** Lean: the first source two sentences, the rest one. */
+function leanQuotas(items: readonly WhyItem[], limit: number): number[] {
+  return items.slice(0, limit).map((_, k) => (k < 1 ? 2 : 1));
+}
+
+/**
+ * The answer with `quotas[k]` sentences quoted from the k-th of the first
+ * `limit` sources (0: not shown); without quotas, three from the first two
+ * sources and two (one when the limit is under six) from the rest.
+ */
+export function presentWhyIsThis(r: WhyIsThisResult, limit: number, quotas?: readonly number[], source?: string): WhyIsThisOutput {
+  const q = quotas ?? r.items.slice(0, limit).map((_, k) => (k < 2 ? 3 : limit >= 6 ? 2 : 1));
+  const lead = r.lead?.quote.quote;
+  const items = r.items.slice(0, limit).map((item, k) => ({ item, quota: q[k] ?? 0 })).filter((x) => x.quota > 0);
+  const documents = items.map(({ item: i, quota }) => {
     const reasons = i.reasons.length > 0;
+    // The sentence that leads the answer is shown once, above; it does not take one of its source's places.
+    const holdsLead = reasons && lead !== undefined && i.excerpts.some((x) => x.quote === lead);
     return {
       category: i.category,
       ...(i.document.ref ? { ref: i.document.ref } : {}),
@@ -121,7 +138,7 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, lean = false
       ...(i.about ? { about: `${RELATION_WORDS[i.about.relation]} ${i.about.qname} (${i.about.tier})` } : {}),
       how: howWords(i),
       gives: reasons ? ('reason' as const) : ('mention' as const),
-      quotes: i.excerpts.slice(0, reasons ? perDocument(k) : 1).map((q) => quoteView(q, reasons ? 320 : 200)),
+      quotes: i.excerpts.slice(0, reasons ? quota + (holdsLead ? 1 : 0) : 1).map((x) => quoteView(x, reasons ? 320 : 200)),
     };
   });
   const shownConstraints = r.constraints.slice(0, Math.min(3, Math.max(2, Math.ceil(limit / 2))));
@@ -151,7 +168,9 @@ function documentLines(d: DocumentViewT, quoted: Set<string>): string[] {
   const link = d.about ? `about ${d.about}: ${d.how}` : `${d.tier}: ${d.how}`;
   const out = [`${d.category} — ${handle}${d.where && !handle.includes(d.where) ? ` ${d.where}` : ''} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
   for (const q of d.quotes) {
-    out.push(quoted.has(q.text) ? '  > (quoted above)' : `  > ${quoteLine(q)}`);
+    // The source's path is on its heading line: a quotation from it names only its line.
+    const local = d.where && q.source.startsWith(`${d.where}:`) ? { ...q, source: `line ${q.source.slice(d.where.length + 1)}` } : q;
+    out.push(quoted.has(q.text) ? '  > (quoted above)' : `  > ${quoteLine(local)}`);
     quoted.add(q.text);
   }
   return out;
@@ -203,16 +222,37 @@ export { LINK_TIERS_FOR_AGENTS };
 
 const BUDGET = 800;
 
-/** The largest limit whose text fits the budget: one source at a time, since each source is worth keeping. */
+/**
+ * The answer within the budget, quoted as deep as it allows: each source
+ * starts lean (the first two sentences, the rest one), as many sources as
+ * fit; then the remaining budget goes to the next-best sentence of any shown
+ * source (its score, discounted by the source's rank), so the decision record
+ * that explains most is quoted past its third sentence when there is room.
+ */
 export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, source?: string): { data: WhyIsThisOutput; text: string } {
-  // Fewer sentences per source before fewer sources.
-  for (let n = limit; ; n--) {
-    for (const lean of [false, true]) {
-      const data = presentWhyIsThis(result, n, lean, source);
-      const text = renderWhyIsThis(data);
-      if ((n <= 1 && lean) || tokens(text) <= budget) return { data, text };
-    }
+  const render = (n: number, quotas?: readonly number[]) => {
+    const data = presentWhyIsThis(result, n, quotas, source);
+    return { data, text: renderWhyIsThis(data) };
+  };
+  let n = limit;
+  let best = render(n);
+  while (n > 1 && tokens(best.text) > budget) best = render(--n);
+  if (tokens(best.text) > budget) return best;
+  const quotas = leanQuotas(result.items, n);
+  const items = result.items.slice(0, n);
+  // Every further sentence a shown source could quote, best first.
+  const more: { k: number; value: number }[] = [];
+  items.forEach((i, k) => {
+    for (let j = quotas[k]!; j < Math.min(quoteCap(k), i.reasons.length - (i.reasons.some((x) => x.quote.quote === result.lead?.quote.quote) ? 1 : 0)); j++) more.push({ k, value: (i.reasons[j]?.score ?? 0) * 0.85 ** k });
+  });
+  more.sort((a, b) => b.value - a.value || a.k - b.k);
+  for (const m of more) {
+    quotas[m.k]!++;
+    const next = render(n, quotas);
+    if (tokens(next.text) <= budget) best = next;
+    else quotas[m.k]!--;
   }
+  return best;
 }
 
 /** "team knowledge index, built 2 days ago with gpt-4o-mini by CI (GitHub Actions) on main": only when the graph's model-made parts came from the team. */

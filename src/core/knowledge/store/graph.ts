@@ -174,6 +174,12 @@ export async function mentionsOf(db: Db, entityIds: readonly number[], limit?: n
   );
 }
 
+/** Entities whose name holds `name` as a part (case kept): `MsgRecoverClient` for RecoverClient. The caller decides which are affixed forms. */
+export async function entitiesNamedAround(db: Db, name: string, limit = 40): Promise<{ id: number; name: string }[]> {
+  if (!/^[\w$]+$/.test(name)) return [];
+  return db.all<{ id: number; name: string }>('SELECT id, name FROM kn_entities WHERE name GLOB ? AND name <> ? ORDER BY length(name), id LIMIT ?', [`*${name}*`, name, limit]);
+}
+
 /** Chunks mentioning these entities. */
 export async function chunksMentioning(db: Db, entityIds: readonly number[]): Promise<number[]> {
   if (!entityIds.length) return [];
