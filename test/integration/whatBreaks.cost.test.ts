@@ -4,7 +4,24 @@ import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { whatBreaks } from '../../src/core/structural/impact/whatBreaks.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { openWorkspace } from '../../src/core/workspace.js';
+import type { Workspace } from '../../src/core/store/workspace.js';
 import { tempDir, write } from '../helpers/fixtures.js';
+
+/** A workspace of these files, indexed, with its indexer for later edits; everything is closed after `fn`. */
+async function withIndexed(files: Record<string, string>, fn: (ws: Workspace, indexer: StructuralIndexer, root: string) => Promise<void>): Promise<void> {
+  const t = tempDir();
+  const ws = await openWorkspace(t.root);
+  const indexer = await StructuralIndexer.create(ws);
+  try {
+    for (const [rel, text] of Object.entries(files)) write(t.root, rel, text);
+    await indexer.indexAll();
+    await fn(ws, indexer, t.root);
+  } finally {
+    await indexer.dispose();
+    await ws.close();
+    t.cleanup();
+  }
+}
 
 /*
  * What the whole workspace says about hidden dependents (does a container
@@ -18,31 +35,25 @@ describe('what_breaks: workspace gaps follow the index as it changes', function 
   this.timeout(60_000);
 
   it('names DI wiring and message topics after an edit imports a container and a broker, and stops when it is removed', async () => {
-    const t = tempDir();
-    const ws = await openWorkspace(t.root);
-    const indexer = await StructuralIndexer.create(ws);
-    try {
-      write(t.root, 'src/pay.ts', 'export function pay(): number {\n  return 1;\n}\n');
-      write(t.root, 'src/use.ts', "import { pay } from './pay';\nexport function use(): number {\n  return pay();\n}\n");
-      await indexer.indexAll();
-      const gaps = async () => (await whatBreaks(ws.db, await resolveOneSymbol(ws.db, 'pay', { root: t.root }), 2)).notSeen.join('; ');
+    const files = {
+      'src/pay.ts': 'export function pay(): number {\n  return 1;\n}\n',
+      'src/use.ts': "import { pay } from './pay';\nexport function use(): number {\n  return pay();\n}\n",
+    };
+    await withIndexed(files, async (ws, indexer, root) => {
+      const gaps = async () => (await whatBreaks(ws.db, await resolveOneSymbol(ws.db, 'pay', { root }), 2)).notSeen.join('; ');
 
       assert.doesNotMatch(await gaps(), /DI wiring|message topics/);
-      const wiring = path.join(t.root, 'src', 'wiring.ts');
-      write(t.root, 'src/wiring.ts', "import { Container } from 'inversify';\nimport { Kafka } from 'kafkajs';\nexport const container = new Container();\nexport const kafka = new Kafka({ brokers: [] });\n");
+      const wiring = path.join(root, 'src', 'wiring.ts');
+      write(root, 'src/wiring.ts', "import { Container } from 'inversify';\nimport { Kafka } from 'kafkajs';\nexport const container = new Container();\nexport const kafka = new Kafka({ brokers: [] });\n");
       await indexer.updateFiles([wiring]);
       const after = await gaps();
       assert.match(after, /DI wiring \(which implementation a container supplies is decided at run time\)/);
       assert.match(after, /callers in other services and through message topics \(no traces imported\)/);
 
-      write(t.root, 'src/wiring.ts', 'export const container = {};\n');
+      write(root, 'src/wiring.ts', 'export const container = {};\n');
       await indexer.updateFiles([wiring]);
       assert.doesNotMatch(await gaps(), /DI wiring|message topics/);
-    } finally {
-      await indexer.dispose();
-      await ws.close();
-      t.cleanup();
-    }
+    });
   });
 });
 
@@ -50,15 +61,13 @@ describe('what_breaks: candidates of ambiguous sites are read for the dependents
   this.timeout(60_000);
 
   it('lists every candidate for the first `candidatesFor` dependents and counts every dependent all the same', async () => {
-    const t = tempDir();
-    const ws = await openWorkspace(t.root);
-    const indexer = await StructuralIndexer.create(ws);
-    try {
-      for (const c of ['A', 'B', 'C']) write(t.root, `src/${c}.ts`, `export class ${c} {\n  run(): number {\n    return 1;\n  }\n}\n`);
+    const files: Record<string, string> = {
       // Untyped receivers: each call may reach any of the three.
-      write(t.root, 'src/use.ts', 'export function first(x) {\n  return x.run();\n}\nexport function second(y) {\n  return y.run();\n}\n');
-      await indexer.indexAll();
-      const target = await resolveOneSymbol(ws.db, 'A.run', { root: t.root });
+      'src/use.ts': 'export function first(x) {\n  return x.run();\n}\nexport function second(y) {\n  return y.run();\n}\n',
+    };
+    for (const c of ['A', 'B', 'C']) files[`src/${c}.ts`] = `export class ${c} {\n  run(): number {\n    return 1;\n  }\n}\n`;
+    await withIndexed(files, async (ws, _indexer, root) => {
+      const target = await resolveOneSymbol(ws.db, 'A.run', { root });
       const all = await whatBreaks(ws.db, target, 2);
       const one = await whatBreaks(ws.db, target, 2, { candidatesFor: 1 });
       const view = (r: typeof all) => r.dependents.map((d) => `${d.symbol.qname} ${d.tier} [${(d.candidates ?? []).map((c) => c.qname).join(', ')}]`);
@@ -66,10 +75,6 @@ describe('what_breaks: candidates of ambiguous sites are read for the dependents
       assert.deepEqual(view(one), ['first ambiguous [A.run, B.run, C.run]', 'second ambiguous []']);
       assert.deepEqual(one.counts, all.counts);
       assert.equal(one.summary, all.summary);
-    } finally {
-      await indexer.dispose();
-      await ws.close();
-      t.cleanup();
-    }
+    });
   });
 });
