@@ -38,11 +38,16 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 export function renderIndexReport(r: IndexReport): string {
   const mb = r.bytes / 1024 / 1024;
   const lines = [
     `Indexed ${r.files} files (${mb.toFixed(1)} MB) in ${(r.ms / 1000).toFixed(2)} s: ${r.parsed} parsed, ${r.unchanged} unchanged, ${r.removed} removed, ${r.skipped.length} skipped.`,
     `Structural memory: ${r.symbols} symbols, ${r.sites} use sites, ${r.edges} edges.`,
+    `Where the time went: ${(Object.entries(r.phases) as [string, number][]).map(([phase, ms]) => `${phase} ${seconds(ms)}`).join(' · ')}.`,
   ];
   if (r.skipped.length) {
     lines.push('Skipped (not in the index):');

@@ -22,6 +22,7 @@ describe('tenure CLI, run as a user runs it', () => {
     const idx = tenure(['index', ex.root]);
     assert.equal(idx.code, 0, idx.err);
     assert.match(idx.out, /Indexed \d+ files .* 0 skipped/);
+    assert.match(idx.out, /\nWhere the time went: discover [\d.]+ m?s · load [\d.]+ m?s · parse [\d.]+ m?s · resolve [\d.]+ m?s · write [\d.]+ m?s\.\n/);
     // Found from a subfolder through the .tenure folder above it.
     const r = tenure(['what-breaks', 'SettlementService.retry'], `${ex.root}/src/batch`);
     assert.equal(r.code, 0, r.err);
