@@ -286,7 +286,7 @@ async function measureCalls(ws: Workspace, targets: readonly CallTarget[], phase
       result.withCallers++;
       if (!answer.dependents.some((d) => d.kind === 'call' || d.kind === 'instantiate')) {
         result.falseNone++;
-        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites) result.silentNone++;
+        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites && !answer.untypedSites) result.silentNone++;
         if (debug) process.stderr.write(`[${phase}] no callers for ${t.key} (truth: ${[...t.truth].slice(0, 5).join(', ')})\n`);
       }
     }
@@ -331,7 +331,7 @@ async function measureData(ws: Workspace, targets: readonly DataTarget[], phase:
       result.withDependents++;
       if (!answer.dependents.length) {
         result.falseNone++;
-        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites) result.silentNone++;
+        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites && !answer.untypedSites) result.silentNone++;
         if (debug) process.stderr.write(`[${phase}] no dependents for ${t.key} (${t.dataKind})\n`);
       }
     }
