@@ -280,16 +280,40 @@ export class Resolver {
     return undefined;
   }
 
-  /** One hop through `export … from` / `from x import *` re-exports. */
-  private reexported(targets: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>): Sym[] {
-    const out: Sym[] = [];
+  /**
+   * What a module exports by a name it does not define itself, through its
+   * re-exports, a few hops deep: `from .x import name [as alias]` and
+   * `from .x import *` (Python: a star import binds no name starting with
+   * `_`), `export … from './x'` (TypeScript: the clause is not captured, so
+   * any name of the module it re-exports). A plain `import a.b` binds `a`, no
+   * name of `a.b`.
+   */
+  private reexported(targets: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>, depth = 3, seen = new Set<number>()): Sym[] {
+    const out = new Map<number, Sym>();
     for (const t of targets) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      const py = this.state.files.get(t)?.language?.scheme === 'py';
       for (const imp of this.state.importsByFile.get(t) ?? []) {
-        if (imp.name !== null && imp.name !== name && imp.local !== name) continue;
-        for (const tt of imp.targets) out.push(...this.topLevel(tt, imp.name ?? name, allowed));
+        let wanted: string;
+        if (!py) {
+          if (imp.name !== null && imp.name !== name && imp.local !== name) continue;
+          wanted = imp.name ?? name;
+        } else if (imp.name !== null) {
+          if ((imp.local ?? imp.name) !== name) continue;
+          wanted = imp.name;
+        } else if (imp.wildcard && !name.startsWith('_')) {
+          wanted = name;
+        } else {
+          continue;
+        }
+        for (const tt of imp.targets) {
+          const own = this.topLevel(tt, wanted, allowed);
+          for (const s of own.length ? own : depth > 1 ? this.reexported([tt], wanted, allowed, depth - 1, seen) : []) out.set(s.id, s);
+        }
       }
     }
-    return out;
+    return [...out.values()];
   }
 
   /** Files whose definitions a file can see without a receiver type: itself, its imports, its package. */
@@ -439,8 +463,12 @@ export class Resolver {
       const mod = this.receiverModule(file, receiver);
       if (mod) {
         if (mod.length === 0) return [];
-        const hit = mod.flatMap((f) => this.topLevel(f, site.name, bareTargets(site, spec)));
-        if (hit.length) return single({ syms: hit, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
+        const allowed = bareTargets(site, spec);
+        const own = mod.flatMap((f) => this.topLevel(f, site.name, allowed));
+        if (own.length) return single({ syms: own, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
+        // `capi.geos_intersection` where `capi`'s `__init__` star-imports the module that defines it.
+        const again = this.reexported(mod, site.name, allowed);
+        if (again.length) return single({ syms: again, how: `\`${receiver}\` is a module that re-exports it` }, `\`${site.name}\``);
         return [];
       }
       if (head) {
