@@ -171,6 +171,11 @@ describe('data dependents, configuration keys and honest calls (test/fixtures/da
       assert.match(hidden.summary, /^No dependents found in the index; .*not seen: .+/);
     });
 
+    it('Python: a submodule imported relative to the package (`from . import measure`, `from .. import policy`) is a module: its functions are called through it, inferred', async () => {
+      assert.deepEqual(uses(await ask('py.geo.measure.area')), ['py.geo.geometry.surface call inferred']);
+      assert.deepEqual(uses(await ask('py.policy.bump')), ['py.geo.geometry.surface call inferred']);
+    });
+
     it('Java: a constant read through its class and by its bare name inside it; a field written', async () => {
       assert.deepEqual(uses(await ask('RetrySettings.DEFAULT_MAX')), ['com.acme.retry.RetryJob.again read inferred', 'com.acme.retry.RetrySettings.max read inferred']);
       assert.deepEqual(uses(await ask('RetryJob.runs')), ['com.acme.retry.RetryJob.again write inferred']);

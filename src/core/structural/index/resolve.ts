@@ -33,6 +33,23 @@ interface Found {
   readonly external?: boolean;
 }
 
+/** A Python import's module as an absolute name: `.x` and `..` are read from the importing file's package. */
+function absolutePython(file: FileEntry, mod: string): string {
+  if (!mod.startsWith('.')) return mod;
+  const dots = /^\.+/.exec(mod)![0].length;
+  const pkg = file.moduleName.split('.');
+  // A module's package is its parent; a package's __init__ is its own package.
+  if (!file.rel.endsWith('__init__.py')) pkg.pop();
+  const up = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
+  return [...up, mod.slice(dots)].filter(Boolean).join('.');
+}
+
+/** The submodule `name` of an imported module (`from . import name`, `from pkg import name`), absolute. */
+function submodule(file: FileEntry, mod: string, name: string): string {
+  const base = absolutePython(file, mod);
+  return base ? `${base}.${name}` : name;
+}
+
 const TS_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
 
 export class Resolver {
@@ -76,18 +93,8 @@ export class Resolver {
         }
         return [];
       }
-      case 'py': {
-        let mod = imp.module;
-        if (mod.startsWith('.')) {
-          const dots = /^\.+/.exec(mod)![0].length;
-          const pkg = file.moduleName.split('.');
-          // A module's package is its parent; a package's __init__ is its own package.
-          if (!file.rel.endsWith('__init__.py')) pkg.pop();
-          const up = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
-          mod = [...up, mod.slice(dots)].filter(Boolean).join('.');
-        }
-        return this.pythonModule(mod);
-      }
+      case 'py':
+        return this.pythonModule(absolutePython(file, imp.module));
       case 'java': {
         if (imp.wildcard) return [...(this.state.modules.get(moduleKey(spec, imp.module)) ?? [])];
         const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
@@ -262,7 +269,7 @@ export class Resolver {
       }
       if (!hit.length) hit = this.reexported(imp.targets, wanted, allowed);
       if (!hit.length && spec.scheme === 'py' && allowed.has('module')) {
-        hit = this.pythonModule(`${imp.module}.${wanted}`).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
+        hit = this.pythonModule(submodule(file, imp.module, wanted)).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
       }
       if (hit.length) return { syms: hit, how: `imported from \`${imp.module}\`` };
       return { syms: [], how: `imported from \`${imp.module}\`, which defines no \`${wanted}\` the inventory can see`, external: true };
@@ -599,7 +606,8 @@ export class Resolver {
         (spec.scheme === 'go' && imp.local === null && imp.module.split('/').pop() === receiver);
       if (isModuleBinding) return imp.targets;
       if (spec.scheme === 'py' && imp.name !== null && (imp.local ?? imp.name) === receiver) {
-        const sub = this.pythonModule(`${imp.module}.${imp.name}`);
+        // `from . import parameters` then `parameters.prepare_headers()`: the submodule, named from this file's package.
+        const sub = this.pythonModule(submodule(file, imp.module, imp.name));
         if (sub.length) return sub;
       }
     }
