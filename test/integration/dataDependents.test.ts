@@ -176,6 +176,10 @@ describe('data dependents, configuration keys and honest calls (test/fixtures/da
       assert.deepEqual(uses(await ask('py.policy.bump')), ['py.geo.geometry.surface call inferred']);
     });
 
+    it('Python: in a package\'s `__init__`, a submodule imported there (`from .topology import *`) is bound by its name: `topology.NAMES` reads the submodule\'s variable', async () => {
+      assert.deepEqual(uses(await ask('py.geo.prototypes.topology.NAMES')), ['py.geo.prototypes.NAMES read inferred']);
+    });
+
     it('Java: a constant read through its class and by its bare name inside it; a field written', async () => {
       assert.deepEqual(uses(await ask('RetrySettings.DEFAULT_MAX')), ['com.acme.retry.RetryJob.again read inferred', 'com.acme.retry.RetrySettings.max read inferred']);
       assert.deepEqual(uses(await ask('RetryJob.runs')), ['com.acme.retry.RetryJob.again write inferred']);

@@ -611,6 +611,21 @@ export class Resolver {
         if (sub.length) return sub;
       }
     }
+    // A package's `__init__` is the package's namespace, where importing a submodule binds its name:
+    // after `from .protocols import *` there, `protocols.__all__` is the submodule's.
+    // A name the file defines itself shadows that.
+    const defined = file.moduleSymbolId !== null && file.moduleSymbolId !== undefined && this.childrenNamed(file.moduleSymbolId, receiver).length > 0;
+    if (spec.scheme === 'py' && file.rel.endsWith('__init__.py') && /^\w+$/.test(receiver) && !defined) {
+      const wanted = `${file.moduleName}.${receiver}`;
+      const imported = (imp: Import) => {
+        const m = absolutePython(file, imp.module);
+        return m === wanted || m.startsWith(`${wanted}.`);
+      };
+      if ((this.state.importsByFile.get(file.id) ?? []).some(imported)) {
+        const sub = this.pythonModule(wanted);
+        if (sub.length) return sub;
+      }
+    }
     return undefined;
   }
 
