@@ -27,9 +27,11 @@ import { tsTruth, type TruthTarget } from './tsTruth';
  * $TMPDIR/tenure-corpora), never committed; langium's and mongodb's runtime
  * dependencies are installed beside them (npm install --ignore-scripts) so
  * the compiler sees the types a user's checkout has. Django comes from
- * Debian's python3-django.
+ * Debian's python3-django. Held out (never run while the resolvers were
+ * changed, first measured after): msal-common (the `@azure/msal-common` npm
+ * package, no runtime dependencies), oauthlib (Debian's python3-oauthlib).
  *
- * Options: --corpus langium,mongodb,django (or rxjs, mobx, asyncio)  --sample N  --data-sample N
+ * Options: --corpus langium,mongodb,django (or rxjs, mobx, asyncio; msal-common, oauthlib)  --sample N  --data-sample N
  *          --compare (also the language servers alone and a SCIP indexer, each from scratch)
  *          --processes (time `tenure index` and `tenure enrich` as whole processes; needs npm run build)
  *          --json FILE
@@ -43,7 +45,7 @@ const debug = !!process.env.TENURE_BENCH_DEBUG;
 interface Corpus {
   readonly name: string;
   readonly language: 'typescript' | 'python';
-  readonly role: 'reported' | 'tuning';
+  readonly role: 'reported' | 'tuning' | 'held-out';
   readonly prepare: () => string;
   readonly describe: string;
 }
@@ -80,6 +82,25 @@ function npmCorpus(name: string, spec: string, role: Corpus['role'], withDepende
   };
 }
 
+/** A Python package as Debian installs it under dist-packages, copied without its bytecode. */
+function debianPython(name: string, role: Corpus['role'], debianPackage: string): Corpus {
+  const src = `/usr/lib/python3/dist-packages/${name}`;
+  return {
+    name,
+    role,
+    language: 'python',
+    describe: `${name} (Debian's ${debianPackage}, ${src})`,
+    prepare() {
+      const dir = path.join(WORK, name);
+      if (fs.existsSync(path.join(dir, name))) return dir;
+      if (!fs.existsSync(src)) throw new Error(`${name} sources not found: apt-get install ${debianPackage}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.cpSync(src, path.join(dir, name), { recursive: true, filter: (s) => !s.includes('__pycache__') });
+      return dir;
+    },
+  };
+}
+
 const CORPORA: Record<string, Corpus> = {
   langium: npmCorpus('langium', 'langium@3.3.1', 'reported', true),
   mongodb: npmCorpus('mongodb', 'mongodb@6.12.0', 'reported', true),
@@ -99,6 +120,8 @@ const CORPORA: Record<string, Corpus> = {
       return dir;
     },
   },
+  'msal-common': npmCorpus('msal-common', '@azure/msal-common@16.17.0', 'held-out', false),
+  oauthlib: debianPython('oauthlib', 'held-out', 'python3-oauthlib'),
   django: {
     name: 'django',
     role: 'reported',
@@ -286,7 +309,7 @@ async function measureCalls(ws: Workspace, targets: readonly CallTarget[], phase
       result.withCallers++;
       if (!answer.dependents.some((d) => d.kind === 'call' || d.kind === 'instantiate')) {
         result.falseNone++;
-        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites) result.silentNone++;
+        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites && !answer.untypedSites) result.silentNone++;
         if (debug) process.stderr.write(`[${phase}] no callers for ${t.key} (truth: ${[...t.truth].slice(0, 5).join(', ')})\n`);
       }
     }
@@ -331,7 +354,7 @@ async function measureData(ws: Workspace, targets: readonly DataTarget[], phase:
       result.withDependents++;
       if (!answer.dependents.length) {
         result.falseNone++;
-        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites) result.silentNone++;
+        if (!answer.dispatches.length && !answer.dynamicSites.length && !answer.wideSites && !answer.untypedSites) result.silentNone++;
         if (debug) process.stderr.write(`[${phase}] no dependents for ${t.key} (${t.dataKind})\n`);
       }
     }
@@ -580,7 +603,7 @@ function tables(results: readonly CorpusResult[]): string {
       const c = p.calls;
       const ctor = c.byGroup.constructor;
       lines.push(
-        `| ${r.corpus}${r.role === 'tuning' ? ' (tuning)' : ''} | ${p.phase} | ${rec(c.all)} | ${prec(c.all)} | ${tier(c.byTier, 'resolved')} | ${tier(c.byTier, 'inferred')} | ${tier(c.byTier, 'ambiguous')} | ${rec(ctor)}, ${prec(ctor)} | ${c.superSites.found} of ${c.superSites.truth} / ${c.superSites.asDispatch} | ${c.dispatch.truth ? `${rec(c.dispatch)} (${pct(c.dispatch.foundResolved, c.dispatch.truth)}), ${prec(c.dispatch)}` : '—'} | ${c.falseNone} of ${c.withCallers} (${c.silentNone}) |`,
+        `| ${r.corpus}${r.role === 'reported' ? '' : ` (${r.role})`} | ${p.phase} | ${rec(c.all)} | ${prec(c.all)} | ${tier(c.byTier, 'resolved')} | ${tier(c.byTier, 'inferred')} | ${tier(c.byTier, 'ambiguous')} | ${rec(ctor)}, ${prec(ctor)} | ${c.superSites.found} of ${c.superSites.truth} / ${c.superSites.asDispatch} | ${c.dispatch.truth ? `${rec(c.dispatch)} (${pct(c.dispatch.foundResolved, c.dispatch.truth)}), ${prec(c.dispatch)}` : '—'} | ${c.falseNone} of ${c.withCallers} (${c.silentNone}) |`,
       );
     }
   }
@@ -592,7 +615,7 @@ function tables(results: readonly CorpusResult[]): string {
       const d = p.data;
       if (!d) continue;
       lines.push(
-        `| ${r.corpus}${r.role === 'tuning' ? ' (tuning)' : ''} | ${p.phase} | ${rec(d.reads)} | ${prec(d.reads)} | ${rec(d.writes)} | ${prec(d.writes)} | ${tier(d.byTier, 'resolved')} | ${tier(d.byTier, 'inferred')} | ${tier(d.byTier, 'ambiguous')} | ${d.dispatchReads.truth ? `${d.dispatchReads.found} of ${d.dispatchReads.truth}` : '—'} | ${d.falseNone} of ${d.withDependents} (${d.silentNone}) |`,
+        `| ${r.corpus}${r.role === 'reported' ? '' : ` (${r.role})`} | ${p.phase} | ${rec(d.reads)} | ${prec(d.reads)} | ${rec(d.writes)} | ${prec(d.writes)} | ${tier(d.byTier, 'resolved')} | ${tier(d.byTier, 'inferred')} | ${tier(d.byTier, 'ambiguous')} | ${d.dispatchReads.truth ? `${d.dispatchReads.found} of ${d.dispatchReads.truth}` : '—'} | ${d.falseNone} of ${d.withDependents} (${d.silentNone}) |`,
       );
     }
   }

@@ -161,6 +161,25 @@ describe('data dependents, configuration keys and honest calls (test/fixtures/da
       assert.deepEqual(uses(await ask('Policy.LIMIT')), ['py.policy.Policy.reset read inferred']);
     });
 
+    it('Python: a module variable a package star-re-exports, read through a module alias (`capi.geos_intersection`), is read, inferred; a named re-export too; a private name is not star-exported', async () => {
+      const r = await ask('py.geo.prototypes.topology.geos_intersection');
+      assert.deepEqual(uses(r), ['py.geo.geometry.intersection read inferred']);
+      assert.match(r.dependents[0]!.provenance.reason, /`capi` is a module that re-exports it/);
+      assert.deepEqual(uses(await ask('py.geo.prototypes.predicates.geos_contains')), ['py.geo.geometry.contains read inferred']);
+      const hidden = await ask('py.geo.prototypes.topology._registry');
+      assert.deepEqual(uses(hidden), []);
+      assert.match(hidden.summary, /^No dependents found in the index; .*not seen: .+/);
+    });
+
+    it('Python: a submodule imported relative to the package (`from . import measure`, `from .. import policy`) is a module: its functions are called through it, inferred', async () => {
+      assert.deepEqual(uses(await ask('py.geo.measure.area')), ['py.geo.geometry.surface call inferred']);
+      assert.deepEqual(uses(await ask('py.policy.bump')), ['py.geo.geometry.surface call inferred']);
+    });
+
+    it('Python: in a package\'s `__init__`, a submodule imported there (`from .topology import *`) is bound by its name: `topology.NAMES` reads the submodule\'s variable', async () => {
+      assert.deepEqual(uses(await ask('py.geo.prototypes.topology.NAMES')), ['py.geo.prototypes.NAMES read inferred']);
+    });
+
     it('Java: a constant read through its class and by its bare name inside it; a field written', async () => {
       assert.deepEqual(uses(await ask('RetrySettings.DEFAULT_MAX')), ['com.acme.retry.RetryJob.again read inferred', 'com.acme.retry.RetrySettings.max read inferred']);
       assert.deepEqual(uses(await ask('RetryJob.runs')), ['com.acme.retry.RetryJob.again write inferred']);

@@ -161,6 +161,35 @@ describe('the compiler on data, super calls, property calls and untyped receiver
     assert.equal(first.resolvers[0]!.unanswered, 1);
   });
 
+  it('a read or write through a receiver typed `any` is attributed to no field: the name matches are set aside, the site is counted once by name (dynamic) and named in the answer', async () => {
+    // The inventory matched `thing.attempts` to both fields named `attempts` (ambiguous); the checker types `thing` as `any`.
+    const refuted = await refutations(fx.ws);
+    for (const dst of ['Counter.attempts', 'RetryPolicy.attempts']) assert.equal(refuted.filter((r) => r === `untypedData -> ${dst} by tsc`).length, 2, refuted.join('\n'));
+    const kept = await fx.ws.db.all<{ src: string; kind: string; tier: string; source: string; candidates: number; reason: string }>(
+      `SELECT a.qname AS src, e.kind, e.tier, e.source, e.candidates, e.reason FROM edges e JOIN symbols a ON a.id = e.src_id WHERE e.dst_id IS NULL AND e.binding = 'untyped' ORDER BY e.kind`,
+    );
+    assert.deepEqual(kept.map((k) => `${k.src} ${k.kind} ${k.tier} ${k.source} ${k.candidates}`), ['untypedData read dynamic tsc 2', 'untypedData write dynamic tsc 2']);
+    assert.match(kept[0]!.reason, /types `any`.*not attributed to any of the 2 `attempts`s/);
+    assert.equal(first.resolvers[0]!.untyped, 2);
+
+    // A field whose only uses are through `any` has no dependents, and the answer says two sites could still be it.
+    const counter = await ask(fx.ws, 'Counter.attempts');
+    assert.deepEqual(counter.dependents, []);
+    assert.equal(counter.untypedSites, 2);
+    assert.match(counter.summary, /^No dependents found in the index; not seen: .*reads and writes through receivers typed `any`: 2 sites using the name `attempts` that the type checker attributes to no member/);
+    // The field the checker does see read keeps its resolved readers, and the same two sites are named.
+    const policy = await ask(fx.ws, 'RetryPolicy.attempts');
+    assert.deepEqual(policy.dependents.map((d) => `${d.symbol.qname} ${d.kind} ${d.tier}`).sort(), [
+      'RetryPolicy.shouldRetry read resolved',
+      'RetryPolicy.shouldRetry write resolved',
+      'run read resolved',
+      'run write resolved',
+    ]);
+    assert.match(policy.notSeen.join('; '), /2 sites using the name `attempts`/);
+    // A method of that name is never meant by a data use: nothing is counted for it.
+    assert.equal((await ask(fx.ws, 'RetryPolicy.shouldRetry')).untypedSites, 0);
+  });
+
   it('a member inherited from a base whose package is not installed is outside the workspace: the name match is refuted, with the reason', async () => {
     assert.deepEqual(await edgesOf(fx, 'RetryPolicy.shouldRetry', ['call']), ['run call resolved tsc', 'untyped call inferred tree-sitter']);
     const refuted = await refutations(fx.ws);

@@ -44,9 +44,14 @@ export const DATA_KINDS: ReadonlySet<SymbolKind> = new Set(['field', 'constant',
  *    never a dispatch into an override;
  *  - `property-call`: a call through a function-typed property or variable
  *    (`this.onDone()`): the edge is a `read` of the property, and what runs
- *    is whatever value it holds, never a method resolved by dispatch.
+ *    is whatever value it holds, never a method resolved by dispatch;
+ *  - `untyped`: a read or write of a member through a receiver the type
+ *    checker types `any` (or as a type from a package that is not
+ *    installed): what it holds is decided at run time, so the site is kept
+ *    once, by name and without a target (`dynamic`), counted in the answers
+ *    for members of that name instead of being attributed to each of them.
  */
-export type EdgeBinding = 'super' | 'property-call';
+export type EdgeBinding = 'super' | 'property-call' | 'untyped';
 
 /**
  * What a site's name is, where it is not a name of code: a configuration key

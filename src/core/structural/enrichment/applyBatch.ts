@@ -20,6 +20,8 @@ export interface BatchOutcome {
   readonly implementations: number;
   /** Inventory edges in covered files that no verdict spoke of: they now say so. */
   readonly unanswered: number;
+  /** Data uses through receivers the checker types `any`, kept once by name, not attributed (EdgePlan.untyped). */
+  readonly untyped: number;
   readonly unmatchedSites: number;
 }
 
@@ -107,12 +109,13 @@ export async function applyBatch(db: Db, source: string, tier: 'resolved' | 'obs
   const existing = await ExistingEdges.load(db, files, batch);
   const plan = new EdgePlan(source, tier, files, existing);
   for (const v of batch.sites) plan.take(v);
+  plan.untyped(batch.unanswered ?? []);
   for (const p of batch.coveredFiles ?? []) plan.unanswered(p);
   await plan.write(db, now);
   let implementations = 0;
   for (const fact of batch.implementations) implementations += await insertImplementation(db, files, fact, tier, source);
   await recordCoverage(db, files, batch.coveredFiles ?? [], plan.perFile, source, now, coverage);
-  return { confirmed: plan.confirmed, refuted: plan.refuted, added: plan.added, implementations, unanswered: plan.unansweredEdges, unmatchedSites: plan.unmatchedSites };
+  return { confirmed: plan.confirmed, refuted: plan.refuted, added: plan.added, implementations, unanswered: plan.unansweredEdges, untyped: plan.untypedSites, unmatchedSites: plan.unmatchedSites };
 }
 
 /** Per-file data needed to map locations to rows, loaded once per batch. */
@@ -290,6 +293,8 @@ class EdgePlan {
   /** Sites a verdict spoke of, by inventory site id (`s…`) or location (`l…`). */
   private readonly answered = new Set<string>();
   unansweredEdges = 0;
+  /** Data uses through receivers typed `any`, kept once by name instead of one ambiguous edge per candidate. */
+  untypedSites = 0;
 
   constructor(
     private readonly source: string,
@@ -380,6 +385,41 @@ class EdgePlan {
       this.inserts.push([site?.id ?? null, srcId, dst, edgeKind, dstName, this.tier, this.source, v.reason, candidates, fi.file.id, v.site.line, v.site.col, 1, binding]);
       this.added++;
       c.added++;
+    }
+  }
+
+  /**
+   * Data uses the checker read and named no member for (a receiver typed
+   * `any`, or as a type from a package that is not installed) that the
+   * inventory matched by name alone (`ambiguous`: every same-named field a
+   * candidate). What such a receiver holds is decided at run time, and the
+   * checker that knows every declared type says no declared member is used:
+   * the name match is no evidence of a read of any one of them. The
+   * candidates are set aside (as refutations, so a change of the file puts
+   * them back) and the site is kept once, by name, without a target
+   * (`dynamic`, binding `untyped`): answers for a member of that name count
+   * it as a use they cannot attribute (whatBreaks' untypedSites).
+   */
+  untyped(locs: readonly Loc[]): void {
+    for (const loc of locs) {
+      const fi = this.files.get(loc.path);
+      const site = fi?.sitesAt.get(`${loc.line}:${loc.col}`);
+      if (!fi || !site || site.receiver === null || site.dynamic) continue;
+      const key = `s${site.id}`;
+      if (this.answered.has(key)) continue;
+      const edges = this.existing.at(site, fi.file.id, loc);
+      const byName = (e: EdgeRow) => !e.added && e.base_tier === null && e.tier === 'ambiguous' && e.source === 'tree-sitter' && (e.kind === 'read' || e.kind === 'write');
+      if (!edges.length || !edges.every(byName)) continue;
+      this.answered.add(key);
+      const candidates = Math.max(edges.length, ...edges.map((e) => (e.dst_id === null ? e.candidates : 0)));
+      const what = edges[0]!.kind === 'write' ? 'write' : 'read';
+      for (const e of edges) {
+        this.refute.push(e.id);
+        this.refuteReason.set(e.id, `the type checker (${this.source}) names no member for \`${site.name}\` on \`${site.receiver}\` (typed \`any\`, or as a type from a package that is not installed): a name match is no evidence of this member`);
+      }
+      const reason = `${what} of \`${site.name}\` on \`${site.receiver}\`, a receiver the type checker (${this.source}) types \`any\` (or as a type from a package that is not installed): not attributed to any of the ${candidates} \`${site.name}\`s the inventory matched by name`;
+      this.inserts.push([site.id, site.ownerId, null, edges[0]!.kind, site.name, 'dynamic', this.source, reason, candidates, fi.file.id, loc.line, loc.col, 1, 'untyped']);
+      this.untypedSites++;
     }
   }
 

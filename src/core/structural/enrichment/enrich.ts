@@ -84,6 +84,8 @@ export interface ResolverReport {
   implementations: number;
   /** Inventory edges in covered files the resolver had no answer for (kept, and marked so). */
   unanswered: number;
+  /** Data uses through receivers the checker types `any`: kept once by name, not attributed to any member of that name. */
+  untyped: number;
   staleBatches: number;
   notes: string[];
   startMs: number;
@@ -102,6 +104,7 @@ export function describeResolverReport(x: ResolverReport): string {
     `${x.source}: ${x.state}${x.message ? ` — ${x.message}` : ''}; ${x.files} files, ${x.symbols} symbols; ` +
     `${x.confirmed} edges confirmed, ${x.refuted} refuted, ${x.added} added, ${x.implementations} implementations proven` +
     `${x.unanswered ? `, ${x.unanswered} left unanswered` : ''}` +
+    `${x.untyped ? `, ${x.untyped} reads and writes through receivers typed \`any\` counted by name, not attributed` : ''}` +
     `${x.staleBatches ? `; ${x.staleBatches} batches re-queued because files changed meanwhile` : ''}${x.pending ? `; ${x.pending} units left for the next pass` : ''} (${(x.ms / 1000).toFixed(1)} s)`
   );
 }
@@ -260,7 +263,7 @@ class ResolverRun {
     this.signal = pass.options.signal ?? new AbortController().signal;
     this.report = {
       source: resolver.source, languages: resolver.languages ?? [], state: 'complete', files: 0, symbols: 0, confirmed: 0, refuted: 0, added: 0, implementations: 0,
-      unanswered: 0, staleBatches: 0, notes: [], startMs: this.start - t0, ms: 0, pending: 0,
+      unanswered: 0, untyped: 0, staleBatches: 0, notes: [], startMs: this.start - t0, ms: 0, pending: 0,
     };
   }
 
@@ -311,6 +314,7 @@ class ResolverRun {
     this.report.added += res.added;
     this.report.implementations += res.implementations;
     this.report.unanswered += res.unanswered;
+    this.report.untyped += res.untyped;
   }
 
   private coverage(): { checker?: string; allUses?: boolean } {

@@ -105,6 +105,8 @@ export interface ApplyResult {
   readonly implementations: number;
   /** Inventory edges in the covered files the resolver neither confirmed nor refuted: they say so. */
   readonly unanswered: number;
+  /** Data uses through receivers the checker types `any`: kept once by name, not attributed to a member. */
+  readonly untyped: number;
   /** Verdicts dropped because the files they speak of changed while the resolver worked. */
   readonly stale: boolean;
   readonly unmatchedSites: number;
@@ -281,10 +283,10 @@ export class ResolutionStore {
   async apply(source: string, tier: 'resolved' | 'observed', batch: ResolutionBatch, generation?: string, coverage: Coverage = {}): Promise<ApplyResult> {
     return this.db.write(async (db) => {
       if (generation !== undefined && generation !== (await this.generation())) {
-        return { confirmed: 0, refuted: 0, added: 0, implementations: 0, unanswered: 0, stale: true, unmatchedSites: 0 };
+        return { confirmed: 0, refuted: 0, added: 0, implementations: 0, unanswered: 0, untyped: 0, stale: true, unmatchedSites: 0 };
       }
       const o = await applyBatch(db, source, tier, batch, coverage);
-      return { confirmed: o.confirmed, refuted: o.refuted, added: o.added, implementations: o.implementations, unanswered: o.unanswered, stale: false, unmatchedSites: o.unmatchedSites };
+      return { confirmed: o.confirmed, refuted: o.refuted, added: o.added, implementations: o.implementations, unanswered: o.unanswered, untyped: o.untyped, stale: false, unmatchedSites: o.unmatchedSites };
     });
   }
 
@@ -330,7 +332,7 @@ export class ResolutionStore {
       'SELECT source, count(*) AS files, sum(confirmed) AS confirmed, sum(refuted) AS refuted, sum(added) AS added FROM resolution_files GROUP BY source ORDER BY source',
     );
     const e = await this.db.get<{ resolved: number; upgraded: number; added: number }>(
-      `SELECT sum(tier = 'resolved') AS resolved, sum(base_tier IS NOT NULL AND tier IN ('resolved', 'observed')) AS upgraded, sum(added = 1) AS added FROM edges`,
+      `SELECT sum(tier = 'resolved') AS resolved, sum(base_tier IS NOT NULL AND tier IN ('resolved', 'observed')) AS upgraded, sum(added = 1 AND dst_id IS NOT NULL) AS added FROM edges`,
     );
     const r = await this.db.get<{ n: number }>('SELECT count(*) AS n FROM refutations');
     const i = await this.db.get<{ n: number }>('SELECT count(*) AS n FROM implementations');

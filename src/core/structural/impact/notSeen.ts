@@ -113,12 +113,17 @@ const MEMBER_KINDS: ReadonlySet<string> = new Set(['field', 'constant', 'method'
 /** The languages that share one namespace of names with a language (TypeScript and JavaScript import each other). */
 const SAME_NAMESPACE: Record<string, readonly string[]> = { typescript: ['typescript', 'tsx', 'javascript'], tsx: ['typescript', 'tsx', 'javascript'], javascript: ['typescript', 'tsx', 'javascript'] };
 
+/** The languages whose names a use in `language` may mean (TypeScript and JavaScript import each other). */
+export function sameNamespace(language: string): readonly string[] {
+  return SAME_NAMESPACE[language] ?? [language];
+}
+
 /** How many other members of the target's languages share its name: where a use by name may have gone instead. */
 async function namesakes(db: Db, targetId: number, name: string, language: string): Promise<number> {
   const row = await db.get<{ n: number }>(
     `SELECT count(*) AS n FROM symbols s JOIN files f ON f.id = s.file_id
       WHERE s.name = ? AND s.id != ? AND s.kind IN ('field', 'constant', 'method', 'function') AND f.language IN (SELECT value FROM json_each(?))`,
-    [name, targetId, JSON.stringify(SAME_NAMESPACE[language] ?? [language])],
+    [name, targetId, JSON.stringify(sameNamespace(language))],
   );
   return row?.n ?? 0;
 }
@@ -141,11 +146,17 @@ export async function workspaceGaps(db: Db, r: Answer, fileId: number | undefine
   const gaps: string[] = [];
 
   const byName = r.dependents.filter((d) => d.distance === 1 && d.provenance.source === 'tree-sitter' && d.provenance.reason.includes(UNKNOWN_RECEIVER));
+  if (r.untypedSites) {
+    // The type checker read these sites and typed the receiver `any`: a use of some `name`, of no member it can name.
+    gaps.push(
+      `reads and writes through receivers typed \`any\`: ${plural(r.untypedSites, 'site')} using the name \`${target.name}\` that the type checker attributes to no member (counted, not attributed: any of them may be this one)`,
+    );
+  }
   if (byName.length) {
     const reads = byName.filter((d) => d.kind === 'read' || d.kind === 'write').length;
     const what = reads === byName.length ? 'reads' : reads ? 'uses' : 'calls';
     gaps.push(`${what} through receivers of unknown type (\`any\`, untyped parameters): ${plural(byName.length, 'dependent')} of this answer matched by name only, and such a receiver may mean another member of that name`);
-  } else if (!isKey && language && MEMBER_KINDS.has(target.kind)) {
+  } else if (!isKey && !r.untypedSites && language && MEMBER_KINDS.has(target.kind)) {
     const others = await namesakes(db, target.id, target.name, language);
     if (others) {
       const where = others === 1 ? `the other \`${target.name}\`` : `one of the ${others} other \`${target.name}\`s`;

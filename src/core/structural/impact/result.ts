@@ -78,6 +78,12 @@ export interface WhatBreaksResult {
   readonly dynamicSites: readonly DynamicSite[];
   /** Sites that name the target among too many candidates to list one by one. */
   readonly wideSites: number;
+  /**
+   * Reads and writes by the target's name through receivers the type checker
+   * types `any`: no member is attributed there (the value is decided at run
+   * time), so they are counted for every data member of that name.
+   */
+  readonly untypedSites: number;
   /** Ambiguous dependents whose own dependents were not followed (the answer says so). */
   readonly notFollowed: number;
   /** Sites where the target calls or uses itself (recursion): not dependents, and said so. */

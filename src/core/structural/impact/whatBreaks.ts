@@ -1,11 +1,11 @@
 import { EDGE_TIERS, weakerTier, type EdgeTier } from '../../model/tiers.js';
-import { TYPE_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
+import { DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
 import { isCode, languageById } from '../inventory/languages.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
 import { resolutionStatus } from '../enrichment/enrich.js';
 import { artifactExtras, observedWords, withArtifacts } from './artifacts.js';
-import { workspaceGaps } from './notSeen.js';
+import { sameNamespace, workspaceGaps } from './notSeen.js';
 import { byDistanceTierName, countDependents, type Dependent, type DependencyKind, type Dispatch, type DynamicSite, type MutableDependent, type Site, type WhatBreaksResult } from './result.js';
 
 interface EdgeRow {
@@ -130,6 +130,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number, optio
   const dispatches = await dispatchesTo(db, target, placement, sources);
   const dynamicSites = await dynamicSitesFor(db, seeds, placement);
   const wideSites = await wideSitesFor(db, target, seeds);
+  const untypedSites = await untypedSitesFor(db, target, placement);
   const result: Omit<WhatBreaksResult, 'summary'> = {
     target,
     depth,
@@ -138,6 +139,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number, optio
     dispatches,
     dynamicSites,
     wideSites,
+    untypedSites,
     notFollowed: walk.notFollowed,
     recursion: walk.recursion,
     counts: countDependents(list),
@@ -407,6 +409,22 @@ async function wideSitesFor(db: Db, target: SymbolRef, seeds: Seeds): Promise<nu
     [JSON.stringify([...new Set([target.name, ...[...seeds.values()].map((s) => s.name.split('.').pop()!)])])],
   );
   return wide?.n ?? 0;
+}
+
+/**
+ * Reads and writes by the target's name on receivers the type checker types
+ * `any` (kept once by name by the enrichment pass, binding `untyped`), in the
+ * languages that share the target's names. Only data can be meant there.
+ */
+async function untypedSitesFor(db: Db, target: SymbolRef, placement: Placement | undefined): Promise<number> {
+  if (!DATA_KINDS.has(target.kind) || !placement) return 0;
+  const row = await db.get<{ n: number }>(
+    `SELECT count(*) AS n FROM edges e INDEXED BY edges_name_wide JOIN files f ON f.id = e.file_id
+      WHERE e.dst_id IS NULL AND e.binding = 'untyped' AND e.name = ?
+        AND f.language IN (SELECT value FROM json_each(?))`,
+    [target.name, JSON.stringify(sameNamespace((await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [placement.file_id]))?.language ?? ''))],
+  );
+  return row?.n ?? 0;
 }
 
 /**

@@ -33,6 +33,23 @@ interface Found {
   readonly external?: boolean;
 }
 
+/** A Python import's module as an absolute name: `.x` and `..` are read from the importing file's package. */
+function absolutePython(file: FileEntry, mod: string): string {
+  if (!mod.startsWith('.')) return mod;
+  const dots = /^\.+/.exec(mod)![0].length;
+  const pkg = file.moduleName.split('.');
+  // A module's package is its parent; a package's __init__ is its own package.
+  if (!file.rel.endsWith('__init__.py')) pkg.pop();
+  const up = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
+  return [...up, mod.slice(dots)].filter(Boolean).join('.');
+}
+
+/** The submodule `name` of an imported module (`from . import name`, `from pkg import name`), absolute. */
+function submodule(file: FileEntry, mod: string, name: string): string {
+  const base = absolutePython(file, mod);
+  return base ? `${base}.${name}` : name;
+}
+
 const TS_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
 
 export class Resolver {
@@ -76,18 +93,8 @@ export class Resolver {
         }
         return [];
       }
-      case 'py': {
-        let mod = imp.module;
-        if (mod.startsWith('.')) {
-          const dots = /^\.+/.exec(mod)![0].length;
-          const pkg = file.moduleName.split('.');
-          // A module's package is its parent; a package's __init__ is its own package.
-          if (!file.rel.endsWith('__init__.py')) pkg.pop();
-          const up = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
-          mod = [...up, mod.slice(dots)].filter(Boolean).join('.');
-        }
-        return this.pythonModule(mod);
-      }
+      case 'py':
+        return this.pythonModule(absolutePython(file, imp.module));
       case 'java': {
         if (imp.wildcard) return [...(this.state.modules.get(moduleKey(spec, imp.module)) ?? [])];
         const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
@@ -262,7 +269,7 @@ export class Resolver {
       }
       if (!hit.length) hit = this.reexported(imp.targets, wanted, allowed);
       if (!hit.length && spec.scheme === 'py' && allowed.has('module')) {
-        hit = this.pythonModule(`${imp.module}.${wanted}`).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
+        hit = this.pythonModule(submodule(file, imp.module, wanted)).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
       }
       if (hit.length) return { syms: hit, how: `imported from \`${imp.module}\`` };
       return { syms: [], how: `imported from \`${imp.module}\`, which defines no \`${wanted}\` the inventory can see`, external: true };
@@ -280,16 +287,40 @@ export class Resolver {
     return undefined;
   }
 
-  /** One hop through `export … from` / `from x import *` re-exports. */
-  private reexported(targets: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>): Sym[] {
-    const out: Sym[] = [];
+  /**
+   * What a module exports by a name it does not define itself, through its
+   * re-exports, a few hops deep: `from .x import name [as alias]` and
+   * `from .x import *` (Python: a star import binds no name starting with
+   * `_`), `export … from './x'` (TypeScript: the clause is not captured, so
+   * any name of the module it re-exports). A plain `import a.b` binds `a`, no
+   * name of `a.b`.
+   */
+  private reexported(targets: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>, depth = 3, seen = new Set<number>()): Sym[] {
+    const out = new Map<number, Sym>();
     for (const t of targets) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      const py = this.state.files.get(t)?.language?.scheme === 'py';
       for (const imp of this.state.importsByFile.get(t) ?? []) {
-        if (imp.name !== null && imp.name !== name && imp.local !== name) continue;
-        for (const tt of imp.targets) out.push(...this.topLevel(tt, imp.name ?? name, allowed));
+        let wanted: string;
+        if (!py) {
+          if (imp.name !== null && imp.name !== name && imp.local !== name) continue;
+          wanted = imp.name ?? name;
+        } else if (imp.name !== null) {
+          if ((imp.local ?? imp.name) !== name) continue;
+          wanted = imp.name;
+        } else if (imp.wildcard && !name.startsWith('_')) {
+          wanted = name;
+        } else {
+          continue;
+        }
+        for (const tt of imp.targets) {
+          const own = this.topLevel(tt, wanted, allowed);
+          for (const s of own.length ? own : depth > 1 ? this.reexported([tt], wanted, allowed, depth - 1, seen) : []) out.set(s.id, s);
+        }
       }
     }
-    return out;
+    return [...out.values()];
   }
 
   /** Files whose definitions a file can see without a receiver type: itself, its imports, its package. */
@@ -439,8 +470,12 @@ export class Resolver {
       const mod = this.receiverModule(file, receiver);
       if (mod) {
         if (mod.length === 0) return [];
-        const hit = mod.flatMap((f) => this.topLevel(f, site.name, bareTargets(site, spec)));
-        if (hit.length) return single({ syms: hit, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
+        const allowed = bareTargets(site, spec);
+        const own = mod.flatMap((f) => this.topLevel(f, site.name, allowed));
+        if (own.length) return single({ syms: own, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
+        // `capi.geos_intersection` where `capi`'s `__init__` star-imports the module that defines it.
+        const again = this.reexported(mod, site.name, allowed);
+        if (again.length) return single({ syms: again, how: `\`${receiver}\` is a module that re-exports it` }, `\`${site.name}\``);
         return [];
       }
       if (head) {
@@ -571,7 +606,23 @@ export class Resolver {
         (spec.scheme === 'go' && imp.local === null && imp.module.split('/').pop() === receiver);
       if (isModuleBinding) return imp.targets;
       if (spec.scheme === 'py' && imp.name !== null && (imp.local ?? imp.name) === receiver) {
-        const sub = this.pythonModule(`${imp.module}.${imp.name}`);
+        // `from . import parameters` then `parameters.prepare_headers()`: the submodule, named from this file's package.
+        const sub = this.pythonModule(submodule(file, imp.module, imp.name));
+        if (sub.length) return sub;
+      }
+    }
+    // A package's `__init__` is the package's namespace, where importing a submodule binds its name:
+    // after `from .protocols import *` there, `protocols.__all__` is the submodule's.
+    // A name the file defines itself shadows that.
+    const defined = file.moduleSymbolId !== null && file.moduleSymbolId !== undefined && this.childrenNamed(file.moduleSymbolId, receiver).length > 0;
+    if (spec.scheme === 'py' && file.rel.endsWith('__init__.py') && /^\w+$/.test(receiver) && !defined) {
+      const wanted = `${file.moduleName}.${receiver}`;
+      const imported = (imp: Import) => {
+        const m = absolutePython(file, imp.module);
+        return m === wanted || m.startsWith(`${wanted}.`);
+      };
+      if ((this.state.importsByFile.get(file.id) ?? []).some(imported)) {
+        const sub = this.pythonModule(wanted);
         if (sub.length) return sub;
       }
     }

@@ -114,9 +114,10 @@ export class ScipResolver implements EdgeResolver {
       byPos.set(key, e);
     }
     const sites: SiteVerdict[] = [];
-    const inventoryAt = new Set(unit.sites.map((s) => `${s.at.line}:${s.at.col}`));
+    const inventoryAt = new Map(unit.sites.map((s) => [`${s.at.line}:${s.at.col}`, s.name]));
     for (const [key, { at, symbols, role }] of byPos) {
-      const targets = [...symbols].map(anchor);
+      const meant = [...symbols].map((s) => memberOfModule(data, s, inventoryAt.get(key)));
+      const targets = meant.map(anchor);
       // A use the inventory did not record becomes an edge only if it reaches the workspace.
       if (!inventoryAt.has(key) && targets.every((t) => 'external' in t)) continue;
       const text = this.text!;
@@ -130,7 +131,7 @@ export class ScipResolver implements EdgeResolver {
         ...(use ? { use } : { role: role === 'write' ? 'write' : text.roleAt(at) }),
         // WriteAccess where the indexer records it; else the text decides. A ReadAccess alone says
         // little: scip-python marks every reference so, assignments included.
-        reason: `SCIP (${data.tool}): \`${shortName([...symbols][0]!)}\``,
+        reason: `SCIP (${data.tool}): \`${shortName(meant[0]!)}\``,
       });
     }
     const implementations: ImplementationFact[] = [];
@@ -145,6 +146,26 @@ export class ScipResolver implements EdgeResolver {
   async dispose(): Promise<void> {
     this.data = undefined;
   }
+}
+
+/**
+ * scip-python names the module for an attribute it reached through a star
+ * re-export (`capi.geos_intersection`, where `capi`'s `__init__` does
+ * `from .topology import *`: the occurrence is `topology/__init__:`, the
+ * module that defines it). The use means that module's member of the site's
+ * name, when the index defines one; a module named at a site of its own name
+ * (`os.path`, `from pkg import mod`) stays the module.
+ */
+function memberOfModule(data: ScipIndexData, symbol: string, name: string | undefined): string {
+  const MODULE = '/__init__:';
+  if (!name || !symbol.endsWith(MODULE)) return symbol;
+  const prefix = symbol.slice(0, -MODULE.length);
+  if (prefix.replace(/`/g, '').split(/[ ./]/).pop() === name) return symbol;
+  for (const suffix of ['.', '().', '#']) {
+    const member = `${prefix}/${name}${suffix}`;
+    if (data.definitions.has(member)) return member;
+  }
+  return symbol;
 }
 
 /** `scip-typescript npm pkg 1.0 src/`a.ts`/A#m().` → `A#m().` */
