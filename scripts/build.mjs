@@ -33,6 +33,7 @@ const entries = [
   { in: 'src/cli/bin.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'src/cli/main.ts', out: 'tenure-main' },
   { in: 'src/cli/runMain.ts', out: 'tenure-run' },
+  { in: 'src/cli/queryMain.ts', out: 'tenure-query' },
   { in: 'src/mcp/main.ts', out: 'mcp' },
   { in: 'src/core/structural/inventory/parseWorker.ts', out: 'parseWorker' },
   { in: 'src/core/structural/index/indexerWorker.ts', out: 'indexerWorker' },
@@ -48,6 +49,16 @@ const wasmSources = [
   ),
 ];
 for (const src of wasmSources) fs.copyFileSync(src, path.join(dist, 'wasm', path.basename(src)));
+
+// The launcher (dist/cli.js) hands the catalog's commands to dist/tenure-query.js. Their names come
+// from the catalog itself (compiled by `tsc` before this script runs), so the two never disagree.
+{
+  const require = (await import('node:module')).createRequire(import.meta.url);
+  const { TOOLS } = require(path.join(root, 'out', 'src', 'core', 'tools', 'catalog.js'));
+  const names = TOOLS.flatMap((t) => [t.cli.command, ...t.cli.aliases]).sort();
+  fs.mkdirSync(dist, { recursive: true });
+  fs.writeFileSync(path.join(dist, 'query-commands.json'), JSON.stringify(names) + '\n');
+}
 
 const contexts = await Promise.all(
   entries.map((e) =>

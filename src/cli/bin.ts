@@ -1,10 +1,13 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /*
- * The `tenure` command. `tenure run` is what an agent or a CI script runs on
- * every attempt, so it goes to the slim bundle (dist/tenure-run.js: the
- * episodic and procedural commands, about a fifth of the code to load);
- * everything else goes to the full CLI (dist/tenure-main.js). Both are loaded
+ * The `tenure` command. What an agent runs on every attempt goes to a slim
+ * bundle: `tenure run` to dist/tenure-run.js (the episodic and procedural
+ * commands, about a fifth of the code to load), the catalog's queries
+ * (`what-breaks`, `why`, `ask`, …) to dist/tenure-query.js (about two thirds:
+ * no indexing, enrichment, model clients, MCP server or team store).
+ * Everything else goes to the full CLI (dist/tenure-main.js). All are loaded
  * by path, so this launcher stays a few lines of JavaScript to start.
  */
 
@@ -23,12 +26,30 @@ export function commandOf(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+type Entry = { file: string; start: 'runMain' | 'queryMain' | 'main' };
+
+/** Which bundle runs a command: the slim ones for `run` and the catalog's queries, the full CLI for the rest. */
+export function entryFor(command: string | undefined, queryCommands: readonly string[]): Entry {
+  if (command === 'run') return { file: 'tenure-run.js', start: 'runMain' };
+  if (command !== undefined && queryCommands.includes(command)) return { file: 'tenure-query.js', start: 'queryMain' };
+  return { file: 'tenure-main.js', start: 'main' };
+}
+
+/** The catalog's command names, written by the build beside this file; none (the full CLI for all) when absent. */
+function queryCommands(): string[] {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(__dirname, 'query-commands.json'), 'utf8')) as string[];
+  } catch {
+    return [];
+  }
+}
+
 function launch(): void {
-  const slim = commandOf(process.argv.slice(2)) === 'run';
+  let entry = entryFor(commandOf(process.argv.slice(2)), queryCommands());
+  if (!fs.existsSync(path.join(__dirname, entry.file))) entry = { file: 'tenure-main.js', start: 'main' };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const entry = require(path.join(__dirname, slim ? 'tenure-run.js' : 'tenure-main.js')) as { runMain?: (argv: string[]) => Promise<number>; main?: (argv: string[]) => Promise<number> };
-  const start = slim ? entry.runMain! : entry.main!;
-  void start(process.argv).then((code) => {
+  const bundle = require(path.join(__dirname, entry.file)) as Record<Entry['start'], ((argv: string[]) => Promise<number>) | undefined>;
+  void bundle[entry.start]!(process.argv).then((code) => {
     process.exitCode = code;
   });
 }

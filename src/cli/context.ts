@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { InvalidArgumentError, type Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { IndexReport } from '../core/structural/index/indexer.js';
 import { type Workspace, TENURE_DIR } from '../core/store/workspace.js';
@@ -98,6 +98,25 @@ export function refuseInRestricted(cmd: Command, what: string): void {
 
 /** A command group: each memory registers its commands on the program. */
 export type CommandGroup = (program: Command) => void;
+
+/**
+ * The `tenure` program with its global options, before any command is added:
+ * the full CLI and the slim query entry (queryMain.ts) start from it, so a
+ * command behaves the same whichever bundle runs it.
+ */
+export function tenureProgram(): Command {
+  return (
+    new Command()
+      .name('tenure')
+      .description('The memory of a repository for AI coding agents and the people who work with them. Every answer carries its tier.')
+      .version(VERSION)
+      .option('-C, --cwd <dir>', 'workspace root (default: the nearest folder with .tenure, else the current folder)')
+      .option('--restricted', `treat the workspace as untrusted, as VS Code's restricted mode does: start no language server, call no model, write no instruction file (also ${RESTRICTED_ENV}=1)`)
+      .showHelpAfterError('(run `tenure --help` for usage)')
+      // Set before subcommands are added: they inherit it, so usage errors exit 2 everywhere.
+      .exitOverride()
+  );
+}
 
 /** Parses and runs a program, mapping commander's exits and Tenure's errors to the documented exit codes. */
 export async function runProgram(program: Command, argv: string[]): Promise<number> {
