@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_DEFINITION_DEPTH, ParseTimeout } from '../../src/core/structural/inventory/extract.js';
+import { MAX_DEFINITION_DEPTH, ParseTimeout } from '../../src/core/structural/inventory/bounds.js';
 import { Inventory } from '../../src/core/structural/inventory/inventory.js';
 import { languageById } from '../../src/core/structural/inventory/languages.js';
 import { ParsePool } from '../../src/core/structural/inventory/parsePool.js';

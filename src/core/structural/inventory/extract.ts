@@ -14,7 +14,8 @@ import {
 } from '../../model/structural.js';
 import { errorMessage } from '../../../shared/errors.js';
 import type { LanguageSpec } from './languages.js';
-import { CONTAINER_KINDS, Containment, ReceiverTypes, bindings, countErrors, declaredTypes, isExported, pos, type Bindings } from './scopes.js';
+import { Deadline, foldDeepDefinitions, foldedReason, type Folded } from './bounds.js';
+import { CONTAINER_KINDS, Containment, ReceiverTypes, bindings, compact, countErrors, declaredTypes, isExported, pos, type Bindings } from './scopes.js';
 
 /*
  * Turns a syntax tree and a tag query into FileFacts. Pure: no I/O, no
@@ -64,42 +65,6 @@ const CALLABLE: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constr
 const SHADOWED: ReadonlySet<EdgeKind> = new Set(['call', 'instantiate', 'reference', 'read', 'write']);
 const NAME_IS: ReadonlySet<string> = new Set<SiteNameIs>(['config-key', 'env-var', 'config-prefix', 'receiver']);
 
-/**
- * Definitions nested deeper than this are not symbols of their own: what
- * they hold counts as their ancestor's at this depth. Real code stays far
- * below it; without a bound, names, ids and scope walks grow with the square
- * of the nesting (a file of 20,000 nested functions exhausted a 4 GB heap).
- */
-export const MAX_DEFINITION_DEPTH = 64;
-
-/** The extraction ran past its time budget: the file is skipped with that reason, never half-read. */
-export class ParseTimeout extends Error {}
-
-/** A deadline checked in the extractor's loops; cheap enough to call per match. */
-export class Deadline {
-  private calls = 0;
-
-  constructor(
-    private readonly at: number,
-    private readonly budgetMs: number,
-  ) {}
-
-  static none(): Deadline {
-    return new Deadline(Infinity, Infinity);
-  }
-
-  check(): void {
-    if ((++this.calls & 255) === 0 && this.passed) throw this.exceeded();
-  }
-
-  exceeded(): ParseTimeout {
-    return new ParseTimeout(`extraction exceeded ${this.budgetMs} ms`);
-  }
-
-  get passed(): boolean {
-    return performance.now() > this.at;
-  }
-}
 
 interface PendingDef {
   node: Node;
@@ -155,7 +120,7 @@ export function extractFacts(tree: Tree, query: Query, spec: LanguageSpec, parse
  * their type (Go) last together with everything declared inside them, so
  * the type they attach to precedes them (parent < index).
  */
-function pendingDefinitions(matches: readonly QueryMatch[]): { ordered: PendingDef[]; folded: Folded[] } {
+function pendingDefinitions(matches: readonly QueryMatch[]): { ordered: PendingDef[]; folded: Folded<PendingDef>[] } {
   const pending = new Map<number, PendingDef>();
   for (const m of matches) {
     let defNode: Node | undefined;
@@ -197,52 +162,6 @@ function pendingDefinitions(matches: readonly QueryMatch[]): { ordered: PendingD
   return foldDeepDefinitions(sorted);
 }
 
-/** A definition left out for its depth, with the ancestor at the bound that holds it. */
-interface Folded {
-  readonly def: PendingDef;
-  /** Index in `ordered` of the deepest kept definition around it. */
-  readonly into: number;
-}
-
-/**
- * Keeps definitions up to MAX_DEFINITION_DEPTH deep (by byte ranges, as
- * Containment nests them); deeper ones are folded into the ancestor at the
- * bound. Order is kept, so parent < index still holds.
- */
-function foldDeepDefinitions(sorted: readonly PendingDef[]): { ordered: PendingDef[]; folded: Folded[] } {
-  const byStart = sorted.map((d, i) => ({ d, i })).sort((a, b) => a.d.node.startIndex - b.d.node.startIndex || b.d.node.endIndex - a.d.node.endIndex);
-  const depth = new Array<number>(sorted.length).fill(0);
-  const keptAncestor = new Array<number>(sorted.length).fill(-1);
-  const stack: number[] = [];
-  for (const { d, i } of byStart) {
-    while (stack.length && sorted[stack[stack.length - 1]!]!.node.endIndex < d.node.endIndex) stack.pop();
-    const parent = stack.length ? stack[stack.length - 1]! : -1;
-    depth[i] = parent >= 0 ? depth[parent]! + 1 : 0;
-    keptAncestor[i] = depth[i]! < MAX_DEFINITION_DEPTH ? i : keptAncestor[parent]!;
-    stack.push(i);
-  }
-  if (!depth.some((n) => n >= MAX_DEFINITION_DEPTH)) return { ordered: [...sorted], folded: [] };
-  const ordered: PendingDef[] = [];
-  const newIndex = new Array<number>(sorted.length).fill(-1);
-  const deep: { def: PendingDef; keptAt: number }[] = [];
-  sorted.forEach((d, i) => {
-    if (depth[i]! < MAX_DEFINITION_DEPTH) {
-      newIndex[i] = ordered.length;
-      ordered.push(d);
-    } else deep.push({ def: d, keptAt: keptAncestor[i]! });
-  });
-  return { ordered, folded: deep.map(({ def, keptAt }) => ({ def, into: newIndex[keptAt]! })) };
-}
-
-function foldedReason(folded: readonly Folded[], ordered: readonly PendingDef[]): SkippedConstruct {
-  const first = folded[0]!;
-  const into = ordered[first.into];
-  const where = into ? ` \`${compact(into.nameNode.text)}\` (line ${pos(into.nameNode).line})` : ' the definitions around them';
-  return {
-    at: pos(first.def.nameNode),
-    reason: `${folded.length} definition${folded.length === 1 ? '' : 's'} nested more than ${MAX_DEFINITION_DEPTH} deep not indexed as symbols of their own: their uses count as uses of${where}`,
-  };
-}
 
 /** A definition's name as written; a computed name keeps its brackets (`[Symbol.iterator]`) unless it is a literal (`['key']` is `key`). */
 function definitionName(nameNode: Node): string {
@@ -672,9 +591,4 @@ function mergeDeclarations(
     .map((s) => ({ ...s, owner: owner(s.owner) }))
     .sort((a, b) => a.at.line - b.at.line || a.at.col - b.at.col);
   return { definitions, sites, imports: uses.imports.map((im) => ({ ...im, owner: owner(im.owner) })) };
-}
-
-function compact(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > 120 ? t.slice(0, 117) + '...' : t;
 }

@@ -4,7 +4,8 @@ import { Language, Parser, Query } from 'web-tree-sitter';
 import { packageRoot } from '../../../shared/paths.js';
 import type { FileFacts } from '../../model/structural.js';
 import { extractConfigFacts } from './configFiles.js';
-import { Deadline, ParseTimeout, extractFacts } from './extract.js';
+import { Deadline, ParseTimeout } from './bounds.js';
+import { extractFacts } from './extract.js';
 import { CODE_LANGUAGES, isCode, type CodeLanguageSpec, type LanguageSpec } from './languages.js';
 
 /**

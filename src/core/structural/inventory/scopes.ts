@@ -17,6 +17,12 @@ export function pos(node: Node, end = false): Position {
   return { line: p.row + 1, col: p.column };
 }
 
+/** A construct's text on one line, cut to a length a message can quote. */
+export function compact(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > 120 ? t.slice(0, 117) + '...' : t;
+}
+
 /** Base type name from a written type: `Promise<PaymentGateway>` → Promise, `a.b.Gateway[]` → Gateway. */
 export function baseTypeName(text: string): string | undefined {
   const m = /^\s*(?:readonly\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)/.exec(text);
