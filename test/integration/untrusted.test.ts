@@ -92,6 +92,32 @@ describe('an untrusted repository', function () {
     }
   });
 
+  it('never opens a FIFO among the files it reads beside the sources: .gitignore, go.mod, pyproject.toml, setup.cfg, class files, index.scip', () => {
+    const t = tempDir();
+    try {
+      write(t.root, 'src/a.ts', 'export function a(): number {\n  return 1;\n}\n');
+      // A workspace that is a Python package: its name is read from pyproject.toml / setup.cfg.
+      write(t.root, '__init__.py', '');
+      write(t.root, 'm.py', 'from pkg import y\n');
+      write(t.root, 'src/A.java', 'class A {}\n');
+      fs.mkdirSync(path.join(t.root, 'target', 'classes'), { recursive: true });
+      for (const f of ['.gitignore', 'go.mod', 'pyproject.toml', 'setup.cfg', 'target/classes/A.class', 'index.scip']) {
+        assert.equal(spawnSync('mkfifo', [path.join(t.root, f)]).status, 0, 'mkfifo is part of coreutils');
+      }
+      // Each of these once blocked forever on a FIFO that no one writes.
+      const idx = tenure(['index', '--no-knowledge', t.root], t.root);
+      assert.equal(idx.signal, null, `tenure index was killed after ${idx.ms} ms: a FIFO blocked it`);
+      assert.equal(idx.code, 0, idx.err);
+      assert.match(idx.out, /\.gitignore: unreadable \.gitignore \(its rules were not applied\)/);
+      assert.match(idx.out, /target\/classes\/A\.class: not a regular file \(a FIFO, socket or device\): never opened/);
+      const scip = tenure(['import', 'scip', path.join(t.root, 'index.scip'), '--cwd', t.root], t.root);
+      assert.equal(scip.signal, null, `tenure import scip was killed after ${scip.ms} ms: a FIFO blocked it`);
+      assert.match(scip.out, /index\.scip is not a regular file \(a FIFO, socket or device\): not read/);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('judges a configuration file by its whole path: files named like configuration under .github/ are not read as configuration, and do not stop the index', () => {
     const t = tempDir();
     try {

@@ -155,7 +155,7 @@ describe('class-file parser on malformed input', () => {
       fs.writeFileSync(path.join(d.root, 'Bad.class'), handMade([0xcb]));
       fs.writeFileSync(path.join(d.root, 'Empty.class'), Buffer.alloc(0));
       const files = ['Good.class', 'Bad.class', 'Empty.class'].map((n) => ({ rel: n, abs: path.join(d.root, n), size: 0, mtimeMs: 0 }));
-      const r = loadClasses(files, []);
+      const r = loadClasses(d.root, files, []);
       assert.deepEqual(r.classes.map((c) => c.artifact), ['Good.class']);
       assert.deepEqual(r.problems.map((p) => p.artifact).sort(), ['Bad.class', 'Empty.class']);
       assert.match(r.problems.find((p) => p.artifact === 'Bad.class')!.message, /unknown opcode/);

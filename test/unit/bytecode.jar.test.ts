@@ -107,7 +107,7 @@ describe('jar reader on jars made here and damaged ones', function () {
     const damaged = path.join(d.root, 'damaged.jar');
     fs.writeFileSync(damaged, buf);
     const st = fs.statSync(damaged);
-    const r = loadClasses([], [{ rel: 'damaged.jar', abs: damaged, size: st.size, mtimeMs: st.mtimeMs }]);
+    const r = loadClasses(d.root, [], [{ rel: 'damaged.jar', abs: damaged, size: st.size, mtimeMs: st.mtimeMs }]);
     assert.deepEqual(r.problems.map((p) => p.artifact), ['damaged.jar!/fx/Shapes.class']);
     assert.match(r.problems[0]!.message, /cannot inflate|CRC mismatch|expected \d+ bytes/);
     assert.equal(r.classes.length, classFilesUnder(classesDir).length - 1);

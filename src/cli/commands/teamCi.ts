@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../core/repo/read.js';
 import { errorMessage } from '../../shared/errors.js';
 import { commitDiff, commitsBetween, repoInfo } from '../../core/episodic/git.js';
 import type { Touch } from '../../core/episodic/model.js';
@@ -47,12 +47,7 @@ async function ciTouches(ws: Workspace, ci: CiEnvironment): Promise<{ touches: T
   for (const sha of shas) {
     const files = await commitDiff(root, repo, sha);
     const changes: FileChange[] = files.map((f) => {
-      let newText: string | null = null;
-      try {
-        if (f.change !== 'deleted') newText = fs.readFileSync(path.join(root, f.path), 'utf8');
-      } catch {
-        newText = null;
-      }
+      const newText = f.change === 'deleted' ? null : (readWorkspaceText(root, path.join(root, f.path)) ?? null);
       return { path: f.path, change: f.change, hunks: f.hunks, newText, binary: false };
     });
     const symbols = await symbolsInFiles(ws.db, changes.map((c) => c.path));

@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../repo/read.js';
 import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
@@ -23,14 +23,8 @@ import { addPassage, reached, type Anchor, type Reached, type ScopeRelation, typ
 
 /** The symbol's declaration and notes, read from its file; undefined when the file cannot be read. */
 export function readSymbolText(root: string, file: string, line: number, endLine: number, body: boolean): ReturnType<typeof symbolText> | undefined {
-  try {
-    const abs = path.join(root, file);
-    const stat = fs.statSync(abs);
-    if (stat.size > 4 * 1024 * 1024) return undefined;
-    return symbolText(fs.readFileSync(abs, 'utf8'), file, line, endLine, { body });
-  } catch {
-    return undefined;
-  }
+  const text = readWorkspaceText(root, path.join(root, file), 4 << 20);
+  return text === undefined ? undefined : symbolText(text, file, line, endLine, { body });
 }
 
 /** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { readWorkspaceFile } from './read.js';
 
 /*
  * .gitignore semantics over a workspace: the rules of every .gitignore from
@@ -8,6 +9,17 @@ import ignore, { type Ignore } from 'ignore';
  * patterns from settings applied at the root. One matcher for the walk of the
  * whole workspace and for single paths a watcher reports.
  */
+
+/** A .gitignore larger than this is not a list of patterns anyone wrote. */
+const MAX_GITIGNORE_BYTES = 4 << 20;
+
+function isFolder(abs: string): boolean {
+  try {
+    return fs.lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 interface Rule {
   /** The folder the rules are relative to ('' for the root). */
@@ -81,16 +93,15 @@ export class IgnoreRules {
   /** The rules of the folder's own .gitignore, if it has one. */
   private ownRules(dirRel: string, listed: boolean | undefined): readonly Rule[] {
     if (listed === false) return [];
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(this.root, dirRel, '.gitignore'), 'utf8');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+    const abs = path.join(this.root, dirRel, '.gitignore');
+    // Through the workspace reader: a .gitignore that is a FIFO, a device or a link out of the workspace is never opened.
+    const read = readWorkspaceFile(this.root, abs, MAX_GITIGNORE_BYTES);
+    if (!read.ok) {
       // Not listed and not there (or a folder of that name): no rules of its own. Listed but unreadable: said so.
-      if (listed || (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR')) this.onUnreadable(dirRel ? `${dirRel}/.gitignore` : '.gitignore');
+      if (listed || (!read.missing && !isFolder(abs))) this.onUnreadable(dirRel ? `${dirRel}/.gitignore` : '.gitignore');
       return [];
     }
-    return [{ base: dirRel, ig: ignore().add(text) }];
+    return [{ base: dirRel, ig: ignore().add(read.bytes.toString('utf8')) }];
   }
 }
 

@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../repo/read.js';
 import { linkEntity } from '../../linking/link.js';
 import type { SymbolIndex } from '../../linking/symbolIndex.js';
 import { sha256 } from '../../llm/runner.js';
@@ -135,12 +135,8 @@ async function findCitations(ctx: RunContext, index: SymbolIndex, files: readonl
   }
   const out: CitationToWrite[] = [];
   for (const f of files) {
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(ctx.root, f), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readWorkspaceText(ctx.root, path.join(ctx.root, f));
+    if (text === undefined) continue;
     out.push(...citationsIn(f, text, needles, bySymbolFile.get(f) ?? []));
   }
   return out;

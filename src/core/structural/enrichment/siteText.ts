@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../repo/read.js';
 import type { EdgeKind } from '../../model/structural.js';
 import type { Loc } from './types.js';
 
@@ -17,11 +17,7 @@ export class SiteText {
   line(at: Loc): string {
     let lines = this.files.get(at.path);
     if (!lines) {
-      try {
-        lines = fs.readFileSync(path.join(this.root, at.path), 'utf8').split(/\r?\n/);
-      } catch {
-        lines = [];
-      }
+      lines = readWorkspaceText(this.root, path.join(this.root, at.path))?.split(/\r?\n/) ?? [];
       this.files.set(at.path, lines);
     }
     return lines[at.line - 1] ?? '';

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../repo/read.js';
 import { walkWorkspace, type SkippedPath } from '../../repo/walk.js';
 import { languageForPath, mayBeConfigByFolder, type LanguageSpec } from './languages.js';
 
@@ -48,12 +49,9 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
     ...(options.under ? { under: options.under } : {}),
     onFolder: (rel, abs, entries) => {
       if (!entries.some((e) => e.name === 'go.mod')) return;
-      try {
-        const m = /^module\s+(\S+)/m.exec(fs.readFileSync(path.join(abs, 'go.mod'), 'utf8'));
-        if (m) goModules.set(rel, m[1]!);
-      } catch {
-        // a broken go.mod only costs import resolution for Go
-      }
+      // A go.mod that cannot be read (a FIFO, a link out of the workspace) only costs import resolution for Go.
+      const m = /^module\s+(\S+)/m.exec(readWorkspaceText(root, path.join(abs, 'go.mod')) ?? '');
+      if (m) goModules.set(rel, m[1]!);
     },
   });
   const files: DiscoveredFile[] = [];
@@ -113,13 +111,7 @@ function pythonRootPackage(root: string, files: readonly DiscoveredFile[]): stri
 }
 
 function metadataName(root: string): string {
-  const read = (file: string): string | undefined => {
-    try {
-      return fs.readFileSync(path.join(root, file), 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
+  const read = (file: string): string | undefined => readWorkspaceText(root, path.join(root, file));
   const pyproject = read('pyproject.toml');
   const fromPyproject = pyproject && /^\[(?:project|tool\.poetry)\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(pyproject);
   const setupCfg = read('setup.cfg');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../../repo/read.js';
 import { ArtifactStore, type ArtifactSpec, type NewSymbol } from '../artifacts/store.js';
 import type { ApplyResult } from '../../enrichment/store.js';
 import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
@@ -143,12 +144,10 @@ function generatedSourceReader(root: string, dirs: readonly string[]): (internal
   return (internal, sourceFile) => {
     if (!sourceFile) return undefined;
     const pkgDir = internal.includes('/') ? internal.slice(0, internal.lastIndexOf('/')) : '';
+    // The name comes from the class file: read only a regular file inside the workspace.
     for (const d of dirs) {
-      try {
-        return fs.readFileSync(path.join(root, d, pkgDir, sourceFile), 'utf8');
-      } catch {
-        // not in this folder
-      }
+      const text = readWorkspaceText(root, path.join(root, d, pkgDir, sourceFile));
+      if (text !== undefined) return text;
     }
     return undefined;
   };
@@ -183,7 +182,7 @@ async function linkBuilt(
   jarFiles: readonly ArtifactFile[],
   onLoaded?: (classes: number) => void,
 ): Promise<{ loaded: LoadedArtifacts; index: SourceIndex; analysis: BytecodeAnalysis }> {
-  const loaded = loadClasses(classFiles, jarFiles);
+  const loaded = loadClasses(ws.root, classFiles, jarFiles);
   onLoaded?.(loaded.classes.length);
   const index = await new ArtifactStore(ws.db).sourceIndex(['java']);
   return { loaded, index, analysis: analyzeBytecode(loaded.classes, index, { generatedSource: generatedSourceReader(ws.root, layout.generatedSourceDirs) }) };

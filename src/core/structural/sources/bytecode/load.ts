@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceFile } from '../../../repo/read.js';
 import { toPosixRelative } from '../../../../shared/paths.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../../repo/walk.js';
 import { ClassFormatError, parseClassFile } from './classFile.js';
@@ -87,6 +88,9 @@ function isDir(p: string): boolean {
   }
 }
 
+/** The largest class file or jar read (a jar is read whole). */
+const MAX_ARTIFACT_BYTES = 512 << 20;
+
 export interface ArtifactFile {
   readonly rel: string;
   readonly abs: string;
@@ -140,7 +144,7 @@ export interface LoadedArtifacts {
  * Reads and parses class files and jars. A malformed class file or a damaged
  * jar entry is reported and skipped; everything else is still read.
  */
-export function loadClasses(classFiles: readonly ArtifactFile[], jarFiles: readonly ArtifactFile[]): LoadedArtifacts {
+export function loadClasses(root: string, classFiles: readonly ArtifactFile[], jarFiles: readonly ArtifactFile[]): LoadedArtifacts {
   const classes: LoadedClass[] = [];
   const hashes = new Map<string, string>();
   const jarClassCount = new Map<string, number>();
@@ -148,13 +152,13 @@ export function loadClasses(classFiles: readonly ArtifactFile[], jarFiles: reado
   let bytes = 0;
   /** An artifact's bytes, counted and hashed; undefined (and a problem recorded) when it cannot be read. */
   const read = (f: ArtifactFile): Buffer | undefined => {
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(f.abs);
-    } catch (e) {
-      problems.push({ artifact: f.rel, message: `unreadable: ${(e as Error).message}` });
+    // Build output is the repository's too: a FIFO or a link to /dev/zero named `X.class` is never opened.
+    const r = readWorkspaceFile(root, f.abs, MAX_ARTIFACT_BYTES);
+    if (!r.ok) {
+      problems.push({ artifact: f.rel, message: r.missing ? 'unreadable: gone since it was listed' : r.skip.reason });
       return undefined;
     }
+    const buf = r.bytes;
     bytes += buf.length;
     hashes.set(f.rel, createHash('sha1').update(buf).digest('hex'));
     return buf;

@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../../repo/read.js';
 
 /**
  * Lines of workspace source files, read once, for placing facts that come
@@ -13,11 +13,7 @@ export class SourceText {
 
   lines(rel: string): readonly string[] | undefined {
     if (!this.cache.has(rel)) {
-      try {
-        this.cache.set(rel, fs.readFileSync(path.join(this.root, rel), 'utf8').split(/\r?\n/));
-      } catch {
-        this.cache.set(rel, null);
-      }
+      this.cache.set(rel, readWorkspaceText(this.root, path.join(this.root, rel))?.split(/\r?\n/) ?? null);
     }
     return this.cache.get(rel) ?? undefined;
   }

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../../../repo/read.js';
 import { fileURLToPath } from 'node:url';
 import { fromBinary } from '@bufbuild/protobuf';
 import { IndexSchema, PositionEncoding, SymbolRole, type Index } from '@c4312/scip';
@@ -82,7 +83,7 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
       skipped.push(doc.relativePath);
       continue;
     }
-    const conv = columnConverter(doc.positionEncoding, doc.text || undefined, () => path.join(root, rel));
+    const conv = columnConverter(doc.positionEncoding, doc.text || undefined, () => readWorkspaceText(root, path.join(root, rel)));
     const refs: ScipOccurrence[] = [];
     for (const occ of doc.occurrences) {
       if (!occ.symbol || occ.range.length < 3) continue;
@@ -116,16 +117,13 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
  * UTF-16 code units. ASCII lines need no conversion, others are converted
  * with the line's text.
  */
-function columnConverter(encoding: PositionEncoding, text: string | undefined, file: () => string): (line: number, col: number) => number {
+function columnConverter(encoding: PositionEncoding, text: string | undefined, readText: () => string | undefined): (line: number, col: number) => number {
   if (encoding === PositionEncoding.UTF16CodeUnitOffsetFromLineStart || encoding === PositionEncoding.UnspecifiedPositionEncoding) return (_l, c) => c;
   let lines: string[] | undefined;
   return (line, col) => {
     if (!lines) {
-      try {
-        lines = (text ?? fs.readFileSync(file(), 'utf8')).split(/\r?\n/);
-      } catch {
-        lines = [];
-      }
+      // The path comes from the index: read only a regular file inside the workspace.
+      lines = (text ?? readText() ?? '').split(/\r?\n/);
     }
     const s = lines[line];
     if (s === undefined || /^[\x00-\x7f]*$/.test(s)) return col;

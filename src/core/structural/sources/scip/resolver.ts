@@ -77,6 +77,8 @@ export class ScipResolver implements EdgeResolver {
     } catch (e) {
       throw new ResolverUnavailableError(this.source, `No SCIP index at ${this.indexFile}: ${(e as Error).message}`, { cause: e });
     }
+    // index.scip at the workspace root is the repository's: a FIFO or a link to a device there would never end.
+    if (!stat.isFile()) throw new ResolverUnavailableError(this.source, `${this.indexFile} is not a regular file (a FIFO, socket or device): not read`);
     try {
       this.data = readScipIndex(this.indexFile, ctx.root);
     } catch (e) {
