@@ -12,6 +12,7 @@ import {
 import { SHARED_TABLES, adoptRows, markShared, modelRunsAfter, rememberTeamBuilds, unsharedRows, type SharedTable, type TeamBuild } from '../knowledge/store/exchange.js';
 import { adoptSharedRule, applySharedDecision, localDecisionsAfter, rulesMinedSince, type SharedDecision } from '../procedural/store.js';
 import { git } from '../repo/git.js';
+import { readWorkspaceText } from '../repo/read.js';
 import type { Db } from '../store/db.js';
 import { TENURE_DIR, type Workspace } from '../store/workspace.js';
 import type { CiEnvironment } from './ci.js';
@@ -117,17 +118,22 @@ async function numberOf(t: TeamSession, what: string): Promise<number> {
 
 // ---------------------------------------------------------------- push
 
-export interface PushReport {
+/** What one direction of a sync moved, per kind of shared memory. */
+export interface SyncCounts {
   readonly episodes: number;
   readonly conclusions: number;
   readonly rules: number;
   readonly decisions: number;
+  /** Model answers, per table (pushed, or adopted on pull). */
   readonly knowledge: Record<SharedTable, number>;
   readonly builds: number;
   readonly sources: number;
+  readonly ms: number;
+}
+
+export interface PushReport extends SyncCounts {
   /** Episodes that claim to be CI's and stay local: only a CI login may push them. */
   readonly notCi: number;
-  readonly ms: number;
 }
 
 export interface SyncProgress {
@@ -271,9 +277,8 @@ async function pushSources(t: TeamSession): Promise<number> {
   const known = await sharedSourceHashes(t);
   const changed: { path: string; hash: string; content: string }[] = [];
   for (const f of listExports(t.ws.root)) {
-    const st = fs.statSync(f.abs);
-    if (st.size > SOURCE_MAX_BYTES) continue;
-    const content = fs.readFileSync(f.abs, 'utf8');
+    const content = readWorkspaceText(t.ws.root, f.abs, SOURCE_MAX_BYTES);
+    if (content === undefined) continue;
     const hash = sha256(content);
     if (known[f.rel] !== hash) changed.push({ path: f.rel, hash, content });
   }
@@ -294,18 +299,9 @@ function safeExportPath(root: string, rel: string): string | null {
 
 // ---------------------------------------------------------------- pull
 
-export interface PullReport {
-  readonly episodes: number;
-  readonly conclusions: number;
-  readonly rules: number;
-  readonly decisions: number;
-  /** Model answers adopted, per table. */
-  readonly knowledge: Record<SharedTable, number>;
-  readonly builds: number;
-  readonly sources: number;
+export interface PullReport extends SyncCounts {
   /** Rows read from the server, all feeds. */
   readonly rows: number;
-  readonly ms: number;
 }
 
 const PAGE = 2000;
