@@ -29,14 +29,15 @@ export class ParseTimeout extends Error {}
 /** A deadline checked in the extractor's loops; cheap enough to call per match. */
 export class Deadline {
   private calls = 0;
+  private readonly at: number;
 
-  constructor(
-    private readonly at: number,
-    private readonly budgetMs: number,
-  ) {}
+  /** `budgetMs` from now. */
+  constructor(private readonly budgetMs: number) {
+    this.at = performance.now() + budgetMs;
+  }
 
   static none(): Deadline {
-    return new Deadline(Infinity, Infinity);
+    return new Deadline(Infinity);
   }
 
   check(): void {

@@ -96,8 +96,7 @@ export class Inventory {
       throw new ParseTimeout(`parse exceeded ${budgetMs} ms`);
     }
     try {
-      const parsed = performance.now();
-      return extractFacts(tree, query, spec, parsed - started, new Deadline(parsed + budgetMs * EXTRACTION_BUDGET_FACTOR, budgetMs * EXTRACTION_BUDGET_FACTOR));
+      return extractFacts(tree, query, spec, performance.now() - started, new Deadline(budgetMs * EXTRACTION_BUDGET_FACTOR));
     } finally {
       tree.delete();
     }
