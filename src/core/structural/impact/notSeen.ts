@@ -137,10 +137,11 @@ function plural(n: number, one: string, many = one + 's'): string {
  * target, most telling first; never empty, so a "no dependents" answer
  * always says what could still hide them.
  */
-export async function workspaceGaps(db: Db, r: Answer, fileId: number | undefined): Promise<string[]> {
+export async function workspaceGaps(db: Db, r: Answer, placement: { readonly file_id: number; readonly language: string | null } | undefined): Promise<string[]> {
   const ws = await workspaceOf(db);
   const target = r.target;
-  const language = fileId !== undefined ? (await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [fileId]))?.language ?? undefined : undefined;
+  const fileId = placement?.file_id;
+  const language = placement?.language ?? undefined;
   const isKey = target.kind === 'key';
   const isData = DATA_KINDS.has(target.kind);
   const gaps: string[] = [];

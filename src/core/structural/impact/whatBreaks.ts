@@ -47,10 +47,11 @@ function siteOf(r: EdgeRow): Site {
 
 const ids = (list: Iterable<number>) => JSON.stringify([...list]);
 
-/** Where the target sits: its enclosing symbol and its file; absent when the id is not in the index. */
+/** Where the target sits: its enclosing symbol, its file and the file's language; absent when the id is not in the index. */
 interface Placement {
   readonly parent_id: number | null;
   readonly file_id: number;
+  readonly language: string | null;
 }
 
 /**
@@ -119,7 +120,7 @@ export interface WhatBreaksOptions {
 }
 
 export async function whatBreaks(db: Db, target: SymbolRef, depth: number, options: WhatBreaksOptions = {}): Promise<WhatBreaksResult> {
-  const placement = await db.get<Placement>('SELECT parent_id, file_id FROM symbols WHERE id = ?', [target.id]);
+  const placement = await db.get<Placement>('SELECT s.parent_id, s.file_id, f.language FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?', [target.id]);
   const sources = new Set<string>();
   const seeds = await seedsOf(db, target, placement);
   const implementers = await implementersOf(db, target, placement, sources);
@@ -147,7 +148,7 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number, optio
     sources: [...sources].sort(),
   };
   const merged = await withArtifacts(db, result);
-  const notSeen = [...(await resolutionGaps(db, merged.sources, placement?.file_id)), ...(await workspaceGaps(db, merged, placement?.file_id))];
+  const notSeen = [...(await resolutionGaps(db, merged.sources, placement?.language ?? undefined)), ...(await workspaceGaps(db, merged, placement))];
   const answer = { ...merged, notSeen };
   return { ...answer, summary: lowerBoundSentence(answer) };
 }
@@ -422,7 +423,7 @@ async function untypedSitesFor(db: Db, target: SymbolRef, placement: Placement |
     `SELECT count(*) AS n FROM edges e INDEXED BY edges_name_wide JOIN files f ON f.id = e.file_id
       WHERE e.dst_id IS NULL AND e.binding = 'untyped' AND e.name = ?
         AND f.language IN (SELECT value FROM json_each(?))`,
-    [target.name, JSON.stringify(sameNamespace((await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [placement.file_id]))?.language ?? ''))],
+    [target.name, JSON.stringify(sameNamespace(placement.language ?? ''))],
   );
   return row?.n ?? 0;
 }
@@ -434,10 +435,9 @@ async function untypedSitesFor(db: Db, target: SymbolRef, placement: Placement |
  * files have no type checker: nothing to say for them. The enrichment
  * pass's part of "not seen"; the workspace's own gaps are notSeen.ts's.
  */
-async function resolutionGaps(db: Db, sources: readonly string[], fileId: number | undefined): Promise<string[]> {
+async function resolutionGaps(db: Db, sources: readonly string[], lang: string | undefined): Promise<string[]> {
   const resolvedBySomething = sources.some((s) => s !== 'tree-sitter');
   const gaps: string[] = [];
-  const lang = fileId !== undefined ? (await db.get<{ language: string | null }>('SELECT language FROM files WHERE id = ?', [fileId]))?.language : undefined;
   const spec = lang ? languageById(lang) : undefined;
   if (spec && !isCode(spec)) return [];
   const progress = lang
