@@ -52,12 +52,18 @@ for (const src of wasmSources) fs.copyFileSync(src, path.join(dist, 'wasm', path
 
 // The launcher (dist/cli.js) hands the catalog's commands to dist/tenure-query.js. Their names come
 // from the catalog itself (compiled by `tsc` before this script runs), so the two never disagree.
+// Without a compiled catalog (`npm run watch` on a fresh tree) the list is left out and the launcher sends every command to the full CLI.
 {
-  const require = (await import('node:module')).createRequire(import.meta.url);
-  const { TOOLS } = require(path.join(root, 'out', 'src', 'core', 'tools', 'catalog.js'));
-  const names = TOOLS.flatMap((t) => [t.cli.command, ...t.cli.aliases]).sort();
+  const catalog = path.join(root, 'out', 'src', 'core', 'tools', 'catalog.js');
+  const list = path.join(dist, 'query-commands.json');
   fs.mkdirSync(dist, { recursive: true });
-  fs.writeFileSync(path.join(dist, 'query-commands.json'), JSON.stringify(names) + '\n');
+  if (fs.existsSync(catalog)) {
+    const { TOOLS } = (await import('node:module')).createRequire(import.meta.url)(catalog);
+    fs.writeFileSync(list, JSON.stringify(TOOLS.flatMap((t) => [t.cli.command, ...t.cli.aliases]).sort()) + '\n');
+  } else {
+    fs.rmSync(list, { force: true });
+    console.warn('scripts/build.mjs: out/ has no compiled catalog (run `tsc -p .` first): every command goes to the full CLI');
+  }
 }
 
 const contexts = await Promise.all(
