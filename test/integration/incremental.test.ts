@@ -159,4 +159,15 @@ describe('incremental re-index', () => {
     await other.dispose();
     assert.ok((await callers('SettlementService.retry')).includes('replay inferred'));
   });
+
+  it('lets its parse workers go after a bulk index (their memory never shrinks) and starts one for the next save', async () => {
+    for (let i = 0; i < 240; i++) write(ws.root, `src/generated/g${i}.ts`, `export function gen${i}(n: number) {\n  return n + ${i};\n}\n`);
+    const bulk = await indexer.indexAll();
+    assert.ok(bulk.parsed >= 240, `bulk parse of ${bulk.parsed} files`);
+    assert.equal(indexer.parseWorkers, 0, 'workers released after the bulk parse');
+    const file = write(ws.root, 'src/ops/Replay.ts', `import { SettlementService } from '../settlement/SettlementService';\nexport function replay(s: SettlementService) {\n  return s.retry({} as any, 1);\n}\n`);
+    await indexer.updateFiles([file]);
+    assert.equal(indexer.parseWorkers, 1, 'a save starts one worker');
+    assert.ok((await callers('SettlementService.retry')).includes('replay inferred'));
+  });
 });

@@ -56,6 +56,9 @@ interface Parsed {
   readonly mtimeMs?: number;
 }
 
+/** A batch this large gets one more parse worker (each pays for its runtime and queries); a larger one is a bulk parse. */
+const JOBS_PER_WORKER = 200;
+
 /** What one index run or update writes, by path: ids are looked up in the working set under the write lock. */
 interface Plan {
   parsed: Parsed[];
@@ -128,7 +131,7 @@ export class StructuralIndexer {
    * small repository) starts one worker, and a large one as many as allowed.
    */
   private parsePoolFor(jobs: number): ParsePool {
-    const wanted = this.options.workers ?? Math.min(defaultPoolSize(), Math.max(1, Math.ceil(jobs / 200)));
+    const wanted = this.options.workers ?? Math.min(defaultPoolSize(), Math.max(1, Math.ceil(jobs / JOBS_PER_WORKER)));
     this.pool ??= new ParsePool(wanted);
     this.pool.grow(wanted);
     return this.pool;
@@ -221,6 +224,9 @@ export class StructuralIndexer {
       const tp = performance.now();
       const responses = await this.parsePoolFor(jobs.length).parseAll(jobs, (done) => opts.onProgress?.(done + unchanged, d.files.length), opts.signal);
       const tParse = performance.now() - tp;
+      // A worker's WebAssembly memory grows to the largest file it parsed and never shrinks: after a
+      // bulk parse the workers are let go (about 50 MB each on Django), and the next save starts one afresh.
+      if (jobs.length > JOBS_PER_WORKER) await this.releasePool();
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response, mtimeMs: jobFiles[i]!.mtimeMs }));
       const result = await this.apply({ parsed, removedRels: removed, discovered: d.files });
       const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
@@ -537,8 +543,18 @@ export class StructuralIndexer {
 
   async dispose(): Promise<void> {
     await this.queue.catch(() => undefined);
-    await this.pool?.dispose();
+    await this.releasePool();
+  }
+
+  /** Parse workers running now: none before the first parse and after a bulk one. */
+  get parseWorkers(): number {
+    return this.pool?.workers ?? 0;
+  }
+
+  private async releasePool(): Promise<void> {
+    const pool = this.pool;
     this.pool = undefined;
+    await pool?.dispose();
   }
 
   get restricted(): boolean {
