@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '../../shared/tokens.js';
 import { lineAt, lineStarts, sentences } from './text.js';
 
 /*

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '../../shared/tokens.js';
 import type { z } from 'zod';
 import { LlmError } from './errors.js';
 import type { CallStore, ChatMessage, ChatModel, Embedder, Usage } from './types.js';

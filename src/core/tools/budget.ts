@@ -1,11 +1,10 @@
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '../../shared/tokens.js';
 import type { ToolResult } from './types.js';
 
 /*
  * Answers are paid for in tokens. Every tool states a budget for its text
  * answer; a list longer than fits is cut and says how many more there are and
- * how to ask for them, instead of a wall. Counted with the o200k tokenizer
- * (GPT-4o's): other models count within a few percent of it.
+ * how to ask for them, instead of a wall (counted as shared/tokens.ts says).
  */
 
 export function tokens(text: string): number {
