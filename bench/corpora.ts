@@ -12,6 +12,42 @@ import * as path from 'node:path';
 
 export const BENCH_DIR = path.join(os.tmpdir(), 'tenure-bench');
 
+/**
+ * Two runs in one scratch folder rebuild each other's corpora and snapshot
+ * mid-measurement: the first run holds the folder (a lock file with its pid)
+ * and a second one stops at once, saying which process holds it.
+ */
+export function claimBenchDir(): () => void {
+  fs.mkdirSync(BENCH_DIR, { recursive: true });
+  const lock = path.join(BENCH_DIR, 'run.lock');
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      const release = () => {
+        if (fs.readFileSync(lock, 'utf8') === String(process.pid)) fs.rmSync(lock, { force: true });
+      };
+      process.once('exit', release);
+      return release;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = Number(fs.readFileSync(lock, 'utf8'));
+    if (holder && isAlive(holder)) {
+      throw new Error(`another benchmark (pid ${holder}) is running in ${BENCH_DIR}; wait for it to finish, or give this run its own folder with TMPDIR=<another folder>`);
+    }
+    fs.rmSync(lock, { force: true }); // left by a run that was killed
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export interface Corpus {
   readonly id: string;
   readonly label: string;

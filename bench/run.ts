@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultPoolSize } from '../src/core/structural/inventory/parsePool.js';
 import type { FullResult, QueryResult, ThreadResult } from './child.js';
-import { prepareDjango, prepareSettlement, prepareTsPackage, BENCH_DIR, type Corpus } from './corpora.js';
+import { claimBenchDir, prepareDjango, prepareSettlement, prepareTsPackage, BENCH_DIR, type Corpus } from './corpora.js';
 import { describeMachine } from './machine.js';
 import { fmtInt, fmtMB, fmtMs, median, medianIndex, percentile, verdict, type Row } from './stats.js';
 import { artifactRows } from './artifacts.js';
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg()[0]!;
 
   if (!fs.existsSync(CHILD)) throw new Error(`${CHILD} is missing: run \`npm run build\` first.`);
-  fs.mkdirSync(BENCH_DIR, { recursive: true });
+  claimBenchDir();
   try {
     CHILD = snapshotBuild();
   } catch (e) {
