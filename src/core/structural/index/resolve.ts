@@ -1,7 +1,7 @@
-import * as path from 'node:path';
 import { Yielder } from '../../../shared/yielder.js';
 import { CALLABLE_KINDS, DATA_EDGE_KINDS, DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind, type SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
+import { absolutePython, ModuleTable, submodule } from './modules.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
 import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, memberTargets, preferCallables, push } from './targets.js';
 
@@ -22,7 +22,6 @@ import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDID
  */
 
 const SOURCE = 'tree-sitter';
-/** Above this many candidates a site is stored once, by name, instead of once per candidate. */
 /** How a reason says a receiver's type was not known (what_breaks counts these in "not seen"). */
 export const UNKNOWN_RECEIVER = 'of unknown type';
 
@@ -33,38 +32,18 @@ interface Found {
   readonly external?: boolean;
 }
 
-/** A Python import's module as an absolute name: `.x` and `..` are read from the importing file's package. */
-function absolutePython(file: FileEntry, mod: string): string {
-  if (!mod.startsWith('.')) return mod;
-  const dots = /^\.+/.exec(mod)![0].length;
-  const pkg = file.moduleName.split('.');
-  // A module's package is its parent; a package's __init__ is its own package.
-  if (!file.rel.endsWith('__init__.py')) pkg.pop();
-  const up = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
-  return [...up, mod.slice(dots)].filter(Boolean).join('.');
-}
-
-/** The submodule `name` of an imported module (`from . import name`, `from pkg import name`), absolute. */
-function submodule(file: FileEntry, mod: string, name: string): string {
-  const base = absolutePython(file, mod);
-  return base ? `${base}.${name}` : name;
-}
-
-const TS_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
-
 export class Resolver {
-  private pySuffixes?: Map<string, number[]>;
-  private goSuffixes?: Map<string, number[]>;
-
+  private readonly modules: ModuleTable;
   private readonly named = new Map<number, Map<string, Sym[]>>();
   private readonly packages = new Map<string, Map<string, Sym[]>>();
 
-  constructor(private readonly state: StructuralState) {}
+  constructor(private readonly state: StructuralState) {
+    this.modules = new ModuleTable(state);
+  }
 
   /** Call after files were added or removed: module lookup tables are rebuilt lazily. */
   invalidateModules(): void {
-    this.pySuffixes = undefined;
-    this.goSuffixes = undefined;
+    this.modules.invalidate();
   }
 
   // ---- imports -----------------------------------------------------------
@@ -76,68 +55,8 @@ export class Resolver {
       if (yielder.due()) await yielder.yield();
       const file = this.state.files.get(fileId);
       if (!file?.language) continue;
-      for (const imp of this.state.importsByFile.get(fileId) ?? []) imp.targets = this.moduleTargets(file, imp);
+      for (const imp of this.state.importsByFile.get(fileId) ?? []) imp.targets = this.modules.targetsOf(file, imp);
     }
-  }
-
-  private moduleTargets(file: FileEntry, imp: Import): number[] {
-    const spec = file.language!;
-    switch (spec.scheme) {
-      case 'ts': {
-        if (!imp.module.startsWith('.')) return [];
-        const base = path.posix.normalize(path.posix.join(path.posix.dirname(file.rel), imp.module));
-        const stem = base.replace(/\.(m|c)?js$/, '');
-        for (const cand of [base, ...TS_EXTENSIONS.map((e) => stem + e), ...TS_EXTENSIONS.map((e) => `${base}/index${e}`)]) {
-          const id = this.state.fileByRel.get(cand);
-          if (id !== undefined) return [id];
-        }
-        return [];
-      }
-      case 'py':
-        return this.pythonModule(absolutePython(file, imp.module));
-      case 'java': {
-        if (imp.wildcard) return [...(this.state.modules.get(moduleKey(spec, imp.module)) ?? [])];
-        const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
-        const last = full.split('.').pop()!;
-        const hit = (this.state.symbolsByName.get(last) ?? []).filter((s) => s.qname === full);
-        if (hit.length) return [...new Set(hit.map((s) => s.fileId))];
-        // A static import names a member: its class is one segment up.
-        const owner = full.split('.').slice(0, -1).join('.');
-        const ownerLast = owner.split('.').pop()!;
-        return [...new Set((this.state.symbolsByName.get(ownerLast) ?? []).filter((s) => s.qname === owner).map((s) => s.fileId))];
-      }
-      case 'go': {
-        const exact = this.state.modules.get(moduleKey(spec, imp.module));
-        if (exact) return [...exact];
-        this.goSuffixes ??= this.suffixTable('go', '/');
-        return [...(this.goSuffixes.get(imp.module) ?? [])];
-      }
-      case 'config':
-        return [];
-    }
-  }
-
-  private pythonModule(mod: string): number[] {
-    const exact = this.state.modules.get(`py:${mod}`);
-    if (exact) return [...exact];
-    this.pySuffixes ??= this.suffixTable('py', '.');
-    return [...(this.pySuffixes.get(mod) ?? [])];
-  }
-
-  /** Every trailing part of every module name → files, for imports written relative to another root. */
-  private suffixTable(scheme: string, sep: string): Map<string, number[]> {
-    const table = new Map<string, number[]>();
-    for (const [key, ids] of this.state.modules) {
-      if (!key.startsWith(scheme + ':')) continue;
-      const parts = key.slice(scheme.length + 1).split(sep);
-      for (let i = 1; i < parts.length; i++) {
-        const suffix = parts.slice(i).join(sep);
-        const list = table.get(suffix) ?? [];
-        list.push(...ids);
-        table.set(suffix, list);
-      }
-    }
-    return table;
   }
 
   // ---- scope -------------------------------------------------------------
@@ -269,7 +188,7 @@ export class Resolver {
       }
       if (!hit.length) hit = this.reexported(imp.targets, wanted, allowed);
       if (!hit.length && spec.scheme === 'py' && allowed.has('module')) {
-        hit = this.pythonModule(submodule(file, imp.module, wanted)).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
+        hit = this.modules.pythonModule(submodule(file, imp.module, wanted)).map((f) => this.state.symbols.get(this.state.files.get(f)!.moduleSymbolId!)!);
       }
       if (hit.length) return { syms: hit, how: `imported from \`${imp.module}\`` };
       return { syms: [], how: `imported from \`${imp.module}\`, which defines no \`${wanted}\` the inventory can see`, external: true };
@@ -607,7 +526,7 @@ export class Resolver {
       if (isModuleBinding) return imp.targets;
       if (spec.scheme === 'py' && imp.name !== null && (imp.local ?? imp.name) === receiver) {
         // `from . import parameters` then `parameters.prepare_headers()`: the submodule, named from this file's package.
-        const sub = this.pythonModule(submodule(file, imp.module, imp.name));
+        const sub = this.modules.pythonModule(submodule(file, imp.module, imp.name));
         if (sub.length) return sub;
       }
     }
@@ -622,7 +541,7 @@ export class Resolver {
         return m === wanted || m.startsWith(`${wanted}.`);
       };
       if ((this.state.importsByFile.get(file.id) ?? []).some(imported)) {
-        const sub = this.pythonModule(wanted);
+        const sub = this.modules.pythonModule(wanted);
         if (sub.length) return sub;
       }
     }
