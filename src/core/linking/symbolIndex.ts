@@ -40,6 +40,9 @@ export class SymbolIndex {
   readonly bySid = new Map<string, IndexedSymbol>();
   readonly all: IndexedSymbol[] = [];
   private readonly docFreq = new Map<string, number>();
+  // A file holds hundreds of symbols and names repeat (`__init__`, `get`): their words are worked out once each.
+  private readonly pathWords = new Map<string, readonly string[]>();
+  private readonly nameTokens = new Map<string, readonly string[]>();
 
   /** Built in slices, giving the thread back between them: a large repository has tens of thousands of symbols. */
   static async fromRows(rows: readonly SymbolRow[]): Promise<SymbolIndex> {
@@ -56,12 +59,27 @@ export class SymbolIndex {
     for (const r of rows) this.add(r);
   }
 
+  private wordsOfPath(rel: string): readonly string[] {
+    let words = this.pathWords.get(rel);
+    if (!words) {
+      const folders = rel.split('/');
+      const file = folders.pop() ?? '';
+      const out = new Set<string>();
+      for (const part of [...folders, file.replace(/\.\w+$/, '')]) for (const w of identifierWords(part)) if (!PATH_NOISE.has(w)) out.add(stem(w));
+      this.pathWords.set(rel, (words = [...out]));
+    }
+    return words;
+  }
+
+  private tokensOf(name: string): readonly string[] {
+    let tokens = this.nameTokens.get(name);
+    if (!tokens) this.nameTokens.set(name, (tokens = phraseTokens(name)));
+    return tokens;
+  }
+
   private add(r: SymbolRow): void {
-    const folders = r.path.split('/');
-    const file = folders.pop() ?? '';
-    const context = new Set<string>();
-    for (const part of [...folders, file.replace(/\.\w+$/, '')]) for (const w of identifierWords(part)) if (!PATH_NOISE.has(w)) context.add(stem(w));
-    if (r.parent_name) for (const w of phraseTokens(r.parent_name)) context.add(w);
+    const context = new Set<string>(this.wordsOfPath(r.path));
+    if (r.parent_name) for (const w of this.tokensOf(r.parent_name)) context.add(w);
     const s: IndexedSymbol = {
       sid: r.sid,
       name: r.name,
@@ -72,7 +90,7 @@ export class SymbolIndex {
       endLine: r.end_line,
       ...(r.parent_name ? { parentName: r.parent_name } : {}),
       ...(r.parent_sid ? { parentSid: r.parent_sid } : {}),
-      words: phraseTokens(r.name),
+      words: this.tokensOf(r.name),
       context,
     };
     this.bySid.set(s.sid, s);
