@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BENCH_DIR } from './corpora.js';
-import { fmtInt, fmtMs, verdict, type Row } from './stats.js';
+import { fmtInt, fmtMs, median, verdict, type Row } from './stats.js';
 
 /*
  * The scale benchmark: `tenure index` as a user runs it — a whole process
@@ -131,23 +131,53 @@ export interface ProcessRun {
   readonly error?: string;
 }
 
-/** `node dist/cli.js index <root> --json` under /usr/bin/time -v, on a fresh database. */
-export function timeIndex(repoRoot: string, root: string, timeoutMs: number): ProcessRun {
-  fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
-  const cli = path.join(repoRoot, 'dist', 'cli.js');
-  const r = spawnSync('/usr/bin/time', ['-v', process.execPath, cli, 'index', root, '--json'], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+/** One command under /usr/bin/time -v: wall, CPU (user + system) and peak RSS of the whole process. */
+function timed(argv: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv = process.env): { run: Omit<ProcessRun, 'report'>; stdout: string } {
+  const r = spawnSync('/usr/bin/time', ['-v', ...argv], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024, env });
   const field = (name: string) => new RegExp(`${name}: (.*)`).exec(r.stderr ?? '')?.[1]?.trim() ?? '';
   const wall = field('Elapsed \\(wall clock\\) time \\(h:mm:ss or m:ss\\)').split(':').map(Number).reduce((acc, x) => acc * 60 + x, 0);
   const cpu = Number(field('User time \\(seconds\\)')) + Number(field('System time \\(seconds\\)'));
   const peakMB = Number(field('Maximum resident set size \\(kbytes\\)')) / 1024;
+  const exit = r.status ?? -1;
+  const error = exit !== 0 ? (r.stderr ?? '').split('\n').filter((l) => /error/i.test(l)).slice(0, 2).join(' ').slice(0, 200) || `exit ${exit}${r.signal ? ` (${r.signal})` : ''}` : undefined;
+  return { run: { wallS: wall, cpuS: cpu, peakMB, exit, ...(error ? { error } : {}) }, stdout: r.stdout ?? '' };
+}
+
+/** `node dist/cli.js index <root> --json` under /usr/bin/time -v, on a fresh database; `structuralOnly` adds --no-knowledge. */
+export function timeIndex(repoRoot: string, root: string, timeoutMs: number, structuralOnly = false): ProcessRun {
+  fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
+  const cli = path.join(repoRoot, 'dist', 'cli.js');
+  const { run, stdout } = timed([process.execPath, cli, 'index', root, '--json', ...(structuralOnly ? ['--no-knowledge'] : [])], timeoutMs);
   let report: ProcessRun['report'];
   try {
-    report = JSON.parse(r.stdout) as ProcessRun['report'];
+    report = JSON.parse(stdout) as ProcessRun['report'];
   } catch {
     report = undefined;
   }
-  const exit = r.status ?? -1;
-  return { wallS: wall, cpuS: cpu, peakMB, exit, ...(report ? { report } : {}), ...(exit !== 0 ? { error: (r.stderr ?? '').split('\n').filter((l) => /error/i.test(l)).slice(0, 2).join(' ').slice(0, 200) || `exit ${exit}${r.signal ? ` (${r.signal})` : ''}` } : {}) };
+  return { ...run, ...(report ? { report } : {}) };
+}
+
+/**
+ * A peer to compare with, when one is installed: codegraph (npm
+ * `@colbymchenry/codegraph`), found as TENURE_BENCH_CODEGRAPH or on PATH.
+ * Never a dependency of Tenure; the bench only times it.
+ */
+export function peerCodegraph(): string | undefined {
+  const given = process.env['TENURE_BENCH_CODEGRAPH'];
+  if (given) return fs.existsSync(given) ? given : undefined;
+  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
+    const bin = path.join(dir, 'codegraph');
+    if (dir && fs.existsSync(bin)) return bin;
+  }
+  return undefined;
+}
+
+/** `codegraph init -y <root>` on a fresh index, telemetry off. */
+export function timePeer(bin: string, root: string, timeoutMs: number): Omit<ProcessRun, 'report'> {
+  fs.rmSync(path.join(root, '.codegraph'), { recursive: true, force: true });
+  const { run } = timed([bin, 'init', '-y', root], timeoutMs, { ...process.env, CODEGRAPH_TELEMETRY: '0', NO_COLOR: '1' });
+  fs.rmSync(path.join(root, '.codegraph'), { recursive: true, force: true });
+  return run;
 }
 
 function phases(run: ProcessRun): string {
@@ -161,6 +191,7 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
   const { files, sources } = corpus(opts);
   const full = files.length;
   const sizes = [Math.round(full / 4), Math.round(full / 2), full];
+  const peer = peerCodegraph();
   const label = `scale corpus (${fmtInt(full)} files${full < opts.files ? `, fewer than the ${fmtInt(opts.files)} asked for` : ''})`;
   const rows: Row[] = [];
   const perFile: number[] = [];
@@ -170,9 +201,16 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
     const root = tree(files, n);
     opts.log(`scale: indexing ${n} files as a whole process`);
     const run = timeIndex(opts.repoRoot, root, 3_600_000);
+    // The peer indexes the full size too, right after, on the same tree.
+    const peerRun = n === full && peer ? timePeer(peer, root, 3_600_000) : undefined;
     fs.rmSync(root, { recursive: true, force: true });
+    const peerRows: Row[] = [];
+    if (peerRun) {
+      peerRows.push([label, `${fmtInt(n)} files: peer \`codegraph init -y\`, whole process`, peerRun.exit === 0 ? `${peerRun.wallS.toFixed(1)} s wall, ${peerRun.cpuS.toFixed(1)} CPU s, peak RSS ${Math.round(peerRun.peakMB)} MB` : `failed: ${peerRun.error}`, '']);
+      if (peerRun.exit === 0 && run.report) peerRows.push([label, `${fmtInt(n)} files: Tenure ÷ peer`, `wall ${(run.wallS / peerRun.wallS).toFixed(2)}×, CPU ${(run.cpuS / peerRun.cpuS).toFixed(2)}×`, '']);
+    }
     if (run.exit !== 0 && !run.report) {
-      rows.push([label, `${fmtInt(n)} files: tenure index`, `failed: ${run.error}`, '']);
+      rows.push([label, `${fmtInt(n)} files: tenure index`, `failed: ${run.error}`, ''], ...peerRows);
       continue;
     }
     perFile.push((run.wallS * 1000) / n);
@@ -183,7 +221,7 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
       `${fmtInt(n)} files: \`tenure index\`, whole process`,
       `**${run.wallS.toFixed(1)} s** wall, ${run.cpuS.toFixed(1)} CPU s, peak RSS ${Math.round(run.peakMB)} MB; ${((run.wallS * 1000) / n).toFixed(2)} ms/file; ${fmtInt(run.report?.symbols ?? 0)} symbols, ${fmtInt(run.report?.edges ?? 0)} edges${phases(run)}${run.exit ? `; exit ${run.exit}` : ''}`,
       n === full ? verdict(run.peakMB <= 2048, '≤ 2 GB') : '',
-    ]);
+    ], ...peerRows);
   }
   if (perFile.length === 3) {
     const growth = perFile[2]! / perFile[0]!;
@@ -195,17 +233,49 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
   return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; files taken in the order of the SHA-1 of their path (every size the same mix), hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
 }
 
-/** Django as a user indexes it: whole process, fresh database, three runs. */
+/** The run with the median wall time, and every wall time in order. */
+function medianRun<T extends { wallS: number }>(runs: readonly T[]): { mid: T; walls: number[] } {
+  const walls = runs.map((r) => r.wallS).sort((a, b) => a - b);
+  return { mid: runs.find((r) => r.wallS === walls[Math.floor((walls.length - 1) / 2)])!, walls };
+}
+
+const seconds = (walls: readonly number[]) => walls.map((w) => `${w.toFixed(2)} s`).join(', ');
+
+/**
+ * Django as a user indexes it: whole processes on a fresh database,
+ * interleaved (structural only, then the default with the knowledge pass,
+ * then the peer when installed) so a shared machine's load falls on all alike.
+ */
 export function djangoProcessRows(repoRoot: string, root: string, runs = 3): Row[] {
-  const results = Array.from({ length: runs }, () => timeIndex(repoRoot, root, 600_000));
-  const ok = results.filter((r) => r.report);
-  if (!ok.length) return [['Django', '`tenure index`, whole process', `failed: ${results[0]?.error}`, '']];
-  const walls = ok.map((r) => r.wallS).sort((a, b) => a - b);
-  const mid = ok.find((r) => r.wallS === walls[Math.floor((walls.length - 1) / 2)])!;
-  return [[
-    'Django',
-    `\`tenure index\`, whole process, fresh DB (median of ${ok.length})`,
-    `**${mid.wallS.toFixed(2)} s** wall, ${mid.cpuS.toFixed(1)} CPU s, peak RSS ${Math.round(mid.peakMB)} MB (runs: ${walls.map((w) => `${w.toFixed(2)} s`).join(', ')})${phases(mid)}`,
-    verdict(mid.wallS <= 2, '≤ 2 s'),
-  ]];
+  const peer = peerCodegraph();
+  const structural: ProcessRun[] = [];
+  const full: ProcessRun[] = [];
+  const peers: Omit<ProcessRun, 'report'>[] = [];
+  for (let i = 0; i < runs; i++) {
+    structural.push(timeIndex(repoRoot, root, 600_000, true));
+    full.push(timeIndex(repoRoot, root, 600_000));
+    if (peer) peers.push(timePeer(peer, root, 600_000));
+  }
+  const rows: Row[] = [];
+  const s = structural.filter((r) => r.report);
+  const f = full.filter((r) => r.report);
+  if (!s.length) return [['Django', '`tenure index --no-knowledge`, whole process', `failed: ${structural[0]?.error}`, '']];
+  const sm = medianRun(s);
+  rows.push(['Django', `\`tenure index --no-knowledge\`, whole process, fresh DB (median of ${s.length})`, `**${sm.mid.wallS.toFixed(2)} s** wall, ${sm.mid.cpuS.toFixed(1)} CPU s, peak RSS ${Math.round(sm.mid.peakMB)} MB (runs: ${seconds(sm.walls)})${phases(sm.mid)}`, `${verdict(sm.mid.wallS <= 2, '≤ 2 s')}, ${verdict(sm.mid.peakMB <= 300, '≤ 300 MB')}`]);
+  if (f.length) {
+    const fm = medianRun(f);
+    const cpuShare = median(f.map((r) => r.cpuS)) / median(s.map((r) => r.cpuS)) - 1;
+    rows.push(['Django', `\`tenure index\` (knowledge pass and build-output scan included), whole process, fresh DB (median of ${f.length})`, `**${fm.mid.wallS.toFixed(2)} s** wall, ${fm.mid.cpuS.toFixed(1)} CPU s, peak RSS ${Math.round(fm.mid.peakMB)} MB (runs: ${seconds(fm.walls)})`, '']);
+    rows.push(['Django', 'what the knowledge pass and build-output scan add, median CPU', `${(cpuShare * 100).toFixed(0)}%`, verdict(cpuShare <= 0.15, '≤ 15%')]);
+  }
+  const p = peers.filter((r) => r.exit === 0);
+  if (peer && p.length) {
+    const pm = medianRun(p);
+    const wallRatio = sm.mid.wallS / pm.mid.wallS;
+    const cpuRatio = median(s.map((r) => r.cpuS)) / median(p.map((r) => r.cpuS));
+    rows.push(['Django', `peer: \`codegraph init -y\` (${peer}), whole process, fresh index (median of ${p.length}, interleaved)`, `${pm.mid.wallS.toFixed(2)} s wall, ${pm.mid.cpuS.toFixed(1)} CPU s, peak RSS ${Math.round(pm.mid.peakMB)} MB (runs: ${seconds(pm.walls)})`, '']);
+    rows.push(['Django', 'Tenure structural ÷ peer (medians)', `wall ${wallRatio.toFixed(2)}×, CPU ${cpuRatio.toFixed(2)}×`, verdict(wallRatio <= 0.5, '≤ 0.5×')]);
+  } else if (peer) rows.push(['Django', 'peer: codegraph', `failed: ${peers[0]?.error ?? 'not run'}`, '']);
+  else rows.push(['Django', 'peer', 'not run: no codegraph on PATH (npm `@colbymchenry/codegraph`, or TENURE_BENCH_CODEGRAPH=<its bin>)', '']);
+  return rows;
 }
