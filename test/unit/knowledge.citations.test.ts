@@ -61,6 +61,18 @@ describe('knowledge: citations of documents in code', () => {
     }
   });
 
+  it('a file of generated lines cites, line by line, what each document\'s expression finds on that line', () => {
+    const needles = new Needles(docs);
+    const next = random(11);
+    const parts = ['0007-retry-policy.md', 'RetryPolicy.ts', 'a.md', 'README', 'x', 'ADR', 'adr', 'RFC', '-', ' ', '0', '7', '12', '(', '/', '`', '"', '.', 'q', '\t'];
+    for (let f = 0; f < 200; f++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 8) }, () => Array.from({ length: Math.floor(next() * 6) }, () => parts[Math.floor(next() * parts.length)]).join(''));
+      const got = citationsIn('f.ts', lines.join('\n'), needles, []).map((c) => `${c.line}:${c.docId}`);
+      const want = lines.flatMap((l, i) => expected(docs, l).map((id) => `${i + 1}:${id}`));
+      assert.deepEqual(got, want, JSON.stringify(lines));
+    }
+  });
+
   it('scans a large file once for a thousand documents: time grows with the bytes, not bytes × documents', () => {
     const many = Array.from({ length: 1000 }, (_, i) => ({ id: i, path: `docs/decision-${i}.md`, ref: `ADR-${i}` }));
     const line = 'const value = compute(alpha, beta); // plain code without any citation at all\n';
