@@ -25,6 +25,15 @@ const SOURCE = 'tree-sitter';
 /** How a reason says a receiver's type was not known (what_breaks counts these in "not seen"). */
 export const UNKNOWN_RECEIVER = 'of unknown type';
 
+/** The symbols of one name a receiver of unknown type may reach, with what per-site lookups need. */
+interface NamePool {
+  readonly all: readonly Sym[];
+  readonly byFile: ReadonlyMap<number, readonly Sym[]>;
+  readonly order: ReadonlyMap<number, number>;
+  /** hierarchyRoot of all, once asked: null when there is none. */
+  root?: Sym | null;
+}
+
 interface Found {
   readonly syms: readonly Sym[];
   readonly how: string;
@@ -35,6 +44,12 @@ interface Found {
 export class Resolver {
   private readonly modules: ModuleTable;
   private readonly named = new Map<number, Map<string, Sym[]>>();
+  private readonly pools = new Map<string, NamePool>();
+  /** Top-level names of a set of files (an import's targets), by their ids. */
+  private readonly spread = new Map<string, Map<string, Sym[]>>();
+  /** The last file's visible files: its sites come one after another. */
+  private visible?: { fileId: number; files: Set<number> };
+  private readonly kindIds = new Map<ReadonlySet<SymbolKind>, number>();
   private readonly packages = new Map<string, Map<string, Sym[]>>();
 
   constructor(private readonly state: StructuralState) {
@@ -65,6 +80,29 @@ export class Resolver {
     const mod = this.state.files.get(fileId)?.moduleSymbolId;
     if (mod === null || mod === undefined) return [];
     return this.childrenNamed(mod, name).filter((s) => allowed.has(s.kind));
+  }
+
+  /**
+   * The top-level definitions of a name across several files, in their order:
+   * what an import of a package (`import java.util.*`, a Go package's files)
+   * binds. Read through a table built on first use for a large set: a
+   * package's files, scanned at each of its importers' sites, made resolution
+   * grow with the package's size times its users.
+   */
+  private topLevelIn(files: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>): Sym[] {
+    if (files.length <= 4) return files.flatMap((f) => this.topLevel(f, name, allowed));
+    const key = files.join(',');
+    let table = this.spread.get(key);
+    if (!table) {
+      table = new Map();
+      for (const f of files) {
+        const mod = this.state.files.get(f)?.moduleSymbolId;
+        if (mod === null || mod === undefined) continue;
+        for (const c of this.state.children.get(mod) ?? []) push(table, c.name, c);
+      }
+      this.spread.set(key, table);
+    }
+    return (table.get(name) ?? []).filter((s) => allowed.has(s.kind));
   }
 
   /**
@@ -105,6 +143,50 @@ export class Resolver {
   private dropNameTables(): void {
     this.named.clear();
     this.packages.clear();
+    this.pools.clear();
+    this.spread.clear();
+    this.visible = undefined;
+  }
+
+  /**
+   * Every symbol of a name, of these kinds, in one language family (members
+   * of a type only, if asked; callables first for a call): the candidates of
+   * a receiver of unknown type or of a computed call. Worked out once per
+   * name and pass: a common name (`get`, `toString`) has thousands, and
+   * filtering them again at each of its sites made resolution quadratic in
+   * the size of the repository.
+   */
+  private poolOf(name: string, scheme: string, kinds: ReadonlySet<SymbolKind>, membersOnly: boolean, call: boolean): NamePool {
+    let kindId = this.kindIds.get(kinds);
+    if (kindId === undefined) this.kindIds.set(kinds, (kindId = this.kindIds.size));
+    const key = `${kindId}|${scheme}|${membersOnly ? 1 : 0}|${call ? 1 : 0}|${name}`;
+    let pool = this.pools.get(key);
+    if (!pool) {
+      const named = (this.state.symbolsByName.get(name) ?? []).filter(
+        (s) => kinds.has(s.kind) && (!membersOnly || this.isMember(s)) && this.state.files.get(s.fileId)?.language?.scheme === scheme,
+      );
+      const callables = call ? named.filter((s) => !DATA_KINDS.has(s.kind)) : [];
+      const all = callables.length ? callables : named;
+      const byFile = new Map<number, Sym[]>();
+      all.forEach((sym) => push(byFile, sym.fileId, sym));
+      pool = { all, byFile, order: new Map(all.map((sym, i) => [sym.id, i])) };
+      this.pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  /** The pool's symbols in the given files, in the pool's order: from whichever side is smaller. */
+  private poolIn(pool: NamePool, files: ReadonlySet<number>): Sym[] {
+    if (files.size >= pool.byFile.size) return pool.all.filter((sym) => files.has(sym.fileId));
+    const out: Sym[] = [];
+    for (const f of files) out.push(...(pool.byFile.get(f) ?? []));
+    return out.sort((a, b) => pool.order.get(a.id)! - pool.order.get(b.id)!);
+  }
+
+  /** hierarchyRoot of a whole pool, worked out once. */
+  private poolRoot(pool: NamePool): Sym | undefined {
+    if (pool.root === undefined) pool.root = this.hierarchyRoot(pool.all) ?? null;
+    return pool.root ?? undefined;
   }
 
   private enclosingType(owner: Sym | undefined): Sym | undefined {
@@ -175,13 +257,13 @@ export class Resolver {
       if (imp.targets.length === 0) return { syms: [], how: `imported from \`${imp.module}\` (outside the workspace)`, external: true };
       if (imp.name === null && imp.local !== null && spec.scheme !== 'java') {
         // `import * as ns from`, `import x as y`, default imports: the binding is the module (or its default export).
-        const def = imp.targets.flatMap((t) => this.topLevel(t, name, allowed));
+        const def = this.topLevelIn(imp.targets, name, allowed);
         if (def.length) return { syms: def, how: `imported from \`${imp.module}\`` };
         const mods = imp.targets.map((t) => this.state.symbols.get(this.state.files.get(t)?.moduleSymbolId ?? -1)).filter((s): s is Sym => !!s);
         return { syms: allowed.has('module') ? mods : [], how: `the module \`${imp.module}\``, external: !allowed.has('module') };
       }
       const wanted = spec.scheme === 'java' ? name : (imp.name ?? name);
-      let hit = imp.targets.flatMap((t) => this.topLevel(t, wanted, allowed));
+      let hit = this.topLevelIn(imp.targets, wanted, allowed);
       if (spec.scheme === 'java' && !hit.length) {
         const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
         hit = (this.state.symbolsByName.get(wanted) ?? []).filter((s) => s.qname === full && allowed.has(s.kind));
@@ -196,7 +278,7 @@ export class Resolver {
     // 4. Wildcard imports and the package the file belongs to.
     const wild = (this.state.importsByFile.get(file.id) ?? []).filter((i) => i.wildcard);
     for (const imp of wild) {
-      const hit = imp.targets.flatMap((t) => this.topLevel(t, name, allowed));
+      const hit = this.topLevelIn(imp.targets, name, allowed);
       if (hit.length) return { syms: hit, how: `imported by \`${imp.module}.*\`` };
     }
     if ((spec.scheme === 'java' || spec.scheme === 'go') && file.moduleName !== undefined) {
@@ -244,11 +326,13 @@ export class Resolver {
 
   /** Files whose definitions a file can see without a receiver type: itself, its imports, its package. */
   private visibleFiles(file: FileEntry): Set<number> {
+    if (this.visible?.fileId === file.id) return this.visible.files;
     const out = new Set<number>([file.id]);
     for (const imp of this.state.importsByFile.get(file.id) ?? []) for (const t of imp.targets) out.add(t);
     if (file.language && (file.language.scheme === 'java' || file.language.scheme === 'go')) {
       for (const f of this.state.modules.get(moduleKey(file.language, file.moduleName)) ?? []) out.add(f);
     }
+    this.visible = { fileId: file.id, files: out };
     return out;
   }
 
@@ -286,6 +370,8 @@ export class Resolver {
       if (yielder.due()) await yielder.yield();
     }
     this.rebuildSupertypes(edges);
+    // The hierarchy just changed: a dispatch root worked out before it may be wrong now.
+    this.pools.clear();
     for (const s of rest) {
       edges.push(...this.resolveSite(s));
       if (yielder.due()) await yielder.yield();
@@ -322,7 +408,7 @@ export class Resolver {
 
     if (site.dynamic) {
       if (!site.name) return [edge(null, 'dynamic', site.dynamic, 0)];
-      const cands = (this.state.symbolsByName.get(site.name) ?? []).filter((s) => CALLABLE_KINDS.has(s.kind) && this.sameScheme(s, file));
+      const cands = this.poolOf(site.name, file.language.scheme, CALLABLE_KINDS, false, false).all;
       if (!cands.length) return [];
       return many(cands, 'dynamic', `${site.dynamic}: may reach any \`${site.name}\``);
     }
@@ -390,7 +476,7 @@ export class Resolver {
       if (mod) {
         if (mod.length === 0) return [];
         const allowed = bareTargets(site, spec);
-        const own = mod.flatMap((f) => this.topLevel(f, site.name, allowed));
+        const own = this.topLevelIn(mod, site.name, allowed);
         if (own.length) return single({ syms: own, how: `\`${receiver}\` is a module` }, `\`${site.name}\``);
         // `capi.geos_intersection` where `capi`'s `__init__` star-imports the module that defines it.
         const again = this.reexported(mod, site.name, allowed);
@@ -410,10 +496,10 @@ export class Resolver {
     if (/^[[\]'"`\d{]/.test(receiver)) return [];
     // Receiver of unknown type: every member of that name, in scope first.
     const unknownKinds = DATA_EDGE_KINDS.has(site.kind) ? DATA_MEMBER_TARGETS : memberKinds;
-    const all = preferCallables(site, (this.state.symbolsByName.get(site.name) ?? []).filter((s) => unknownKinds.has(s.kind) && this.isMember(s) && this.sameScheme(s, file)));
+    const named = this.poolOf(site.name, spec.scheme, unknownKinds, true, site.kind === 'call');
+    const all = named.all;
     if (!all.length) return [];
-    const visible = this.visibleFiles(file);
-    const scoped = all.filter((s) => visible.has(s.fileId));
+    const scoped = this.poolIn(named, this.visibleFiles(file));
     const pool = scoped.length ? scoped : all;
     const where = scoped.length ? 'in scope' : 'in the workspace';
     // Data names repeat across types far more than method names (`value`, `name`, `definition`), and a receiver
@@ -428,7 +514,7 @@ export class Resolver {
       const use = asUse(pool[0]!);
       return use ? [edge(pool[0]!, 'inferred', `\`${site.name}\`: the only \`${site.name}\` ${where} (receiver \`${receiver}\` ${UNKNOWN_RECEIVER})`, 1, use)] : [];
     }
-    const root = this.hierarchyRoot(pool);
+    const root = pool === all ? this.poolRoot(named) : this.hierarchyRoot(pool);
     if (root) {
       const use = asUse(root);
       return use ? [edge(root, 'inferred', `\`${site.name}\`: dispatch through \`${this.label(root)}\`, the root of all ${pool.length} \`${site.name}\` ${where} (receiver ${UNKNOWN_RECEIVER})`, 1, use)] : [];
@@ -505,10 +591,6 @@ export class Resolver {
   }
 
   /** Name matching never crosses languages: a TypeScript call cannot land in a Python method. */
-  private sameScheme(s: Sym, file: FileEntry): boolean {
-    return this.state.files.get(s.fileId)?.language?.scheme === file.language?.scheme;
-  }
-
   /** Is the symbol a member of a type (not a free function)? */
   private isMember(s: Sym): boolean {
     const p = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined;
