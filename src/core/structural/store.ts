@@ -128,8 +128,8 @@ export class StructuralStore {
   async apply(
     state: StructuralState,
     change: StructuralChange,
-    computeEdges: () => Promise<readonly Edge[]>,
-  ): Promise<{ edges: readonly Edge[]; generation: number }> {
+    computeEdges: EdgeSource,
+  ): Promise<{ edges: number; generation: number }> {
     return this.db.write((db) => StructuralStore.applyIn(db, state, change, computeEdges));
   }
 
@@ -142,9 +142,9 @@ export class StructuralStore {
     db: Db,
     state: StructuralState,
     change: StructuralChange,
-    computeEdges: () => Promise<readonly Edge[]>,
-  ): Promise<{ edges: readonly Edge[]; generation: number }> {
-    let edges: readonly Edge[] = [];
+    computeEdges: EdgeSource,
+  ): Promise<{ edges: number; generation: number }> {
+    let edges = 0;
     {
       const now = Date.now();
       // On a first index there is nothing to delete; skipping it saves a probe per row.
@@ -193,24 +193,37 @@ export class StructuralStore {
       pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' }));
       pending.push(insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows));
       pending.push(insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows));
+      // Edges name symbols: their batches are written after the rows above, in the order they come.
+      const rowsWritten = Promise.all(pending);
+      rowsWritten.catch(() => undefined);
+      const writeEdges = async (batch: readonly Edge[]) => {
+        await rowsWritten;
+        await insertRows(
+          db,
+          'edges',
+          ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col', 'binding'],
+          batch.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col, e.binding]),
+        );
+      };
       try {
-        edges = await computeEdges();
+        edges = await computeEdges(writeEdges);
       } finally {
         await Promise.allSettled(pending);
       }
-      await Promise.all(pending);
-      await insertRows(
-        db,
-        'edges',
-        ['site_id', 'src_id', 'dst_id', 'kind', 'name', 'tier', 'source', 'reason', 'candidates', 'file_id', 'line', 'col', 'binding'],
-        edges.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col, e.binding]),
-      );
+      await rowsWritten;
       await updateImportTargets(db, change.importTargets?.() ?? []);
       await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
     }
     return { edges, generation: await bumpGeneration(db) };
   }
 }
+
+/**
+ * Makes the edges of a change and hands them to `write` in batches, each once
+ * the one before is written (so SQLite writes while the next is made, and
+ * memory holds two batches, not every edge); resolves to how many it made.
+ */
+export type EdgeSource = (write: (edges: readonly Edge[]) => Promise<void>) => Promise<number>;
 
 export interface StructuralChange {
   fresh?: boolean;

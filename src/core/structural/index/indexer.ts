@@ -441,8 +441,8 @@ export class StructuralIndexer {
             .filter((id) => !replacedIds.has(id))
             .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null }))),
       },
-      async () => {
-        const edges = await this.resolver.resolveSites(affected);
+      async (write) => {
+        const edges = await this.resolver.resolveSites(affected, write);
         t1 = performance.now();
         return edges;
       },

@@ -22,6 +22,8 @@ import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDID
  */
 
 const SOURCE = 'tree-sitter';
+/** Edges handed to the writer at a time: large enough for few statements, small enough to bound memory. */
+const EDGE_BATCH = 20_000;
 /** How a reason says a receiver's type was not known (what_breaks counts these in "not seen"). */
 export const UNKNOWN_RECEIVER = 'of unknown type';
 
@@ -356,27 +358,42 @@ export class Resolver {
   /**
    * Resolves sites: inheritance first (member lookup needs the hierarchy),
    * then everything else. Yields to the event loop as it goes (a first index
-   * resolves every site of the workspace).
+   * resolves every site of the workspace). The edges go to `write` in
+   * batches as they are made, each sent once the one before is written: a
+   * first index of a large repository makes millions, and held all at once
+   * they were most of its memory.
    */
-  async resolveSites(sites: readonly Site[]): Promise<Edge[]> {
+  async resolveSites(sites: readonly Site[], write: (edges: readonly Edge[]) => Promise<void>): Promise<number> {
     this.dropNameTables();
     const inherit = sites.filter((s) => s.kind === 'extends' || s.kind === 'implements');
     const rest = sites.filter((s) => s.kind !== 'extends' && s.kind !== 'implements');
-    const edges: Edge[] = [];
     // A site with a common name can take milliseconds (thousands of candidates): read the clock often.
     const yielder = new Yielder(12, 4);
+    const inheritance: Edge[] = [];
     for (const s of inherit) {
-      edges.push(...this.resolveSite(s));
+      inheritance.push(...this.resolveSite(s));
       if (yielder.due()) await yielder.yield();
     }
-    this.rebuildSupertypes(edges);
+    this.rebuildSupertypes(inheritance);
     // The hierarchy just changed: a dispatch root worked out before it may be wrong now.
     this.pools.clear();
+    let total = 0;
+    let written = Promise.resolve();
+    let batch: Edge[] = inheritance;
+    const flush = async () => {
+      await written;
+      total += batch.length;
+      written = write(batch);
+      batch = [];
+    };
     for (const s of rest) {
-      edges.push(...this.resolveSite(s));
+      batch.push(...this.resolveSite(s));
+      if (batch.length >= EDGE_BATCH) await flush();
       if (yielder.due()) await yielder.yield();
     }
-    return edges;
+    await flush();
+    await written;
+    return total;
   }
 
   /**
