@@ -8,7 +8,7 @@ import { SCHEMA, openWorkspace } from '../src/core/workspace.js';
 import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import type { SymbolRef } from '../src/core/model/symbolRef.js';
 import { whatBreaks } from '../src/core/structural/impact/whatBreaks.js';
-import { DEFAULT_LIMIT } from '../src/core/tools/whatBreaks.js';
+import { CANDIDATES_SHOWN, DEFAULT_LIMIT } from '../src/core/tools/whatBreaks.js';
 
 /*
  * One measurement in its own process, so runs do not share caches or heap and
@@ -59,7 +59,7 @@ export interface QueryResult {
     readonly d1Dependents: number[];
     readonly d5Dependents: number[];
     /** The slowest depth-5 query, to show what makes the tail. */
-    readonly slowest?: { qname: string; ms: number; dependents: number; ambiguous: number };
+    readonly slowest?: { qname: string; ms: number; dependents: number; ambiguous: number; unlisted?: number };
     readonly errors: string[];
   };
   readonly maxRssKB: number;
@@ -226,8 +226,8 @@ async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
   const sample: SymbolRef[] = [];
   for (let k = 0; k < n; k++) sample.push(all[Math.floor((k * all.length) / n)]!);
   const out: { -readonly [K in keyof QueryResult['wb']]: QueryResult['wb'][K] } = { candidates: all.length, sample: n, d1Ms: [], d5Ms: [], d1Dependents: [], d5Dependents: [], errors: [] };
-  // As the what_breaks tool asks: candidates of ambiguous sites for the dependents its answer lists.
-  const asked = { candidatesFor: DEFAULT_LIMIT };
+  // As the what_breaks tool asks: the dependents its answer can list read in full, ambiguous ones past them counted.
+  const asked = { list: DEFAULT_LIMIT, candidates: CANDIDATES_SHOWN };
   // Warm-up, not counted.
   for (const s of sample.slice(0, 5)) await whatBreaks(ws.db, s, 5, asked).catch(() => undefined);
   for (const s of sample) {
@@ -239,9 +239,9 @@ async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
       const r5 = await whatBreaks(ws.db, s, 5, asked);
       const ms = performance.now() - t;
       out.d5Ms.push(ms);
-      out.d1Dependents.push(r1.dependents.length);
-      out.d5Dependents.push(r5.dependents.length);
-      if (!out.slowest || ms > out.slowest.ms) out.slowest = { qname: s.qname, ms, dependents: r5.dependents.length, ambiguous: r5.counts.byTier.ambiguous };
+      out.d1Dependents.push(r1.counts.direct + r1.counts.transitive);
+      out.d5Dependents.push(r5.counts.direct + r5.counts.transitive);
+      if (!out.slowest || ms > out.slowest.ms) out.slowest = { qname: s.qname, ms, dependents: r5.counts.direct + r5.counts.transitive, ambiguous: r5.counts.byTier.ambiguous, unlisted: r5.unlisted?.count ?? 0 };
     } catch (e) {
       out.errors.push(`${s.qname}: ${e instanceof Error ? e.message : String(e)}`);
     }
