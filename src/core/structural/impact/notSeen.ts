@@ -138,7 +138,8 @@ function plural(n: number, one: string, many = one + 's'): string {
  * always says what could still hide them.
  */
 export async function workspaceGaps(db: Db, r: Answer, placement: { readonly file_id: number; readonly language: string | null } | undefined, artifacts?: ReadonlySet<string>): Promise<string[]> {
-  const ws = await workspaceOf(db, artifacts);
+  // Read together: their round trips overlap.
+  const [ws, visible] = await Promise.all([workspaceOf(db, artifacts), visibleOutside(db, r.target.id)]);
   const target = r.target;
   const fileId = placement?.file_id;
   const language = placement?.language ?? undefined;
@@ -183,7 +184,7 @@ export async function workspaceGaps(db: Db, r: Answer, placement: { readonly fil
   }
   // Generated code calls into what it was generated for; of data, only Java's generated accessors read fields.
   if (!isKey && !ws.artifacts.has('bytecode') && (language === 'java' || !isData)) gaps.push(language === 'java' ? 'generated code (no class files imported)' : 'generated code');
-  if (await visibleOutside(db, target.id)) gaps.push(isKey ? 'readers in other repositories' : isData ? 'readers and writers outside this workspace' : 'callers outside this workspace');
+  if (visible) gaps.push(isKey ? 'readers in other repositories' : isData ? 'readers and writers outside this workspace' : 'callers outside this workspace');
   if (!isData && !ws.artifacts.has('traces') && servesOthers(ws)) gaps.push('callers in other services and through message topics (no traces imported)');
   if (!gaps.length) gaps.push('uses whose target is built at run time from strings');
   return gaps;

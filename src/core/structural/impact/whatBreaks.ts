@@ -130,18 +130,27 @@ export interface WhatBreaksOptions {
 }
 
 export async function whatBreaks(db: Db, target: SymbolRef, depth: number, options: WhatBreaksOptions = {}): Promise<WhatBreaksResult> {
-  const placement = await db.get<Placement>('SELECT s.parent_id, s.file_id, f.language FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?', [target.id]);
-  const groups = await artifactGroups(db);
+  // The parts of an answer are independent reads: asked together, their round trips overlap.
+  const [placement, groups] = await Promise.all([
+    db.get<Placement>('SELECT s.parent_id, s.file_id, f.language FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?', [target.id]),
+    artifactGroups(db),
+  ]);
   const sources = new Set<string>();
   const seeds = await seedsOf(db, target, placement);
-  const implementers = await implementersOf(db, target, placement, sources);
-  const walk = await dependentsByHop(db, target, seeds, depth, sources, groups.length ? Infinity : (options.list ?? Infinity));
+  const walked = async () => {
+    const w = await dependentsByHop(db, target, seeds, depth, sources, groups.length ? Infinity : (options.list ?? Infinity));
+    await attachCandidates(db, w.ambiguousAt, options.candidates ?? Infinity);
+    return w;
+  };
+  const [implementers, walk, dispatches, dynamicSites, wideSites, untypedSites] = await Promise.all([
+    implementersOf(db, target, placement, sources),
+    walked(),
+    dispatchesTo(db, target, placement, sources),
+    dynamicSitesFor(db, seeds, placement),
+    wideSitesFor(db, target, seeds),
+    untypedSitesFor(db, target, placement),
+  ]);
   const list = [...walk.dependents.values()].sort(byDistanceTierName);
-  await attachCandidates(db, walk.ambiguousAt, options.candidates ?? Infinity);
-  const dispatches = await dispatchesTo(db, target, placement, sources);
-  const dynamicSites = await dynamicSitesFor(db, seeds, placement);
-  const wideSites = await wideSitesFor(db, target, seeds);
-  const untypedSites = await untypedSitesFor(db, target, placement);
   const result: Omit<WhatBreaksResult, 'summary'> = {
     target,
     depth,
@@ -159,7 +168,8 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number, optio
     sources: [...sources].sort(),
   };
   const merged = await withArtifacts(db, result, { groups });
-  const notSeen = [...(await resolutionGaps(db, merged.sources, placement?.language ?? undefined)), ...(await workspaceGaps(db, merged, placement, new Set(groups.map((g) => g.kind))))];
+  const gaps = await Promise.all([resolutionGaps(db, merged.sources, placement?.language ?? undefined), workspaceGaps(db, merged, placement, new Set(groups.map((g) => g.kind)))]);
+  const notSeen = gaps.flat();
   const answer = { ...merged, notSeen };
   return { ...answer, summary: lowerBoundSentence(answer) };
 }
@@ -291,15 +301,15 @@ interface AmbiguousFirst {
   property_call: number;
 }
 
-/** A dependent of a hop past the bound: the first of its edges (tier order, then id) that reaches the frontier. */
-interface CountedFirst {
-  src_id: number;
-  dst_id: number;
+/** Dependents of a hop past the bound, counted in SQL: one row per way of depending, with the dependents' ids. */
+interface CountedGroup {
   kind: EdgeKind;
-  tier: EdgeTier;
+  /** The path's tier (its weakest edge), as an index into EDGE_TIERS. */
+  rank: number;
   source: string;
   module: number;
   property_call: number;
+  srcs: string;
 }
 
 /** An ambiguous dependent whose edges are read only if the answer lists it. */
@@ -331,20 +341,28 @@ const FIRST_AMBIGUOUS = `
     FROM first f JOIN symbols s ON s.id = f.src_id
    WHERE f.src_id NOT IN (SELECT value FROM json_each(?2)) ORDER BY f.id`;
 
+const RANK = (tier: string) => `(CASE ${tier} WHEN 'resolved' THEN 0 WHEN 'observed' THEN 1 WHEN 'inferred' THEN 2 ELSE 3 END)`;
+
 /**
  * A hop that starts past the bound lists nothing: each dependent not reached
  * before, by the first of its edges in tier order then id (the edge that
- * decides how it depends and its tier), without sites, reasons or names.
+ * decides how it depends), is counted in SQL — by kind, path tier (the
+ * weaker of that edge's and the frontier symbol's: ?4 and ?5 hold the
+ * frontier's observed and inferred ids, the rest are resolved), source,
+ * whether it is a module (never followed) and whether it calls through a
+ * property — without its site, reason or name; the ids come back as one JSON
+ * array per group, to be followed and marked reached.
  */
 const COUNTED_HOP = `
   WITH first AS (
-    SELECT e.src_id, e.dst_id, e.kind, e.tier, e.source, instr(e.reason, ?3) = 1 AS property_call,
-           min(((CASE e.tier WHEN 'resolved' THEN 0 WHEN 'observed' THEN 1 WHEN 'inferred' THEN 2 ELSE 3 END) << 40) + e.id) AS o
+    SELECT e.src_id, e.dst_id, e.kind, e.tier, e.source, instr(e.reason, ?3) = 1 AS property_call, min((${RANK('e.tier')} << 40) + e.id) AS o
       FROM edges e WHERE e.dst_id IN (SELECT value FROM json_each(?1)) AND e.tier != 'dynamic' GROUP BY e.src_id
   )
-  SELECT f.src_id, f.dst_id, f.kind, f.tier, f.source, f.property_call, s.kind = 'module' AS module
+  SELECT f.kind,
+         max(${RANK('f.tier')}, CASE WHEN f.dst_id IN (SELECT value FROM json_each(?4)) THEN 1 WHEN f.dst_id IN (SELECT value FROM json_each(?5)) THEN 2 ELSE 0 END) AS rank,
+         f.source, s.kind = 'module' AS module, f.property_call, json_group_array(f.src_id) AS srcs
     FROM first f JOIN symbols s ON s.id = f.src_id
-   WHERE f.src_id NOT IN (SELECT value FROM json_each(?2)) ORDER BY f.o`;
+   WHERE f.src_id NOT IN (SELECT value FROM json_each(?2)) GROUP BY 1, 2, 3, 4, 5`;
 
 /**
  * Dependents, breadth-first to `depth` hops; a path's tier is its weakest
@@ -383,17 +401,20 @@ async function dependentsByHop(db: Db, target: SymbolRef, seeds: Seeds, depth: n
     if (total >= bound) {
       // Past the bound: nothing of this hop is listed. Each dependent is counted, with its kind and tier, and followed.
       const next = new Map<number, EdgeTier>();
-      for (const r of await db.all<CountedFirst>(COUNTED_HOP, [front, ids(reached), PROPERTY_CALL])) {
-        const tier = weakerTier(frontier.get(r.dst_id) ?? 'resolved', r.tier);
-        sources.add(r.source);
-        countUnlisted(r.kind, tier, distance, Boolean(r.property_call));
-        total++;
-        if (!r.module) {
-          if (tier === 'ambiguous') {
-            if (distance < depth) notFollowed.add(r.src_id);
-          } else next.set(r.src_id, tier);
+      const tiered = (t: EdgeTier) => ids([...frontier].filter(([, ft]) => ft === t).map(([id]) => id));
+      for (const g of await db.all<CountedGroup>(COUNTED_HOP, [front, ids(reached), PROPERTY_CALL, tiered('observed'), tiered('inferred')])) {
+        const tier = EDGE_TIERS[g.rank]!;
+        sources.add(g.source);
+        for (const src of JSON.parse(g.srcs) as number[]) {
+          countUnlisted(g.kind, tier, distance, Boolean(g.property_call));
+          total++;
+          if (!g.module) {
+            if (tier === 'ambiguous') {
+              if (distance < depth) notFollowed.add(src);
+            } else next.set(src, tier);
+          }
+          reached.add(src);
         }
-        reached.add(r.src_id);
       }
       frontier = next;
       continue;
@@ -557,11 +578,13 @@ async function attachCandidates(db: Db, ambiguousAt: ReadonlyMap<MutableDependen
 async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>): Promise<Dispatch[]> {
   const isData = target.kind === 'field';
   if (!placement?.parent_id || !(isData || ['method', 'function'].includes(target.kind))) return [];
-  const proven = await db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
-    `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
-    [target.id],
-  );
-  const supers = await supertypes(db, placement.parent_id);
+  const [proven, supers] = await Promise.all([
+    db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
+      `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
+      [target.id],
+    ),
+    supertypes(db, placement.parent_id),
+  ]);
   const named = supers.length
     ? await db.all<{ id: number; sid: string; qname: string }>(`SELECT id, sid, qname FROM symbols WHERE name = ? AND parent_id IN (SELECT value FROM json_each(?))`, [target.name, ids(supers)])
     : [];
@@ -655,17 +678,20 @@ async function resolutionGaps(db: Db, sources: readonly string[], lang: string |
   const gaps: string[] = [];
   const spec = lang ? languageById(lang) : undefined;
   if (spec && !isCode(spec)) return [];
-  const progress = lang
-    ? await db.get<{ total: number; done: number }>(
-        `SELECT count(*) AS total, sum(EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id)) AS done FROM files f WHERE f.language = ? AND f.skip_reason IS NULL`,
-        [lang],
-      )
-    : undefined;
+  const [progress, status] = await Promise.all([
+    lang
+      ? db.get<{ total: number; done: number }>(
+          `SELECT count(*) AS total, sum(EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id)) AS done FROM files f WHERE f.language = ? AND f.skip_reason IS NULL`,
+          [lang],
+        )
+      : undefined,
+    resolutionStatus(db),
+  ]);
   const done = progress?.done ?? 0;
   const total = progress?.total ?? 0;
   if (!resolvedBySomething && done === 0) gaps.push('type-checked resolution (no language server or SCIP index has confirmed these edges yet)');
   else if (done < total) gaps.push(`type-checked resolution of ${total - done} of ${total} ${lang} files (enrichment has not reached them yet: their edges keep their inventory tier)`);
-  for (const [source, st] of Object.entries(await resolutionStatus(db))) {
+  for (const [source, st] of Object.entries(status)) {
     if (st.state === 'unavailable' && st.message && (!lang || !st.languages?.length || st.languages.includes(lang))) gaps.push(`${source} (${st.message})`);
   }
   return gaps;
