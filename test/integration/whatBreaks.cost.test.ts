@@ -83,7 +83,7 @@ describe('what_breaks: candidates of ambiguous sites are read for the dependents
       assert.deepEqual(one.notSeen, all.notSeen);
       assert.match(one.notSeen.join('; '), /2 dependents of this answer matched by name only/);
       assert.equal(
-        one.summary.replace('; 1 dependent counted above is not listed (all ambiguous candidates, past the first 1 in answer order: ask again with a larger limit, or open the impact panel, to list it)', ''),
+        one.summary.replace('; 1 dependent counted above is not listed (all ambiguous candidates, past the first 1 in answer order: the impact panel lists it)', ''),
         all.summary,
       );
       assert.match(one.summary, /^At least 2 dependents within 2 hops \(2 direct\): 2 callers \(2 ambiguous candidates\); 1 dependent counted above is not listed \(all ambiguous candidates, past the first 1 in answer order/);
@@ -140,7 +140,7 @@ describe('what_breaks: dependents past the bound are counted, not read, with the
       assert.deepEqual(bounded.notSeen, all.notSeen);
       assert.deepEqual(bounded.sources, all.sources);
 
-      const clause = '; 13 dependents counted above are not listed (2 inferred, 11 ambiguous candidates, past the first 3 in answer order: ask again with a larger limit, or open the impact panel, to list them)';
+      const clause = '; 13 dependents counted above are not listed (2 inferred, 11 ambiguous candidates, past the first 3 in answer order: the impact panel lists every one)';
       assert.ok(bounded.summary.includes(clause), bounded.summary);
       assert.equal(bounded.summary.replace(clause, ''), all.summary);
       assert.match(bounded.summary, /^At least 16 dependents within 5 hops \(1 direct\): 16 callers \(4 inferred, 12 ambiguous candidates\);/);

@@ -50,7 +50,7 @@ const WhatBreaksOutput = z.object({
   counts: z.object({
     dependents: z.number().int().describe('every dependent, listed or not'),
     direct: z.number().int(),
-    unlisted: z.number().int().optional().describe('ambiguous dependents past the limit: counted in these numbers, not read (ask with a larger limit, or the impact panel, to list them)'),
+    unlisted: z.number().int().optional().describe('ambiguous dependents past the limit: counted in these numbers, not read (the impact panel lists them)'),
     byTier: z.record(z.string(), z.number().int()),
     byKind: z.record(z.string(), z.number().int()),
     implementations: z.number().int(),

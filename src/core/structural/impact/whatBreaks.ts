@@ -757,7 +757,7 @@ export function lowerBoundSentence(r: Omit<WhatBreaksResult, 'summary'>): string
     const of = EDGE_TIERS.map((t) => [t, unlistedOf(u, t)] as const).filter(([, n]) => n > 0);
     const which = of.length === 1 ? (ambiguous ? `all ambiguous candidates` : `all ${of[0]![0]}`) : of.map(([t, n]) => (t === 'ambiguous' ? `${n} ambiguous candidate${n === 1 ? '' : 's'}` : `${n} ${t}`)).join(', ');
     extras.push(
-      `${plural(u.count, 'dependent')} counted above ${u.count === 1 ? 'is' : 'are'} not listed (${which}, past the first ${u.bound} in answer order: ask again with a larger limit, or open the impact panel, to list ${u.count === 1 ? 'it' : 'them'})`,
+      `${plural(u.count, 'dependent')} counted above ${u.count === 1 ? 'is' : 'are'} not listed (${which}, past the first ${u.bound} in answer order: the impact panel lists ${u.count === 1 ? 'it' : 'every one'})`,
     );
   }
   if (r.notFollowed) extras.push(`${plural(r.notFollowed, 'ambiguous dependent')} whose own dependents were not followed (ask about ${r.notFollowed === 1 ? 'it' : 'them'} directly)`);
