@@ -50,7 +50,7 @@ const WhatBreaksOutput = z.object({
   counts: z.object({
     dependents: z.number().int().describe('every dependent, listed or not'),
     direct: z.number().int(),
-    unlisted: z.number().int().optional().describe('ambiguous dependents past the limit: counted in these numbers, not read (the impact panel lists them)'),
+    unlisted: z.number().int().optional().describe('dependents past the limit (ambiguous ones, and every one of a hop that starts past it): counted in these numbers, not read (the impact panel lists them)'),
     byTier: z.record(z.string(), z.number().int()),
     byKind: z.record(z.string(), z.number().int()),
     implementations: z.number().int(),
