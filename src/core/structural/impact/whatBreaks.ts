@@ -68,15 +68,28 @@ async function membersOf(db: Db, typeId: number): Promise<{ id: number; sid: str
   return db.all('SELECT id, sid, name, kind FROM symbols WHERE parent_id = ?', [typeId]);
 }
 
-/** Subtypes of a type, transitively, through extends/implements edges that are not ambiguous. */
-async function subtypes(db: Db, typeId: number): Promise<Map<number, EdgeTier>> {
+/**
+ * Subtypes of a type, transitively, through extends/implements edges that are
+ * not ambiguous, breadth-first (a subtype's tier is that of the first edge,
+ * by supertype then id, that reaches it at its level). With `within` (a set
+ * closed under supertypes), only the subtypes in it: the same ones with the
+ * same tiers, found through their own edges instead of every incoming edge
+ * of every subtype.
+ */
+async function subtypes(db: Db, typeId: number, within?: ReadonlySet<number>): Promise<Map<number, EdgeTier>> {
   const out = new Map<number, EdgeTier>();
   let frontier = new Map<number, EdgeTier>([[typeId, 'resolved']]);
   while (frontier.size) {
-    const rows = await db.all<{ src_id: number; dst_id: number; tier: EdgeTier }>(
-      `SELECT src_id, dst_id, tier FROM edges WHERE kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IN (SELECT value FROM json_each(?))`,
-      [ids(frontier.keys())],
-    );
+    const rows = within
+      ? await db.all<{ src_id: number; dst_id: number; tier: EdgeTier }>(
+          `SELECT src_id, dst_id, tier FROM edges INDEXED BY edges_src WHERE src_id IN (SELECT value FROM json_each(?2)) AND dst_id IN (SELECT value FROM json_each(?1))
+              AND kind IN ('extends','implements') AND tier != 'ambiguous' ORDER BY dst_id, id`,
+          [ids(frontier.keys()), ids([...within].filter((id) => !out.has(id)))],
+        )
+      : await db.all<{ src_id: number; dst_id: number; tier: EdgeTier }>(
+          `SELECT src_id, dst_id, tier FROM edges WHERE kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IN (SELECT value FROM json_each(?)) ORDER BY dst_id, id`,
+          [ids(frontier.keys())],
+        );
     const next = new Map<number, EdgeTier>();
     for (const r of rows) {
       if (out.has(r.src_id) || r.src_id === typeId) continue;
@@ -87,6 +100,25 @@ async function subtypes(db: Db, typeId: number): Promise<Map<number, EdgeTier>> 
     frontier = next;
   }
   return out;
+}
+
+/** These types and all their supertypes, transitively. */
+async function withSupertypes(db: Db, types: Iterable<number>): Promise<Set<number>> {
+  const all = new Set(types);
+  let frontier = [...all];
+  while (frontier.length) {
+    const rows = await db.all<{ dst_id: number }>(
+      `SELECT DISTINCT dst_id FROM edges INDEXED BY edges_src WHERE src_id IN (SELECT value FROM json_each(?)) AND kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IS NOT NULL`,
+      [ids(frontier)],
+    );
+    frontier = [];
+    for (const r of rows) {
+      if (all.has(r.dst_id)) continue;
+      all.add(r.dst_id);
+      frontier.push(r.dst_id);
+    }
+  }
+  return all;
 }
 
 /** Supertypes of a type, transitively. */
@@ -205,12 +237,19 @@ async function implementersOf(db: Db, target: SymbolRef, placement: Placement | 
 
 async function subtypesAsImplementers(db: Db, target: SymbolRef): Promise<Dependent[]> {
   const out: Dependent[] = [];
-  for (const [sub, tier] of await subtypes(db, target.id)) {
-    const s = await db.get<SymbolRef>(`SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?`, [sub]);
+  const subs = await subtypes(db, target.id);
+  // One query for all of them (a framework's base class has hundreds), listed in the walk's order.
+  const rows = subs.size ? await db.all<SymbolRef>(`SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))`, [ids(subs.keys())]) : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const [sub, tier] of subs) {
+    const s = byId.get(sub);
     if (s) out.push({ symbol: s, kind: target.kind === 'interface' ? 'implements' : 'extends', tier, distance: 1, via: { sid: target.sid, name: target.name }, sites: [{ path: s.path, line: s.line, col: 0 }], provenance: { source: 'tree-sitter', reason: 'declares it as a supertype' } });
   }
   return out;
 }
+
+/** Up to this many members of the target's name elsewhere, overriders are looked for from them up, not from the target's type down. */
+const NAMESAKES_WALKED_UP = 300;
 
 /**
  * Overriding members: those a type checker proved (implementation requests,
@@ -232,14 +271,27 @@ async function overridersOf(db: Db, target: SymbolRef, parentId: number, sources
     const { tier, source, reason, wired_by, ...symbol } = p;
     out.push({ symbol, kind: 'overrides', tier, distance: 1, via: { sid: target.sid, name: target.name }, sites: [{ path: symbol.path, line: symbol.line, col: 0 }], provenance: { source, reason: wired_by ? `${reason}; reached through ${wired_by}` : reason } });
   }
-  const subs = await subtypes(db, parentId);
-  // One query for every subtype (a base class of a framework has hundreds), in the subtypes' order.
-  const named = subs.size
-    ? await db.all<SymbolRef & { parent_id: number }>(
-        `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.parent_id FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.parent_id IN (SELECT value FROM json_each(?)) AND s.name = ? ORDER BY s.id`,
-        [ids(subs.keys()), target.name],
-      )
-    : [];
+  // The members of the same name elsewhere, when there are few: the subtypes that matter are among their types and
+  // those types' supertypes (a base class of a framework has hundreds of subtypes, each with thousands of uses).
+  let named = await db.all<SymbolRef & { parent_id: number }>(
+    `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.parent_id FROM symbols s JOIN files f ON f.id = s.file_id
+      WHERE s.name = ? AND s.parent_id IS NOT NULL AND s.parent_id != ? ORDER BY s.id LIMIT ?`,
+    [target.name, parentId, NAMESAKES_WALKED_UP + 1],
+  );
+  let subs: Map<number, EdgeTier>;
+  if (named.length <= NAMESAKES_WALKED_UP) {
+    const within = named.length ? await withSupertypes(db, named.map((n) => n.parent_id)) : new Set<number>();
+    subs = within.has(parentId) ? await subtypes(db, parentId, within) : new Map();
+  } else {
+    subs = await subtypes(db, parentId);
+    // One query for every subtype, in the subtypes' order.
+    named = subs.size
+      ? await db.all<SymbolRef & { parent_id: number }>(
+          `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.parent_id FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.parent_id IN (SELECT value FROM json_each(?)) AND s.name = ? ORDER BY s.id`,
+          [ids(subs.keys()), target.name],
+        )
+      : [];
+  }
   const byParent = new Map<number, SymbolRef[]>();
   for (const { parent_id, ...s } of named) byParent.set(parent_id, [...(byParent.get(parent_id) ?? []), s]);
   for (const [sub, tier] of subs) {
