@@ -603,11 +603,12 @@ function dependentOf(r: EdgeRow, tier: EdgeTier, distance: number, seeds: Seeds,
 async function attachCandidates(db: Db, ambiguousAt: ReadonlyMap<MutableDependent, number>, cap: number): Promise<void> {
   if (!ambiguousAt.size) return;
   const cand = await db.all<{ site_id: number; sid: string; qname: string; path: string; line: number }>(
-    `SELECT c.site_id, s.sid, s.qname, f.path, s.line
-       FROM (SELECT e.site_id, e.dst_id, e.id, row_number() OVER (PARTITION BY e.site_id ORDER BY e.id) AS k
-               FROM edges e WHERE e.site_id IN (SELECT value FROM json_each(?1)) AND e.dst_id IS NOT NULL) c
-       JOIN symbols s ON s.id = c.dst_id JOIN files f ON f.id = s.file_id
-      WHERE c.k <= ?2 ORDER BY c.site_id, c.id`,
+    // Per site, its first `cap` candidate edges in id order, straight from edges_site (site, id): no more are read.
+    `SELECT e.site_id, s.sid, s.qname, f.path, s.line
+       FROM json_each(?1) j
+       JOIN edges e ON e.id IN (SELECT c.id FROM edges c WHERE c.site_id = j.value AND c.dst_id IS NOT NULL ORDER BY c.id LIMIT ?2)
+       JOIN symbols s ON s.id = e.dst_id JOIN files f ON f.id = s.file_id
+      ORDER BY e.site_id, e.id`,
     [ids(new Set(ambiguousAt.values())), Number.isFinite(cap) ? cap : Number.MAX_SAFE_INTEGER],
   );
   const bySite = new Map<number, { sid: string; qname: string; path: string; line: number }[]>();
