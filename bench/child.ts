@@ -8,7 +8,7 @@ import { SCHEMA, openWorkspace } from '../src/core/workspace.js';
 import { resolveOneSymbol } from '../src/core/structural/lookup.js';
 import type { SymbolRef } from '../src/core/model/symbolRef.js';
 import { whatBreaks } from '../src/core/structural/impact/whatBreaks.js';
-import { DEFAULT_LIMIT } from '../src/core/tools/whatBreaks.js';
+import { CANDIDATES_SHOWN, DEFAULT_LIMIT } from '../src/core/tools/whatBreaks.js';
 
 /*
  * One measurement in its own process, so runs do not share caches or heap and
@@ -19,6 +19,8 @@ import { DEFAULT_LIMIT } from '../src/core/tools/whatBreaks.js';
  *   query  warm no-op re-index, save → query, what_breaks latency
  *   thread index from scratch as the extension does (IndexerThread), measuring
  *          how long this thread, the host's, is held meanwhile
+ *   wb     what_breaks latency on the index already there
+ *   wb-ab  the same, against another build's what_breaks (child.js wb-ab <root> <its out/> [rounds])
  */
 
 export interface FullResult {
@@ -59,7 +61,7 @@ export interface QueryResult {
     readonly d1Dependents: number[];
     readonly d5Dependents: number[];
     /** The slowest depth-5 query, to show what makes the tail. */
-    readonly slowest?: { qname: string; ms: number; dependents: number; ambiguous: number };
+    readonly slowest?: { qname: string; ms: number; dependents: number; ambiguous: number; unlisted?: number };
     readonly errors: string[];
   };
   readonly maxRssKB: number;
@@ -214,20 +216,34 @@ async function saveToQuery(ws: Workspace, indexer: StructuralIndexer): Promise<Q
   return { file: picked.rel, bytes: picked.size, language: picked.language, totalMs, updateMs, queryMs, failures };
 }
 
-async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
-  // Methods and functions that something else calls, in symbol-id order; an even stride picks the sample.
-  const all = await ws.db.all<SymbolRef>(
+/** Methods and functions that something else calls, in symbol-id order; an even stride picks the sample. */
+async function wbCandidates(ws: Workspace): Promise<SymbolRef[]> {
+  return ws.db.all<SymbolRef>(
     `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line FROM symbols s JOIN files f ON f.id = s.file_id
      WHERE s.kind IN ('method', 'function')
        AND EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.kind = 'call' AND e.src_id != s.id)
      ORDER BY s.sid, s.id`,
   );
+}
+
+function strideSample(all: readonly SymbolRef[]): SymbolRef[] {
   const n = Math.min(WB_SAMPLE, all.length);
   const sample: SymbolRef[] = [];
   for (let k = 0; k < n; k++) sample.push(all[Math.floor((k * all.length) / n)]!);
+  return sample;
+}
+
+async function wbSample(ws: Workspace): Promise<SymbolRef[]> {
+  return strideSample(await wbCandidates(ws));
+}
+
+async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
+  const all = await wbCandidates(ws);
+  const sample = strideSample(all);
+  const n = sample.length;
   const out: { -readonly [K in keyof QueryResult['wb']]: QueryResult['wb'][K] } = { candidates: all.length, sample: n, d1Ms: [], d5Ms: [], d1Dependents: [], d5Dependents: [], errors: [] };
-  // As the what_breaks tool asks: candidates of ambiguous sites for the dependents its answer lists.
-  const asked = { candidatesFor: DEFAULT_LIMIT };
+  // As the what_breaks tool asks: the dependents its answer can list read in full, ambiguous ones past them counted.
+  const asked = { list: DEFAULT_LIMIT, candidates: CANDIDATES_SHOWN };
   // Warm-up, not counted.
   for (const s of sample.slice(0, 5)) await whatBreaks(ws.db, s, 5, asked).catch(() => undefined);
   for (const s of sample) {
@@ -239,14 +255,60 @@ async function whatBreaksLatency(ws: Workspace): Promise<QueryResult['wb']> {
       const r5 = await whatBreaks(ws.db, s, 5, asked);
       const ms = performance.now() - t;
       out.d5Ms.push(ms);
-      out.d1Dependents.push(r1.dependents.length);
-      out.d5Dependents.push(r5.dependents.length);
-      if (!out.slowest || ms > out.slowest.ms) out.slowest = { qname: s.qname, ms, dependents: r5.dependents.length, ambiguous: r5.counts.byTier.ambiguous };
+      out.d1Dependents.push(r1.counts.direct + r1.counts.transitive);
+      out.d5Dependents.push(r5.counts.direct + r5.counts.transitive);
+      if (!out.slowest || ms > out.slowest.ms) out.slowest = { qname: s.qname, ms, dependents: r5.counts.direct + r5.counts.transitive, ambiguous: r5.counts.byTier.ambiguous, unlisted: r5.unlisted?.count ?? 0 };
     } catch (e) {
       out.errors.push(`${s.qname}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   return out;
+}
+
+export interface AbResult {
+  readonly sample: number;
+  readonly rounds: number;
+  /** Depth-5 latency per build, every target asked of both in turn (which goes first alternates). */
+  readonly thisMs: number[];
+  readonly otherMs: number[];
+  /** Targets whose totals differ between the builds (counts by tier and kind, or the number of dependents). */
+  readonly differ: string[];
+}
+
+/**
+ * This build's what_breaks against another build's (the compiled `out/` of
+ * an earlier commit), on one connection, target by target, alternating which
+ * goes first: on a shared machine, load changes between whole runs more
+ * than the code does, and only ratios within one run mean something.
+ */
+async function whatBreaksAgainst(root: string, otherOut: string, rounds: number): Promise<AbResult> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const other = require(path.resolve(otherOut, 'src/core/structural/impact/whatBreaks.js')) as { whatBreaks: (db: unknown, s: SymbolRef, depth: number, o: object) => Promise<{ counts: unknown }> };
+  const ws = await openWorkspace(root);
+  try {
+    const sample = await wbSample(ws);
+    // As the tool asks; `candidatesFor` is how builds before the bound asked for candidates of the listed dependents only.
+    const asked = { list: DEFAULT_LIMIT, candidates: CANDIDATES_SHOWN, candidatesFor: DEFAULT_LIMIT };
+    const runs = { this: (s: SymbolRef) => whatBreaks(ws.db, s, 5, asked), other: (s: SymbolRef) => other.whatBreaks(ws.db, s, 5, asked) };
+    for (const s of sample.slice(0, 5)) for (const f of Object.values(runs)) await f(s);
+    const out = { thisMs: [] as number[], otherMs: [] as number[], differ: [] as string[] };
+    const norm = (c: unknown) => JSON.stringify(c, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v));
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, s] of sample.entries()) {
+        const counts: Record<string, string> = {};
+        for (const which of (i + round) % 2 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
+          const t = performance.now();
+          const r = await runs[which](s);
+          (which === 'this' ? out.thisMs : out.otherMs).push(performance.now() - t);
+          counts[which] = norm(r.counts);
+        }
+        if (round === 0 && counts['this'] !== counts['other']) out.differ.push(s.qname);
+      }
+    }
+    return { sample: sample.length, rounds, ...out };
+  } finally {
+    await ws.close();
+  }
 }
 
 /** what_breaks latency alone, on the index already in the workspace (the scale section indexes it as a whole process first). */
@@ -313,9 +375,20 @@ async function thread(root: string): Promise<ThreadResult> {
 }
 
 async function main(): Promise<void> {
-  const [mode, root] = process.argv.slice(2);
-  if (!root) throw new Error('usage: child.js full|noop|query|thread <root>');
-  const result = mode === 'full' || mode === 'noop' ? await full(root) : mode === 'query' ? await query(root) : mode === 'thread' ? await thread(root) : mode === 'wb' ? await whatBreaksOnly(root) : undefined;
+  const [mode, root, otherOut, rounds] = process.argv.slice(2);
+  if (!root) throw new Error('usage: child.js full|noop|query|thread|wb <root>, or child.js wb-ab <root> <out/ of another build> [rounds]');
+  const result =
+    mode === 'full' || mode === 'noop'
+      ? await full(root)
+      : mode === 'query'
+        ? await query(root)
+        : mode === 'thread'
+          ? await thread(root)
+          : mode === 'wb'
+            ? await whatBreaksOnly(root)
+            : mode === 'wb-ab' && otherOut
+              ? await whatBreaksAgainst(root, otherOut, Number(rounds ?? 1))
+              : undefined;
   if (!result) throw new Error(`unknown mode ${mode}`);
   process.stdout.write(JSON.stringify(result) + '\n');
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EDGE_TIERS } from '../model/tiers.js';
 import { rulesForChangeTo } from '../procedural/hints.js';
-import type { Dependent, DependencyKind, WhatBreaksResult } from '../structural/impact/result.js';
+import { dependentTotal, type Dependent, type DependencyKind, type WhatBreaksResult } from '../structural/impact/result.js';
 import { whatBreaks } from '../structural/impact/whatBreaks.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
 import { clip, fitToBudget, moreLine } from './budget.js';
@@ -17,11 +17,15 @@ import { defineTool } from './types.js';
 
 /** Dependents an answer lists unless asked for more. */
 export const DEFAULT_LIMIT = 30;
+/** Candidates an answer shows per ambiguous site. */
+export const CANDIDATES_SHOWN = 6;
+/** The largest limit an answer takes. */
+const MAX_LIMIT = 500;
 
 export const WhatBreaksInput = z.object({
   symbol: z.string().min(1).max(1000).describe('The symbol to change: a name (`SettlementService.retry`, `retry`), a symbol id, or `path/file.ts:42`.'),
   depth: z.number().int().min(1).max(10).default(2).describe('How many hops of dependents to follow (1 = direct dependents only). Default 2.'),
-  limit: z.number().int().min(1).max(500).default(DEFAULT_LIMIT).describe(`Most dependents to list (default ${DEFAULT_LIMIT}); the counts always cover all of them.`),
+  limit: z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe(`Most dependents to list (default ${DEFAULT_LIMIT}); the counts always cover all of them.`),
 });
 
 const DependentView = z.object({
@@ -44,8 +48,9 @@ const WhatBreaksOutput = z.object({
   depth: z.number().int(),
   summary: z.string().describe('the answer in one sentence, stated as a lower bound'),
   counts: z.object({
-    dependents: z.number().int(),
+    dependents: z.number().int().describe('every dependent, listed or not'),
     direct: z.number().int(),
+    unlisted: z.number().int().optional().describe('dependents past the limit (ambiguous ones, and every one of a hop that starts past it): counted in these numbers, not read (the impact panel lists them)'),
     byTier: z.record(z.string(), z.number().int()),
     byKind: z.record(z.string(), z.number().int()),
     implementations: z.number().int(),
@@ -88,7 +93,7 @@ function dependentView(d: Dependent): z.infer<typeof DependentView> {
     sites: d.sites.length,
     source: d.provenance.source,
     reason: d.provenance.reason,
-    ...(d.candidates?.length ? { candidates: d.candidates.slice(0, 6).map((c) => c.qname) } : {}),
+    ...(d.candidates?.length ? { candidates: d.candidates.slice(0, CANDIDATES_SHOWN).map((c) => c.qname) } : {}),
   };
 }
 
@@ -104,7 +109,8 @@ export function presentWhatBreaks(r: WhatBreaksResult, rules: readonly RuleView[
   const note = (what: string, all: number, shown: number) => {
     if (all > shown) omitted[what] = all - shown;
   };
-  note('dependents', r.dependents.length, dependents.length);
+  const total = dependentTotal(r);
+  note('dependents', total, dependents.length);
   note('implementations', r.implementers.length, implementations.length);
   note('dispatches', r.dispatches.length, dispatches.length);
   note('dynamicSites', r.dynamicSites.length, dynamicSites.length);
@@ -114,8 +120,9 @@ export function presentWhatBreaks(r: WhatBreaksResult, rules: readonly RuleView[
     depth: r.depth,
     summary: r.summary,
     counts: {
-      dependents: r.dependents.length,
+      dependents: total,
       direct: r.counts.direct,
+      ...(r.unlisted ? { unlisted: r.unlisted.count } : {}),
       byTier: Object.fromEntries(Object.entries(r.counts.byTier).filter(([, n]) => n > 0)),
       byKind: r.counts.byKind as Record<string, number>,
       implementations: r.implementers.length,
@@ -182,7 +189,10 @@ export function renderWhatBreaks(a: WhatBreaksOutput): string {
     lines.push(`through those (${a.counts.dependents - a.counts.direct}) — the weakest tier on the path:`);
     for (const d of further) lines.push(`  - ${d.symbol.qname} ${d.relation} ${d.via ?? 'it'} — ${d.site} [${d.tier}, ${d.distance} hops]`);
   }
-  if (a.omitted['dependents']) lines.push(`  ${moreLine(a.omitted['dependents'], 'dependents', a.dependents.length + a.omitted['dependents'])}`);
+  if (a.omitted['dependents']) {
+    const all = a.dependents.length + a.omitted['dependents'];
+    lines.push(`  ${moreLine(a.omitted['dependents'], 'dependents', Math.min(all, MAX_LIMIT))}${all > MAX_LIMIT ? ` (the impact panel lists all ${all})` : ''}`);
+  }
   if (a.recursion?.length) lines.push(`recursion — it calls itself at ${a.recursion.join(', ')} (not a dependent)`);
   if (a.implementations.length) {
     lines.push(`implementations (${a.counts.implementations}):`);
@@ -238,8 +248,8 @@ export const whatBreaksTool = defineTool({
     const { db, root } = ctx.workspace;
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
-    // The answer lists at most `limit` dependents: only those need their candidates read.
-    const result = await whatBreaks(db, target, input.depth, { candidatesFor: input.limit });
+    // The answer lists at most `limit` dependents: ambiguous ones past them are counted, not read.
+    const result = await whatBreaks(db, target, input.depth, { list: input.limit, candidates: CANDIDATES_SHOWN });
     // How work is done here when this changes: rules whose trigger (a path, this symbol) the change touches.
     const rules = (await rulesForChangeTo(db, target)).map(ruleView);
     return fitToBudget((limit) => presentWhatBreaks(result, rules, limit), renderWhatBreaks, input.limit, BUDGET);

@@ -26,6 +26,8 @@ type Result = Omit<WhatBreaksResult, 'summary'>;
 export interface ArtifactsOptions {
   readonly now?: number;
   readonly staleAfterDays?: number;
+  /** The imported artifacts, when the caller has read them already (artifactGroups). */
+  readonly groups?: readonly ArtifactGroup[];
 }
 
 const DAY = 86_400_000;
@@ -56,7 +58,7 @@ interface EdgeHit {
 }
 
 /** One kind and format of imported artifact, with when it was captured and for which profiles. */
-interface ArtifactGroup {
+export interface ArtifactGroup {
   kind: string;
   format: string;
   captured_at: number | null;
@@ -142,15 +144,18 @@ class DependentSet {
 }
 
 /** Adds what artifacts show to a what_breaks result; the result is returned with its counts recomputed. */
+/** The artifacts imported into this workspace, by kind and format. */
+export function artifactGroups(db: Db): Promise<ArtifactGroup[]> {
+  return db.all<ArtifactGroup>(`SELECT kind, format, max(captured_at) AS captured_at, group_concat(DISTINCT profile) AS profile FROM artifacts GROUP BY kind, format`);
+}
+
 export async function withArtifacts(db: Db, r: Result, options: ArtifactsOptions = {}): Promise<Result & { artifacts?: ArtifactsSummary }> {
-  const artifacts = await db.all<ArtifactGroup>(
-    `SELECT kind, format, max(captured_at) AS captured_at, group_concat(DISTINCT profile) AS profile FROM artifacts GROUP BY kind, format`,
-  );
+  const artifacts = options.groups ?? (await artifactGroups(db));
+  if (!artifacts.length) return r;
   const has = (kind: string) => artifacts.some((a) => a.kind === kind);
   const now = options.now ?? Date.now();
   const staleAfterDays = options.staleAfterDays ?? Number((await db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [STALE_AFTER_KEY]))?.value ?? DEFAULT_STALE_AFTER_DAYS);
   const wiring = wiringWords(artifacts);
-  if (!artifacts.length) return r;
 
   const target = r.target;
   const shape = await shapeOf(db, target);
@@ -176,7 +181,7 @@ export async function withArtifacts(db: Db, r: Result, options: ArtifactsOptions
     dependents: sorted,
     implementers,
     dispatches,
-    counts: countDependents(sorted),
+    counts: countDependents(sorted, r.unlisted),
     sources: [...sources].sort(),
     artifacts: { tracesOnly: traces.tracesOnly, wired, generated, endpoints, stale: traces.stale, staleAfterDays, wiring, evidence: traces.evidence },
   };

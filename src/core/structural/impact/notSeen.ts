@@ -49,7 +49,7 @@ const indexFacts = new WeakMap<Db, IndexFacts>();
  * files, imports and edges tables, which would otherwise cost each answer
  * tens of milliseconds on a large repository.
  */
-async function workspaceOf(db: Db): Promise<Workspace> {
+async function workspaceOf(db: Db, artifacts?: ReadonlySet<string>): Promise<Workspace> {
   const generation = (await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.generation'"))?.value ?? '0';
   let cached = indexFacts.get(db);
   if (!cached || cached.generation !== generation) {
@@ -57,8 +57,8 @@ async function workspaceOf(db: Db): Promise<Workspace> {
     indexFacts.set(db, cached);
     cached.facts.catch(() => indexFacts.delete(db));
   }
-  const kinds = await db.all<{ kind: string }>('SELECT DISTINCT kind FROM artifacts');
-  return { ...(await cached.facts), artifacts: new Set(kinds.map((k) => k.kind)) };
+  const kinds = artifacts ?? new Set((await db.all<{ kind: string }>('SELECT DISTINCT kind FROM artifacts')).map((k) => k.kind));
+  return { ...(await cached.facts), artifacts: kinds };
 }
 
 async function scanIndex(db: Db): Promise<Omit<Workspace, 'artifacts'>> {
@@ -137,8 +137,9 @@ function plural(n: number, one: string, many = one + 's'): string {
  * target, most telling first; never empty, so a "no dependents" answer
  * always says what could still hide them.
  */
-export async function workspaceGaps(db: Db, r: Answer, placement: { readonly file_id: number; readonly language: string | null } | undefined): Promise<string[]> {
-  const ws = await workspaceOf(db);
+export async function workspaceGaps(db: Db, r: Answer, placement: { readonly file_id: number; readonly language: string | null } | undefined, artifacts?: ReadonlySet<string>): Promise<string[]> {
+  // Read together: their round trips overlap.
+  const [ws, visible] = await Promise.all([workspaceOf(db, artifacts), visibleOutside(db, r.target.id)]);
   const target = r.target;
   const fileId = placement?.file_id;
   const language = placement?.language ?? undefined;
@@ -146,7 +147,9 @@ export async function workspaceGaps(db: Db, r: Answer, placement: { readonly fil
   const isData = DATA_KINDS.has(target.kind);
   const gaps: string[] = [];
 
-  const byName = r.dependents.filter((d) => d.distance === 1 && d.provenance.source === 'tree-sitter' && d.provenance.reason.includes(UNKNOWN_RECEIVER));
+  const listedByName = r.dependents.filter((d) => d.distance === 1 && d.provenance.source === 'tree-sitter' && d.provenance.reason.includes(UNKNOWN_RECEIVER));
+  // Those the answer counted without listing them count the same.
+  const byName = [...listedByName.map((d) => d.kind), ...Object.entries(r.unlisted?.directByName ?? {}).flatMap(([kind, n]) => Array<string>(n).fill(kind))];
   if (r.untypedSites) {
     // The type checker read these sites and typed the receiver `any`: a use of some `name`, of no member it can name.
     gaps.push(
@@ -154,7 +157,7 @@ export async function workspaceGaps(db: Db, r: Answer, placement: { readonly fil
     );
   }
   if (byName.length) {
-    const reads = byName.filter((d) => d.kind === 'read' || d.kind === 'write').length;
+    const reads = byName.filter((kind) => kind === 'read' || kind === 'write').length;
     const what = reads === byName.length ? 'reads' : reads ? 'uses' : 'calls';
     gaps.push(`${what} through receivers of unknown type (\`any\`, untyped parameters): ${plural(byName.length, 'dependent')} of this answer matched by name only, and such a receiver may mean another member of that name`);
   } else if (!isKey && !r.untypedSites && language && MEMBER_KINDS.has(target.kind)) {
@@ -181,7 +184,7 @@ export async function workspaceGaps(db: Db, r: Answer, placement: { readonly fil
   }
   // Generated code calls into what it was generated for; of data, only Java's generated accessors read fields.
   if (!isKey && !ws.artifacts.has('bytecode') && (language === 'java' || !isData)) gaps.push(language === 'java' ? 'generated code (no class files imported)' : 'generated code');
-  if (await visibleOutside(db, target.id)) gaps.push(isKey ? 'readers in other repositories' : isData ? 'readers and writers outside this workspace' : 'callers outside this workspace');
+  if (visible) gaps.push(isKey ? 'readers in other repositories' : isData ? 'readers and writers outside this workspace' : 'callers outside this workspace');
   if (!isData && !ws.artifacts.has('traces') && servesOthers(ws)) gaps.push('callers in other services and through message topics (no traces imported)');
   if (!gaps.length) gaps.push('uses whose target is built at run time from strings');
   return gaps;

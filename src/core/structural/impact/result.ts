@@ -28,7 +28,7 @@ export interface Dependent {
   readonly via: { readonly sid: string; readonly name: string };
   readonly sites: readonly Site[];
   readonly provenance: { readonly source: string; readonly reason: string };
-  /** For ambiguous edges: every candidate the site could mean. */
+  /** For ambiguous edges: the candidates the site could mean — every one, unless the asker capped them per site (the reason says how many there are). */
   readonly candidates?: readonly { readonly sid: string; readonly qname: string; readonly path: string; readonly line: number }[];
 }
 
@@ -69,10 +69,41 @@ export interface DependentCounts {
   readonly byKind: Partial<Record<DependencyKind, number>>;
 }
 
+/**
+ * Dependents the answer counts without reading them: ambiguous ones past
+ * the first `bound` dependents in answer order (the asker's limit), and
+ * every dependent of a hop that starts past it. Each is counted with its
+ * kind and tier (the walk goes through them all); reading its site, reason
+ * and candidates would only be to leave it out of the list.
+ */
+export interface UnlistedDependents {
+  /** The answer lists its first this many dependents; past them, it counts. */
+  readonly bound: number;
+  readonly count: number;
+  /** Of them, direct dependents (always ambiguous: every other direct dependent is listed). */
+  readonly direct: number;
+  /** By kind, then tier. */
+  readonly byKind: Partial<Record<DependencyKind, Partial<Record<EdgeTier, number>>>>;
+  /** Direct ones matched by name on a receiver of unknown type (said in "not seen" with the listed ones). */
+  readonly directByName: Partial<Record<DependencyKind, number>>;
+  /** Readers among them that call through a function-typed property (the sentence says so with the listed ones). */
+  readonly propertyCalls: number;
+}
+
+/** How many of the unlisted dependents are of this tier (of this kind, if given). */
+export function unlistedOf(u: UnlistedDependents | undefined, tier: EdgeTier, kind?: DependencyKind): number {
+  if (!u) return 0;
+  const kinds = kind ? [u.byKind[kind] ?? {}] : Object.values(u.byKind);
+  return kinds.reduce((n, byTier) => n + (byTier?.[tier] ?? 0), 0);
+}
+
 export interface WhatBreaksResult {
   readonly target: SymbolRef;
   readonly depth: number;
+  /** The dependents listed: every one unless `unlisted` counts ambiguous ones past the bound. */
   readonly dependents: readonly Dependent[];
+  /** Ambiguous dependents counted, not listed; absent when every dependent is listed. */
+  readonly unlisted?: UnlistedDependents;
   readonly implementers: readonly Dependent[];
   readonly dispatches: readonly Dispatch[];
   readonly dynamicSites: readonly DynamicSite[];
@@ -133,13 +164,30 @@ export function byDistanceTierName(a: Dependent, b: Dependent): number {
   return a.distance - b.distance || tierRank(a.tier) - tierRank(b.tier) || a.symbol.qname.localeCompare(b.symbol.qname);
 }
 
-export function countDependents(list: readonly Dependent[]): DependentCounts {
+/** Counts of the listed dependents and of the ambiguous ones counted without being listed. */
+export function countDependents(list: readonly Dependent[], unlisted?: UnlistedDependents): DependentCounts {
   const byTier = Object.fromEntries(EDGE_TIERS.map((t) => [t, 0])) as Record<EdgeTier, number>;
   const byKind: Partial<Record<DependencyKind, number>> = {};
   for (const d of list) {
     byTier[d.tier]++;
     byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
   }
-  const direct = list.filter((d) => d.distance === 1).length;
-  return { direct, transitive: list.length - direct, byTier, byKind };
+  let direct = list.filter((d) => d.distance === 1).length;
+  let total = list.length;
+  if (unlisted) {
+    for (const [kind, tiers] of Object.entries(unlisted.byKind) as [DependencyKind, Partial<Record<EdgeTier, number>>][]) {
+      for (const [tier, n] of Object.entries(tiers) as [EdgeTier, number][]) {
+        byTier[tier] += n;
+        byKind[kind] = (byKind[kind] ?? 0) + n;
+      }
+    }
+    direct += unlisted.direct;
+    total += unlisted.count;
+  }
+  return { direct, transitive: total - direct, byTier, byKind };
+}
+
+/** Every dependent of the answer, listed or only counted. */
+export function dependentTotal(r: Pick<WhatBreaksResult, 'counts'>): number {
+  return r.counts.direct + r.counts.transitive;
 }
