@@ -259,12 +259,43 @@ describe('reaching the reason in other words', () => {
     assert.ok(at('single place') < at('publish a release'), 'a reason item ranks above an untied item of another list');
   });
 
+  it('a section headed "Why …" explains, and its subsections too; a heading that names the symbol ties the sentences under it', () => {
+    const doc = [
+      '# Stateful Resources',
+      '',
+      'Riff-Raff protects stateful resources during a normal deployment of the stack.',
+      '',
+      '## Why a stateful resource might be deleted',
+      '### Changes to a resource\'s Logical ID',
+      '',
+      'A change to a logical ID is viewed as a deletion of one resource, and creation of a new one.',
+      '',
+      '## Setup',
+      '',
+      'A change to the project layout is viewed as a new project by the build tooling.',
+    ].join('\n');
+    const list = candidates(doc);
+    assert.equal(list.find((c) => c.text.includes('logical ID is viewed'))!.why, true);
+    assert.equal(list.find((c) => c.text.includes('project layout'))!.why, undefined);
+    const ranked = rankSentences(list, tieMatcher({ names: ['overrideLogicalId'], phrases: proseForms('overrideLogicalId'), values: [], places: [], neighbours: [] }));
+    const under = ranked.find((r) => r.text.includes('logical ID is viewed'))!;
+    const other = ranked.find((r) => r.text.includes('project layout'))!;
+    assert.ok(under.tie > 0 && under.explains > other.explains, `${under.tie} ${under.explains} > ${other.explains}`);
+  });
+
+  it('a name by which a document reaches the symbol only weakly ties less than its own name', () => {
+    const match = tieMatcher({ names: ['GuEc2App'], phrases: [], values: [], places: [], neighbours: [], weakNames: ['EC2App'] });
+    const weak = match('For example, a `EC2App` pattern might provide an `AutoScalingGroup` and a `LoadBalancer`.');
+    assert.ok(weak.tie > 0 && weak.tie < match('The `GuEc2App` pattern provides an `AutoScalingGroup`.').tie);
+    assert.match(weak.tiedBy ?? '', /reaches it weakly/);
+  });
+
   it('a document names the pull request a commit came from: "PR #6036", "pull/6036", "(#6036)", not #60361', () => {
     for (const t of ['3. **celestia-app** ([PR #6036](https://example.com)): Update the client', 'see https://github.com/o/r/pull/6036 for it', 'the signer (#6036)', 'pull request #6036 did it']) assert.equal(namesPullRequest(t, 'PR #6036'), true, t);
     for (const t of ['PR #60361 changed it', 'issue 6036 is open', 'at 6036 blocks']) assert.equal(namesPullRequest(t, 'PR #6036'), false, t);
   });
 
-  it('exact and strong sources are one band: a decision record that explains can come before the third commit of its lines', () => {
+  it('linked sources are one band by how well they explain and how sure the link is: a decision record can come before the second commit of its lines', () => {
     const src = (kind: string, tier: 'exact' | 'strong', score: number) => ({ document: { id: score, source: kind, kind, title: kind } as never, tier, relation: 'self' as const, hops: 1 as const, reasons: [{ score } as never] });
     const commits = [src('commit', 'exact', 3), src('commit', 'exact', 2.9), src('commit', 'exact', 2.8)];
     const adr = src('adr', 'strong', 2.5);
@@ -272,5 +303,12 @@ describe('reaching the reason in other words', () => {
     const order = [...w.entries()].sort((a, b) => b[1] - a[1]).map(([d]) => d);
     assert.equal(order[0], commits[0], 'the best commit still leads');
     assert.equal(order.indexOf(adr), 1, 'the decision record comes next, before the second and third commits');
+    // A weak source that explains well comes before a strong one that explains little; a weak one that explains as much does not.
+    const strongLow = src('adr', 'strong', 1);
+    const weakHigh = { ...src('design', 'strong', 2), tier: 'weak' as const };
+    const strongHigh = { ...src('rfc', 'strong', 2), document: { id: 99, source: 'rfc', kind: 'rfc', title: 'rfc' } as never };
+    const w2 = bandWeights([strongLow, weakHigh, strongHigh]);
+    assert.ok(w2.get(weakHigh)! > w2.get(strongLow)!, 'weak 2.0 × 0.6 > strong 1.0 × 0.85');
+    assert.ok(w2.get(strongHigh)! > w2.get(weakHigh)!, 'strong 2.0 > weak 2.0');
   });
 });

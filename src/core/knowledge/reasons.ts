@@ -24,6 +24,8 @@ export interface Ties {
   readonly places: readonly string[];
   /** Names of its class, members, callers and what it uses: a weaker tie. */
   readonly neighbours: readonly string[];
+  /** Names by which a document reaches it only weakly (a concept spanning it and others): a tie, weaker than its own name. */
+  readonly weakNames?: readonly string[];
 }
 
 export type SectionKind = 'decision' | 'context' | 'consequence' | 'alternative' | 'other';
@@ -41,6 +43,8 @@ export interface Candidate {
   readonly paragraph: number;
   /** For a list item: the index (in the candidate list) of the sentence that introduces the list ("…, with the following benefits:"). */
   readonly leadIn?: number;
+  /** It sits in a section whose heading says it explains ("Why …", "Rationale", "Motivation"), or in one of its subsections. */
+  readonly why?: boolean;
 }
 
 export interface RankedSentence extends Candidate {
@@ -68,6 +72,8 @@ const SECTION_WORDS: readonly [SectionKind, RegExp][] = [
 ];
 const LINK_SECTION = /^(references?|links?|see also|related( documents| work| issues| decisions)?|further reading|resources|sources|more information|appendix)$/i;
 const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees)$/i;
+
+const WHY_HEADING = /^(?:why\b|rationale\b|motivation\b|reasons?\b|reasoning\b)/i;
 
 function sectionKind(heading: string): SectionKind {
   const h = heading.replace(/[#*_`:]/g, ' ').trim();
@@ -180,7 +186,8 @@ export function candidates(text: string): Candidate[] {
   let heading: string | undefined;
   let kind: SectionKind = 'other';
   // A subsection without a telling heading ("### Delete state entry if amount is zero" under "## Decision") is part of its parent's section.
-  const open: { level: number; kind: SectionKind }[] = [];
+  const open: { level: number; kind: SectionKind; why: boolean }[] = [];
+  let why = false;
   for (let k = 0; k < lines.length; ) {
     if (headingAt.has(k)) {
       leadIn = undefined;
@@ -189,7 +196,9 @@ export function candidates(text: string): Candidate[] {
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
       const own = sectionKind(heading!);
       kind = own !== 'other' ? own : (open[open.length - 1]?.kind ?? 'other');
-      open.push({ level, kind });
+      // A section that says it explains ("Why a stateful resource might be deleted", "Rationale"), and its subsections.
+      why = WHY_HEADING.test(heading!.replace(/[#*_`]/g, '').trim()) || (open[open.length - 1]?.why ?? false);
+      open.push({ level, kind, why });
     }
     if (!keep[k]) {
       k++;
@@ -210,7 +219,7 @@ export function candidates(text: string): Candidate[] {
       if (words < 5 || t.length < 25) continue;
       // A line that is mostly code (an expression, a signature) is not a sentence.
       if (/^[`'"]?[\w.$]+\(.*\)[`'"]?;?$/.test(t) || /[{};]\s*$/.test(t) && !/[.!?]/.test(t.slice(0, -1))) continue;
-      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph, ...(isItem && leadIn !== undefined ? { leadIn } : {}) });
+      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph, ...(isItem && leadIn !== undefined ? { leadIn } : {}), ...(why ? { why: true } : {}) });
     }
     if (!isItem && /:\s*$/.test(body) && out.length && out[out.length - 1]!.paragraph === paragraph) leadIn = out.length - 1;
     k = e + 1;
@@ -261,6 +270,7 @@ function explanation(c: Candidate, threaded: boolean): { explains: number; const
   }
   const numbers = NUMBER_WITH_UNIT.test(t);
   if (numbers) cues += 0.6;
+  if (c.why) cues += 0.6;
   const sectionWeight = threaded ? 0.8 : { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section];
   let explains = (0.25 + Math.min(cues, 2.6)) * sectionWeight;
   // A question is not its own answer ("Why not two?"); the reply is.
@@ -321,6 +331,7 @@ export function tieMatcher(ties: Ties): TieMatcher {
   const namesAnyCase = names.filter(({ n }) => n.length >= 6 && (/[A-Z]/.test(n.slice(1)) || /_/.test(n))).map(({ n }) => ({ n, re: new RegExp(`(?<![\\w$.])${escape(n)}(?![\\w$])`, 'i') }));
   const values = ties.values.map((v) => ({ v, re: new RegExp(`(?<![\\w.])${escape(v)}(?![\\w]|\\.\\d)`, 'i') }));
   const places = ties.places.filter((p) => p.length >= 3).map((p) => ({ p, re: new RegExp(`(?<![\\w])${escape(p)}(?![\\w])`) }));
+  const weakNames = (ties.weakNames ?? []).filter((n) => n.length >= 3).map((n) => ({ n, re: new RegExp(`(?<![\\w$.])${escape(n)}(?![\\w$])`) }));
   const neighbours = ties.neighbours.filter((n) => n.length >= 4).map((n) => ({ n, re: new RegExp(`(?<![\\w$])${escape(n)}(?![\\w$])`) }));
   // Part of a long name written as prose ("the cached http client" for getAuthenticatedHttpClient): two or more of its words in a row, not its verb.
   const partial: string[][] = [];
@@ -339,6 +350,7 @@ export function tieMatcher(ties: Ties): TieMatcher {
     for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); named = true; break; }
     if (!named) for (const { n, re } of namesAnyCase) if (re.test(text)) { hit(2, `names ${n} (in other letter case)`); break; }
     const words = stemmedWords(text);
+    if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit(1.2, `names ${n}, which reaches it weakly`); break; }
     for (const p of ties.phrases) if (containsRun(words, p)) { hit(p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
     for (const p of partial) if (containsRun(words, p)) { hit(0.7, `names part of it: "${p.join(' ')}"`); break; }
     for (const p of [...ties.phrases, ...partial]) if (p.length === 2 && containsInverted(words, p)) { hit(0.7, `names it the other way round: "${p[1]} of ${p[0]}"`); break; }
@@ -368,6 +380,7 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   const own = list.map((c) => match(plain(c.text)));
   // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
+  const headingTies = new Map<string, number>();
   const out: RankedSentence[] = list.map((c, i) => {
     const { explains: own0, constraint, cues } = explanation(c, !!options.threaded);
     // The items of a list of reasons ("the following benefits:", "because:") are reasons, whatever their own wording.
@@ -383,6 +396,12 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     // An item of a list its lead-in introduces ("SettingToggle will allow …, with the following benefits:") is about what the lead-in names.
     const lead = c.leadIn !== undefined ? own[c.leadIn] : undefined;
     if (lead) lent = Math.max(lent, lead.tie * 0.6);
+    // The heading it sits under names the symbol ("Changes to a resource's Logical ID"): its sentences are about it.
+    if (c.heading) {
+      let h = headingTies.get(c.heading);
+      if (h === undefined) headingTies.set(c.heading, (h = match(plain(c.heading)).tie));
+      lent = Math.max(lent, h * 0.5);
+    }
     const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
     const tie = Math.max(self.tie, lent, sectionTie);
     const base = options.focused ? 0.6 : 0.12;

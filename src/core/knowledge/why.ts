@@ -513,11 +513,16 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     const text = r.text ?? stored.get(id);
     if (!text) continue;
     // The names by which this document reaches the symbol ("the retry policy", "max attempts") tie its sentences too.
-    const anchorNames = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation').map((a) => a.entity);
+    const selfAnchors = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation');
+    const anchorNames = selfAnchors.map((a) => a.entity);
+    // A code name by which the document reaches it only weakly (`EC2App`, a concept over several symbols) ties its sentences less than the symbol's own name.
+    // (A name found by search — the name with an affix, in other letter case — is the symbol's own name, whatever its tier.)
+    const certain = new Set(selfAnchors.filter((a) => a.tier === 'exact' || a.tier === 'strong' || a.entityType === 'search').map((a) => a.entity));
     const neighbourNames = r.anchors.filter((a) => a.relation !== 'self' && a.entityType !== 'citation').map((a) => a.entity);
     const own: Ties = {
       ...ties,
-      names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n))],
+      names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n) && certain.has(n))],
+      weakNames: anchorNames.filter((n) => isCodeShaped(n) && !certain.has(n)),
       phrases: [...ties.phrases, ...anchorNames.filter((n) => !isCodeShaped(n)).map((n) => proseForms(n.replace(/\s+/g, '_'))).flat()],
       neighbours: [...ties.neighbours, ...neighbourNames],
     };
@@ -539,9 +544,12 @@ const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.9
 
 /** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */
 /**
- * Exact and strong sources are one band, ranked by how well their best
- * reason explains (a strong decision record can come before an exact
- * commit); weak ones follow. Each further commit of the band counts less
+ * Linked sources are one band, ranked by how well their best reason
+ * explains times how sure the link is (exact 1, strong 0.85, weak 0.6): a
+ * strong decision record can come before an exact commit, a weak one that
+ * explains well before a strong one that explains little. The tiers shown
+ * stay as they are, and only exact or strong may lead the answer. Each
+ * further commit of the symbol's lines counts less
  * (0.7 for the second, 0.49 for the third…): the commits that last changed
  * the lines crowd out the documents that explain the design. Pure.
  */
@@ -562,7 +570,7 @@ function rankItems(docs: Iterable<Reached>): WhyItem[] {
   const group = (r: Reached) => (r.relation !== 'self' ? 2 : r.hops === 2 ? 1 : 0);
   const list = [...docs];
   const weight = bandWeights(list);
-  const band = (r: Reached) => (r.tier === 'exact' || r.tier === 'strong' ? 0 : TIER_RANK[r.tier]);
+  const band = (r: Reached) => (r.tier === 'unresolved' ? 1 : 0);
   return list
     .sort(
       (x, y) =>
