@@ -350,7 +350,7 @@ export function tieMatcher(ties: Ties): TieMatcher {
     for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); named = true; break; }
     if (!named) for (const { n, re } of namesAnyCase) if (re.test(text)) { hit(2, `names ${n} (in other letter case)`); break; }
     const words = stemmedWords(text);
-    if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit(1.2, `names ${n}, which reaches it weakly`); break; }
+    if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit(1.0, `names ${n}, which reaches it weakly`); break; }
     for (const p of ties.phrases) if (containsRun(words, p)) { hit(p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
     for (const p of partial) if (containsRun(words, p)) { hit(0.7, `names part of it: "${p.join(' ')}"`); break; }
     for (const p of [...ties.phrases, ...partial]) if (p.length === 2 && containsInverted(words, p)) { hit(0.7, `names it the other way round: "${p[1]} of ${p[0]}"`); break; }
