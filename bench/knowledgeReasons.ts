@@ -32,6 +32,9 @@ import { median, percentile, type Row } from './stats.js';
  *   tokens            of the text answer (o200k), median and p90
  *   false certainty   documents shown at exact/strong for the symbol itself that are not the question's documents
  *   no reason         questions with no recorded reason whose answer says so first
+ *   ask reaches it    offline: `ask` with "Why does <name> work this way?" (the case's name, or for a
+ *                     path:line case the symbol's name with its type or Go receiver) — is its subject
+ *                     (first focus) the case's symbol, and is the symbol among its subjects
  *
  * The repositories are read from $TENURE_KNOWLEDGE_CORPORA/<id> (default
  * <tmp>/tenure-kbench/<id>): git clones at the commits the cases name, never
