@@ -7,7 +7,8 @@ import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
 import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { goReceiverType, resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { askTool } from '../src/core/tools/ask.js';
 import { tokens } from '../src/core/tools/budget.js';
 import { whyIsThisTool } from '../src/core/tools/whyIsThis.js';
 import type { Workspace } from '../src/core/store/workspace.js';
@@ -31,6 +32,9 @@ import { median, percentile, type Row } from './stats.js';
  *   tokens            of the text answer (o200k), median and p90
  *   false certainty   documents shown at exact/strong for the symbol itself that are not the question's documents
  *   no reason         questions with no recorded reason whose answer says so first
+ *   ask reaches it    offline: `ask` with "Why does <name> work this way?" (the case's name, or for a
+ *                     path:line case the symbol's name with its type or Go receiver) — is its subject
+ *                     (first focus) the case's symbol, and is the symbol among its subjects
  *
  * The repositories are read from $TENURE_KNOWLEDGE_CORPORA/<id> (default
  * <tmp>/tenure-kbench/<id>): git clones at the commits the cases name, never
@@ -83,6 +87,8 @@ export interface CaseResult {
   readonly firstLine: string;
   /** The whole text answer. */
   readonly answer: string;
+  /** `ask` with a question naming the symbol: the question, and whether ask's subject (its first focus) is the case's symbol. */
+  readonly ask?: { readonly question: string; readonly subject?: string; readonly reached: boolean; readonly inFocus: boolean; readonly error?: string };
 }
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -133,12 +139,47 @@ async function structural(ws: Workspace, exclude: readonly string[] = []): Promi
   }
 }
 
+/**
+ * The name a person would write for the case's symbol: as the case names it,
+ * or, for a case given as path:line, the symbol's name with its type (a Go
+ * method with its receiver type, a member with its class).
+ */
+function naturalName(ws: Workspace, c: Case, target: { name: string; qname: string; path: string; line: number }): string {
+  if (!/:\d+$/.test(c.symbol)) return c.symbol;
+  if (target.path.endsWith('.go')) {
+    try {
+      const line = fs.readFileSync(path.join(ws.root, target.path), 'utf8').split('\n')[target.line - 1] ?? '';
+      const receiver = goReceiverType(line);
+      if (receiver) return `${receiver}.${target.name}`;
+    } catch {
+      // the name alone
+    }
+    return target.name;
+  }
+  const segs = target.qname.split('.');
+  const owner = segs[segs.length - 2];
+  return owner && /^[A-Z]/.test(owner) ? `${owner}.${target.name}` : target.name;
+}
+
+/** `ask` with one question built the same way for every case ("Why does <name> work this way?"): is its subject the case's symbol? */
+async function askReaches(ws: Workspace, c: Case, target: { sid: string; name: string; qname: string; path: string; line: number }): Promise<NonNullable<CaseResult['ask']>> {
+  const question = `Why does ${naturalName(ws, c, target)} work this way?`;
+  try {
+    const r = await askTool.invoke({ workspace: ws }, { question });
+    const focus = (r.data as { focus: { sid: string; qname: string }[] }).focus;
+    return { question, ...(focus[0] ? { subject: focus[0].qname } : {}), reached: focus[0]?.sid === target.sid, inFocus: focus.some((f) => f.sid === target.sid) };
+  } catch (e) {
+    return { question, reached: false, inFocus: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e) };
+  }
+}
+
 async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult['path']): Promise<CaseResult> {
   const base = { corpus: corpus.id, id: c.id, set: c.set, path: via, needed: c.needed?.length ?? 0, documents: c.documents?.length ?? 0, ...(c.noReason ? { noReason: true } : {}) };
   let sid: string;
   let name: string;
+  let target: Awaited<ReturnType<typeof resolveOneSymbol>>;
   try {
-    const target = await resolveOneSymbol(ws.db, c.symbol, { root: ws.root });
+    target = await resolveOneSymbol(ws.db, c.symbol, { root: ws.root });
     sid = target.sid;
     name = target.name;
   } catch (e) {
@@ -177,6 +218,7 @@ async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult[
     ...(c.noReason ? { saidNoReason: !data.why.found } : {}),
     firstLine: r.text.split('\n')[0]!,
     answer: r.text,
+    ...(via === 'offline' ? { ask: await askReaches(ws, c, target) } : {}),
   };
 }
 
@@ -260,6 +302,7 @@ export function reasonRows(b: ReasonBench): Row[] {
     const noReason = list.filter((r) => r.noReason);
     const said = noReason.filter((r) => r.saidNoReason).length;
     const unresolved = list.filter((r) => !r.resolved);
+    const asked = list.filter((r) => r.ask);
     const t = (ok: boolean, text: string) => (targets ? `${text} ${ok ? '✓' : '✗'}` : '');
     return [
       [label, 'evidence recall (needed sentences quoted)', ratio(quoted, needed), t(needed > 0 && quoted / needed >= 0.8, '≥ 0.8')],
@@ -267,6 +310,7 @@ export function reasonRows(b: ReasonBench): Row[] {
       [label, 'tokens per answer, median / p90', `**${median(toks)}** / ${percentile(toks, 90)}`, t(median(toks) <= 800, 'median ≤ 800')],
       [label, 'unrelated documents at exact/strong for the symbol itself (not its documents, and not naming it)', `**${fc}**${fc ? ` in ${fcIn} answers` : ''}`, t(fc === 0, '0')],
       [label, 'no-reason questions answered "no recorded reason"', ratio(said, noReason.length), t(said === noReason.length, 'all')],
+      ...(asked.length ? [[label, '`ask` reaches the named symbol (its subject is the case\'s symbol; "Why does <name> work this way?")', `${ratio(asked.filter((r) => r.ask!.reached).length, asked.length)}; among its subjects ${ratio(asked.filter((r) => r.ask!.inFocus).length, asked.length)}`, t(asked.every((r) => r.ask!.reached), 'all')] as Row] : []),
       ...(unresolved.length ? [[label, 'symbols not resolved', unresolved.map((r) => `${r.id}: ${r.error}`).join('; '), ''] as Row] : []),
     ];
   };
@@ -293,7 +337,7 @@ async function main(): Promise<void> {
   }
   const rows = reasonRows(b);
   process.stdout.write(['| Questions | Measurement | Result | Target |', '|---|---|---|---|', ...rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n') + '\n');
-  for (const r of b.results) process.stderr.write(`[reasons] ${r.path} ${r.set} ${r.id}: quoted ${r.quoted}/${r.needed}, cited ${r.cited}/${r.documents}, ${r.tokens} tokens${r.falseCertain.length ? `, exact/strong not its documents: ${r.falseCertain.join(', ')}` : ''}${r.noReason ? `, no reason said: ${r.saidNoReason}` : ''}${r.error ? `, ${r.error}` : ''}\n    ${args.includes('--answers') ? r.answer.replace(/\n/g, '\n    ') : r.firstLine.slice(0, 240)}\n`);
+  for (const r of b.results) process.stderr.write(`[reasons] ${r.path} ${r.set} ${r.id}: quoted ${r.quoted}/${r.needed}, cited ${r.cited}/${r.documents}, ${r.tokens} tokens${r.falseCertain.length ? `, exact/strong not its documents: ${r.falseCertain.join(', ')}` : ''}${r.noReason ? `, no reason said: ${r.saidNoReason}` : ''}${r.error ? `, ${r.error}` : ''}${r.ask ? `; ask "${r.ask.question}" → ${r.ask.reached ? 'reached' : `NOT reached (subject ${r.ask.subject ?? 'none'}${r.ask.error ? `: ${r.ask.error}` : ''})`}` : ''}\n    ${args.includes('--answers') ? r.answer.replace(/\n/g, '\n    ') : r.firstLine.slice(0, 240)}\n`);
 }
 
 if (require.main === module) {

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
-import { bestSentences, candidates, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { bestSentences, candidates, containsInverted, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
-import { affixOf } from '../../src/core/knowledge/why.js';
+import { affixOf, bandWeights, namesPullRequest } from '../../src/core/knowledge/why.js';
 import { tiesOf } from '../../src/core/knowledge/whyCode.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
 import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
@@ -200,5 +200,115 @@ describe('a knowledge run that stops early', () => {
     const stopped = { ...base, status: 'stopped' as const, message: 'Token budget reached.' };
     assert.equal(knowledgeExitCode(stopped), 1);
     assert.match(renderKnowledgeIndexReport(stopped), /What to do: run `tenure knowledge index` again with a larger --budget/);
+  });
+});
+
+describe('reaching the reason in other words', () => {
+  it('a name in other letter case ties a sentence (`GuEC2App` for GuEc2App), less than the name as written', () => {
+    const match = tieMatcher({ names: ['GuEc2App'], phrases: proseForms('GuEc2App'), values: [], places: [], neighbours: [] });
+    const other = match('For example, `GuEC2App` and `GuLambdaApp` patterns.');
+    const same = match('For example, `GuEc2App` and `GuLambdaApp` patterns.');
+    assert.ok(other.tie >= 2 && other.tie < same.tie, `${other.tie} < ${same.tie}`);
+    assert.match(other.tiedBy ?? '', /other letter case/);
+    // Short names are not matched across case: `Id` is not `ID`.
+    assert.equal(tieMatcher({ names: ['Rate'], phrases: [], values: [], places: [], neighbours: [] })('The RATE is set daily by the desk.').tie, 0);
+  });
+
+  it('a fraction is a share in prose: `= 0.70` is "70%" and "70 percent"', () => {
+    assert.deepEqual(literalOf('var gasPriceEstimationThreshold = 0.70'), { value: 0.7 });
+    const forms = valueForms({ value: 0.7 }, 'gasPriceEstimationThreshold');
+    for (const f of ['70%', '70 percent', 'seventy percent']) assert.ok(forms.includes(f), `${f} in ${forms.join(', ')}`);
+    const match = tieMatcher({ names: ['gasPriceEstimationThreshold'], phrases: [], values: forms, places: [], neighbours: [] });
+    assert.match(match("Otherwise, if the mempool transactions can't fill more than 70% of the max block size, the minimum gas price will be returned.").tiedBy ?? '', /its value 70%/);
+    assert.equal(match('It fills 170% of the block.').tie, 0);
+  });
+
+  it('two words of the name the other way round with "of": "the state of all toggles" names ToggleStateReport\'s toggle state', () => {
+    assert.equal(containsInverted(['return', 'the', 'state', 'of', 'all', 'toggl'], ['toggl', 'state']), true);
+    assert.equal(containsInverted(['the', 'state', 'of', 'the', 'art', 'toggl'], ['toggl', 'state']), false);
+    const match = tieMatcher({ names: ['ToggleStateReport'], phrases: proseForms('ToggleStateReport'), values: [], places: [], neighbours: [] });
+    const r = match('We will expose a new REST endpoint that would return the state of all toggles in the application.');
+    assert.ok(r.tie > 0, 'tied');
+    assert.match(r.tiedBy ?? '', /other way round/);
+  });
+
+  it('the items of a list of reasons belong to the sentence that introduces it: "SettingToggle will allow …, with the following benefits:"', () => {
+    const doc = [
+      'Decision',
+      '--------',
+      '',
+      'We will introduce a simple wrapping class that can be used to explicitly define a Django Setting toggle.',
+      '',
+      'SettingToggle will allow for explicit toggle definitions, with the following benefits:',
+      '',
+      '* The definition can live with the app where it will be used, rather than in a common module.',
+      '* The explicit definition provides a single place to set a consistent default value.',
+      '',
+      'Steps to follow later:',
+      '',
+      '* Write the class and publish a release of the package.',
+    ].join('\n');
+    const list = candidates(doc);
+    const item = list.find((c) => c.text.includes('single place'))!;
+    assert.equal(list[item.leadIn!]!.text.includes('following benefits'), true);
+    // The next list has its own lead-in ("Steps to follow later:" is too short to be a candidate sentence, so the item has none).
+    assert.equal(list.find((c) => c.text.includes('publish a release'))!.leadIn, undefined);
+    const ranked = rankSentences(list, tieMatcher({ names: ['SettingToggle'], phrases: proseForms('SettingToggle'), values: [], places: [], neighbours: [] }));
+    const at = (s: string) => ranked.findIndex((r) => r.text.includes(s));
+    assert.ok(ranked.find((r) => r.text.includes('single place'))!.tie > 0, 'the item is tied through its lead-in');
+    assert.ok(at('single place') < at('publish a release'), 'a reason item ranks above an untied item of another list');
+  });
+
+  it('a section headed "Why …" explains, and its subsections too; a heading that names the symbol ties the sentences under it', () => {
+    const doc = [
+      '# Stateful Resources',
+      '',
+      'Riff-Raff protects stateful resources during a normal deployment of the stack.',
+      '',
+      '## Why a stateful resource might be deleted',
+      '### Changes to a resource\'s Logical ID',
+      '',
+      'A change to a logical ID is viewed as a deletion of one resource, and creation of a new one.',
+      '',
+      '## Setup',
+      '',
+      'A change to the project layout is viewed as a new project by the build tooling.',
+    ].join('\n');
+    const list = candidates(doc);
+    assert.equal(list.find((c) => c.text.includes('logical ID is viewed'))!.why, true);
+    assert.equal(list.find((c) => c.text.includes('project layout'))!.why, undefined);
+    const ranked = rankSentences(list, tieMatcher({ names: ['overrideLogicalId'], phrases: proseForms('overrideLogicalId'), values: [], places: [], neighbours: [] }));
+    const under = ranked.find((r) => r.text.includes('logical ID is viewed'))!;
+    const other = ranked.find((r) => r.text.includes('project layout'))!;
+    assert.ok(under.tie > 0 && under.explains > other.explains, `${under.tie} ${under.explains} > ${other.explains}`);
+  });
+
+  it('a name by which a document reaches the symbol only weakly ties less than its own name', () => {
+    const match = tieMatcher({ names: ['GuEc2App'], phrases: [], values: [], places: [], neighbours: [], weakNames: ['EC2App'] });
+    const weak = match('For example, a `EC2App` pattern might provide an `AutoScalingGroup` and a `LoadBalancer`.');
+    assert.ok(weak.tie > 0 && weak.tie < match('The `GuEc2App` pattern provides an `AutoScalingGroup`.').tie);
+    assert.match(weak.tiedBy ?? '', /reaches it weakly/);
+  });
+
+  it('a document names the pull request a commit came from: "PR #6036", "pull/6036", "(#6036)", not #60361', () => {
+    for (const t of ['3. **celestia-app** ([PR #6036](https://example.com)): Update the client', 'see https://github.com/o/r/pull/6036 for it', 'the signer (#6036)', 'pull request #6036 did it']) assert.equal(namesPullRequest(t, 'PR #6036'), true, t);
+    for (const t of ['PR #60361 changed it', 'issue 6036 is open', 'at 6036 blocks']) assert.equal(namesPullRequest(t, 'PR #6036'), false, t);
+  });
+
+  it('linked sources are one band by how well they explain and how sure the link is: a decision record can come before the second commit of its lines', () => {
+    const src = (kind: string, tier: 'exact' | 'strong', score: number) => ({ document: { id: score, source: kind, kind, title: kind } as never, tier, relation: 'self' as const, hops: 1 as const, reasons: [{ score } as never] });
+    const commits = [src('commit', 'exact', 3), src('commit', 'exact', 2.9), src('commit', 'exact', 2.8)];
+    const adr = src('adr', 'strong', 2.5);
+    const w = bandWeights([...commits, adr]);
+    const order = [...w.entries()].sort((a, b) => b[1] - a[1]).map(([d]) => d);
+    assert.equal(order[0], commits[0], 'the best commit still leads');
+    assert.equal(order.indexOf(adr), 1, 'the decision record comes next, before the second and third commits');
+    // A weak source that explains well comes before a strong one that explains little; a weak one that explains as much does not.
+    const strongLow = src('adr', 'strong', 1);
+    const weakHigh = { ...src('design', 'strong', 2), tier: 'weak' as const };
+    const strongHigh = { ...src('rfc', 'strong', 2), document: { id: 99, source: 'rfc', kind: 'rfc', title: 'rfc' } as never };
+    const w2 = bandWeights([strongLow, weakHigh, strongHigh]);
+    assert.ok(w2.get(weakHigh)! > w2.get(strongLow)!, 'weak 2.0 × 0.6 > strong 1.0 × 0.85');
+    assert.ok(w2.get(strongHigh)! > w2.get(weakHigh)!, 'strong 2.0 > weak 2.0');
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { loadSymbolIndex, resolveOneSymbol, symbolBySid, symbolIndexOf, symbolRows, symbolsNamedLike } from '../../src/core/structural/lookup.js';
+import { goReceiverType, loadSymbolIndex, resolveOneSymbol, symbolBySid, symbolIndexOf, symbolRows, symbolsNamedLike } from '../../src/core/structural/lookup.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { isIndexed } from '../../src/core/structural/lookup.js';
 import { hasSourceSymbols } from '../../src/core/structural/status.js';
@@ -67,6 +67,43 @@ describe('the symbol namespace (examples/settlement)', function () {
         assert.equal(await hasSourceSymbols(empty.db), false);
       } finally {
         await empty.close();
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('Go methods named with their receiver type', function () {
+  this.timeout(120_000);
+
+  it('`Minter.CalculateBlockProvision` resolves the method Go indexes as `types.CalculateBlockProvision`; another receiver or package does not', async () => {
+    assert.equal(goReceiverType('func (m Minter) CalculateBlockProvision(current, previous time.Time) (sdk.Coin, error) {'), 'Minter');
+    assert.equal(goReceiverType('func (k *Keeper) SetTotalEscrowForDenom(ctx sdk.Context, coin sdk.Coin) {'), 'Keeper');
+    assert.equal(goReceiverType('func (s Set[T]) Has(v T) bool {'), 'Set');
+    assert.equal(goReceiverType('func CalculateBlockProvision() {}'), undefined);
+    const t = tempDir();
+    try {
+      write(t.root, 'go.mod', 'module example.com/mint\n\ngo 1.21\n');
+      // The type declared in another file of the package (generated code), its methods here: Go's index places them under the package.
+      write(t.root, 'types/mint.pb.go', 'package types\n\ntype Minter struct{ Rate int }\n\ntype Other struct{}\n');
+      write(t.root, 'types/minter.go', 'package types\n\n// CalculateBlockProvision returns the coins to mint.\nfunc (m Minter) CalculateBlockProvision() int {\n\treturn m.Rate\n}\n\nfunc (o *Other) Reset() {}\n');
+      const ws = await openWorkspace(t.root);
+      const indexer = await StructuralIndexer.create(ws);
+      try {
+        await indexer.indexAll();
+        const byReceiver = await resolveOneSymbol(ws.db, 'Minter.CalculateBlockProvision', { root: ws.root });
+        assert.equal(byReceiver.name, 'CalculateBlockProvision');
+        assert.equal(byReceiver.path, 'types/minter.go');
+        assert.deepEqual(await resolveOneSymbol(ws.db, 'types.Minter.CalculateBlockProvision', { root: ws.root }), byReceiver);
+        // The structural id stays the package-qualified one.
+        assert.deepEqual(await resolveOneSymbol(ws.db, 'types.CalculateBlockProvision', { root: ws.root }), byReceiver);
+        await assert.rejects(resolveOneSymbol(ws.db, 'Other.CalculateBlockProvision', { root: ws.root }), /No symbol matches/);
+        await assert.rejects(resolveOneSymbol(ws.db, 'billing.Minter.CalculateBlockProvision', { root: ws.root }), /No symbol matches/);
+        assert.equal((await resolveOneSymbol(ws.db, 'Other.Reset', { root: ws.root })).name, 'Reset');
+      } finally {
+        await indexer.dispose();
+        await ws.close();
       }
     } finally {
       t.cleanup();

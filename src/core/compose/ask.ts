@@ -158,7 +158,9 @@ async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks
   const n = await linkByName(db, q.question, root);
   // The knowledge memory's links first; name matches add what it did not link, each with its own tier and reason.
   const seen = new Set(k.links.map((l) => l.symbol.sid));
-  const links = [...k.links, ...n.links.filter((l) => !seen.has(l.symbol.sid))];
+  const fromIdentifier = new Map(n.links.filter((l) => l.identifier).map((l) => [l.symbol.sid, l]));
+  // A symbol the question names as an identifier keeps that link (its tier and why) even where the knowledge memory linked it too.
+  const links = [...k.links.map((l) => fromIdentifier.get(l.symbol.sid) ?? l), ...n.links.filter((l) => !seen.has(l.symbol.sid))];
   const named = new Set(identifiers(q.question));
   const missing = n.unresolved.filter((u) => named.has(u));
   const linkedBy = [
@@ -177,11 +179,13 @@ async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks
  * No file-level module, nothing already covered by a focused container (its
  * members are in the container's impact and history), at most MAX_FOCUS.
  */
-function chooseFocus(c: ConceptLinks): ConceptLink[] {
+export function chooseFocus(c: Pick<ConceptLinks, 'links' | 'missing'>): ConceptLink[] {
   const floor = c.missing.length ? TIER_RANK.strong : TIER_RANK.weak;
+  // An identifier the question writes (`GuStack.overrideLogicalId`, `Minter.Calc`) is its subject before anything its phrases link to — its class included.
+  const byIdentifier = (l: ConceptLink) => (l.identifier ? 0 : 1);
   const sorted = [...c.links]
     .filter((l) => TIER_RANK[l.tier] <= floor)
-    .sort((a, b) => TIER_RANK[a.tier] - TIER_RANK[b.tier] || (a.symbol.kind === 'module' ? 1 : 0) - (b.symbol.kind === 'module' ? 1 : 0) || b.score - a.score);
+    .sort((a, b) => byIdentifier(a) - byIdentifier(b) || TIER_RANK[a.tier] - TIER_RANK[b.tier] || (a.symbol.kind === 'module' ? 1 : 0) - (b.symbol.kind === 'module' ? 1 : 0) || b.score - a.score);
   const focus: ConceptLink[] = [];
   for (const l of sorted) {
     if (focus.length >= MAX_FOCUS) break;

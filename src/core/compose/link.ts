@@ -25,6 +25,8 @@ export interface ConceptLink {
   readonly why: string;
   /** Share of the symbol's qualified name found in the question, for ordering within a tier. */
   readonly score: number;
+  /** Resolved from an identifier the question writes (`FooBar`, `Foo.bar`), not linked from its phrases. */
+  readonly identifier?: boolean;
 }
 
 const STOP = new Set(
@@ -84,7 +86,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   const add = (l: ConceptLink) => {
     const prev = links.get(l.symbol.sid);
     const rank = (t: LinkTier) => ['exact', 'strong', 'weak', 'unresolved'].indexOf(t);
-    if (!prev || rank(l.tier) < rank(prev.tier) || (l.tier === prev.tier && l.score > prev.score)) links.set(l.symbol.sid, l);
+    if (!prev || rank(l.tier) < rank(prev.tier) || (l.tier === prev.tier && l.score > prev.score)) links.set(l.symbol.sid, prev?.identifier ? { ...l, identifier: true } : l);
   };
   const unresolved: string[] = [];
 
@@ -100,6 +102,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
           phrase: id,
           why: list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
           score: 1,
+          identifier: true,
         });
       }
     } catch (e) {

@@ -24,6 +24,8 @@ export interface Ties {
   readonly places: readonly string[];
   /** Names of its class, members, callers and what it uses: a weaker tie. */
   readonly neighbours: readonly string[];
+  /** Names by which a document reaches it only weakly (a concept spanning it and others): a tie, weaker than its own name. */
+  readonly weakNames?: readonly string[];
 }
 
 export type SectionKind = 'decision' | 'context' | 'consequence' | 'alternative' | 'other';
@@ -39,6 +41,10 @@ export interface Candidate {
   readonly heading?: string;
   /** Index of its paragraph (sentences of one paragraph share it). */
   readonly paragraph: number;
+  /** For a list item: the index (in the candidate list) of the sentence that introduces the list ("…, with the following benefits:"). */
+  readonly leadIn?: number;
+  /** It sits in a section whose heading says it explains ("Why …", "Rationale", "Motivation"), or in one of its subsections. */
+  readonly why?: boolean;
 }
 
 export interface RankedSentence extends Candidate {
@@ -66,6 +72,8 @@ const SECTION_WORDS: readonly [SectionKind, RegExp][] = [
 ];
 const LINK_SECTION = /^(references?|links?|see also|related( documents| work| issues| decisions)?|further reading|resources|sources|more information|appendix)$/i;
 const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees)$/i;
+
+const WHY_HEADING = /^(?:why\b|rationale\b|motivation\b|reasons?\b|reasoning\b)/i;
 
 function sectionKind(heading: string): SectionKind {
   const h = heading.replace(/[#*_`:]/g, ' ').trim();
@@ -174,18 +182,23 @@ export function candidates(text: string): Candidate[] {
   // Paragraphs of kept lines, then their sentences.
   const out: Candidate[] = [];
   let paragraph = 0;
+  let leadIn: number | undefined;
   let heading: string | undefined;
   let kind: SectionKind = 'other';
   // A subsection without a telling heading ("### Delete state entry if amount is zero" under "## Decision") is part of its parent's section.
-  const open: { level: number; kind: SectionKind }[] = [];
+  const open: { level: number; kind: SectionKind; why: boolean }[] = [];
+  let why = false;
   for (let k = 0; k < lines.length; ) {
     if (headingAt.has(k)) {
+      leadIn = undefined;
       heading = headingAt.get(k);
       const level = levelAt.get(k) ?? 1;
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
       const own = sectionKind(heading!);
       kind = own !== 'other' ? own : (open[open.length - 1]?.kind ?? 'other');
-      open.push({ level, kind });
+      // A section that says it explains ("Why a stateful resource might be deleted", "Rationale"), and its subsections.
+      why = WHY_HEADING.test(heading!.replace(/[#*_`]/g, '').trim()) || (open[open.length - 1]?.why ?? false);
+      open.push({ level, kind, why });
     }
     if (!keep[k]) {
       k++;
@@ -197,14 +210,18 @@ export function candidates(text: string): Candidate[] {
     const end = starts[e]! + lines[e]!.length;
     const body = text.slice(start, end);
     paragraph++;
+    const isItem = /^\s*([-*+]|\d+[.)])\s/.test(lines[k]!);
+    // A list belongs to the sentence that introduces it ("…, with the following benefits:") until a paragraph that is not an item, or a heading.
+    if (!isItem) leadIn = undefined;
     for (const s of sentences(body, start)) {
       const t = plain(s.text);
       const words = t.split(/\s+/).filter(Boolean).length;
       if (words < 5 || t.length < 25) continue;
       // A line that is mostly code (an expression, a signature) is not a sentence.
       if (/^[`'"]?[\w.$]+\(.*\)[`'"]?;?$/.test(t) || /[{};]\s*$/.test(t) && !/[.!?]/.test(t.slice(0, -1))) continue;
-      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph });
+      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph, ...(isItem && leadIn !== undefined ? { leadIn } : {}), ...(why ? { why: true } : {}) });
     }
+    if (!isItem && /:\s*$/.test(body) && out.length && out[out.length - 1]!.paragraph === paragraph) leadIn = out.length - 1;
     k = e + 1;
   }
   return out;
@@ -220,7 +237,7 @@ interface Cue {
 
 const CUES: readonly Cue[] = [
   { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
-  { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay)\b/i, weight: 0.8 },
+  { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay|account for|accommodate|handle|cover|compensate)\b/i, weight: 0.8 },
   { re: /\botherwise\b|\bwould (?:break|fail|cause|lead|mean|result|require|be)\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
@@ -240,7 +257,7 @@ export function hasNumberWithUnit(text: string): boolean {
   return NUMBER_WITH_UNIT.test(plain(text));
 }
 
-function explanation(c: Candidate, threaded: boolean): { explains: number; constraint: boolean } {
+function explanation(c: Candidate, threaded: boolean): { explains: number; constraint: boolean; cues: number } {
   // An aside in parentheses ("(at least)", "(see ADR-3)") is not the sentence's claim.
   const t = plain(c.text).replace(/\([^()]*\)/g, ' ');
   let cues = 0;
@@ -253,6 +270,7 @@ function explanation(c: Candidate, threaded: boolean): { explains: number; const
   }
   const numbers = NUMBER_WITH_UNIT.test(t);
   if (numbers) cues += 0.6;
+  if (c.why) cues += 0.6;
   const sectionWeight = threaded ? 0.8 : { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section];
   let explains = (0.25 + Math.min(cues, 2.6)) * sectionWeight;
   // A question is not its own answer ("Why not two?"); the reply is.
@@ -264,7 +282,7 @@ function explanation(c: Candidate, threaded: boolean): { explains: number; const
   if (code > c.text.length * 0.4) explains *= 0.5;
   if (words > 70) explains *= 0.7;
   if (words < 8) explains *= 0.7;
-  return { explains, constraint: constraint && numbers };
+  return { explains, constraint: constraint && numbers, cues };
 }
 
 // ---------------------------------------------------------------- ties
@@ -287,6 +305,21 @@ function containsRun(words: readonly string[], run: readonly string[]): boolean 
   return false;
 }
 
+const OF_DETERMINERS = new Set(['the', 'all', 'a', 'an', 'each', 'every', 'its', 'their', 'this', 'these', 'those', 'ani', 'any', 'our', 'that']);
+
+/** A two-word name said the other way round with "of": [toggl, state] in "the state of all toggles". Stemmed words. */
+export function containsInverted(words: readonly string[], run: readonly string[]): boolean {
+  if (run.length !== 2) return false;
+  const [a, b] = run as [string, string];
+  for (let i = 0; i + 2 < words.length; i++) {
+    if (words[i] !== b || words[i + 1] !== 'of') continue;
+    let k = i + 2;
+    while (k < words.length && k < i + 4 && OF_DETERMINERS.has(words[k]!)) k++;
+    if (words[k] === a) return true;
+  }
+  return false;
+}
+
 export interface TieMatcher {
   (text: string): { tie: number; tiedBy?: string };
 }
@@ -294,8 +327,11 @@ export interface TieMatcher {
 /** A matcher for one symbol's ties; built once per question, applied to every sentence. */
 export function tieMatcher(ties: Ties): TieMatcher {
   const names = ties.names.filter((n) => n.length >= 3).map((n) => ({ n, re: new RegExp(`(?<![\\w$.])${escape(n)}(?![\\w$])`) }));
+  // The name with other letter case (`GuEC2App` for GuEc2App): a code-shaped name of six or more characters only, and a little weaker than the name as written.
+  const namesAnyCase = names.filter(({ n }) => n.length >= 6 && (/[A-Z]/.test(n.slice(1)) || /_/.test(n))).map(({ n }) => ({ n, re: new RegExp(`(?<![\\w$.])${escape(n)}(?![\\w$])`, 'i') }));
   const values = ties.values.map((v) => ({ v, re: new RegExp(`(?<![\\w.])${escape(v)}(?![\\w]|\\.\\d)`, 'i') }));
   const places = ties.places.filter((p) => p.length >= 3).map((p) => ({ p, re: new RegExp(`(?<![\\w])${escape(p)}(?![\\w])`) }));
+  const weakNames = (ties.weakNames ?? []).filter((n) => n.length >= 3).map((n) => ({ n, re: new RegExp(`(?<![\\w$.])${escape(n)}(?![\\w$])`) }));
   const neighbours = ties.neighbours.filter((n) => n.length >= 4).map((n) => ({ n, re: new RegExp(`(?<![\\w$])${escape(n)}(?![\\w$])`) }));
   // Part of a long name written as prose ("the cached http client" for getAuthenticatedHttpClient): two or more of its words in a row, not its verb.
   const partial: string[][] = [];
@@ -310,10 +346,14 @@ export function tieMatcher(ties: Ties): TieMatcher {
       if (w > tie) tiedBy = why;
       tie = Math.max(tie, w) + Math.min(w, tie) * 0.25;
     };
-    for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); break; }
+    let named = false;
+    for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); named = true; break; }
+    if (!named) for (const { n, re } of namesAnyCase) if (re.test(text)) { hit(2, `names ${n} (in other letter case)`); break; }
     const words = stemmedWords(text);
+    if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit(1.0, `names ${n}, which reaches it weakly`); break; }
     for (const p of ties.phrases) if (containsRun(words, p)) { hit(p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
     for (const p of partial) if (containsRun(words, p)) { hit(0.7, `names part of it: "${p.join(' ')}"`); break; }
+    for (const p of [...ties.phrases, ...partial]) if (p.length === 2 && containsInverted(words, p)) { hit(0.7, `names it the other way round: "${p[1]} of ${p[0]}"`); break; }
     for (const { v, re } of values) if (re.test(text)) { hit(1.4, `states its value ${v}`); break; }
     for (const { p, re } of places) if (re.test(text)) { hit(0.5, `names its file ${p}`); break; }
     for (const { n, re } of neighbours) if (re.test(text)) { hit(0.35, `names ${n}`); break; }
@@ -332,13 +372,19 @@ export interface RankOptions {
   readonly aboutIt?: boolean;
 }
 
+/** A lead-in that introduces reasons: "with the following benefits:", "for these reasons:", "because:". */
+export const REASON_LIST = /\b(?:benefits?|advantages?|reasons?|motivations?|rationale|because|so that|in order to|why|pros|goals?|drivers?)\b[^:]*:\s*$/i;
+
 /** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
 export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
   const own = list.map((c) => match(plain(c.text)));
   // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
+  const headingTies = new Map<string, number>();
   const out: RankedSentence[] = list.map((c, i) => {
-    const { explains, constraint } = explanation(c, !!options.threaded);
+    const { explains: own0, constraint, cues } = explanation(c, !!options.threaded);
+    // The items of a list of reasons ("the following benefits:", "because:") are reasons, whatever their own wording.
+    const explains = c.leadIn !== undefined && REASON_LIST.test(plain(list[c.leadIn]!.text)) ? own0 + 0.6 * { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section] : own0;
     const self = own[i]!;
     // A reason often follows the sentence that names the thing ("We allow at most three … `MAX_ATTEMPTS = 3`. Three attempts take …"): its paragraph and the next sentences lend it a share of their tie.
     let lent = 0;
@@ -347,11 +393,22 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
       const share = list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
       lent = Math.max(lent, own[k]!.tie * share);
     }
+    // An item of a list its lead-in introduces ("SettingToggle will allow …, with the following benefits:") is about what the lead-in names.
+    const lead = c.leadIn !== undefined ? own[c.leadIn] : undefined;
+    if (lead) lent = Math.max(lent, lead.tie * 0.6);
+    // The heading it sits under names the symbol ("Changes to a resource's Logical ID"): its sentences are about it.
+    if (c.heading) {
+      let h = headingTies.get(c.heading);
+      if (h === undefined) headingTies.set(c.heading, (h = match(plain(c.heading)).tie));
+      lent = Math.max(lent, h * 0.5);
+    }
     const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
     const tie = Math.max(self.tie, lent, sectionTie);
     const base = options.focused ? 0.6 : 0.12;
     // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
-    const decided = (c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 ? explains + 0.5 : explains;
+    // Not a short mention with no clause of its own ("For example, `GuEC2App` and `GuLambdaApp` patterns."): that names it, and says nothing about it.
+    const statement = cues > 0 || plain(c.text).split(/\s+/).length >= 9;
+    const decided = (c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 && statement ? explains + 0.5 : explains;
     const score = decided * (base + tie);
     return { ...c, score, explains: decided, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
   });
@@ -416,6 +473,15 @@ export function valueForms(lit: Literal, name: string): string[] {
   }
   const v = lit.value;
   add(v);
+  // A fraction is a share: 0.70 → "70%", "70 percent", "seventy percent".
+  if (v > 0 && v < 1 && !unit) {
+    const pct = Math.round(v * 10000) / 100;
+    out.add(`${pct}%`);
+    for (const form of [String(pct), ...(numberWords(pct) ? [numberWords(pct)!] : [])]) {
+      out.add(`${form} percent`);
+      out.add(`${form} per cent`);
+    }
+  }
   if (unit === 'ms') {
     add(v, 'ms');
     add(v, 'milliseconds');

@@ -5,7 +5,8 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
-import { bestSentences, candidates, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { stem } from '../../shared/stem.js';
+import { bestSentences, candidates, containsInverted, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
@@ -281,13 +282,117 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   const index = await symbolIndexOf(db);
   const unique = (index.byName.get(target.name)?.length ?? 0) === 1 && target.name.length >= 6 && isCodeShaped(target.name);
   const verbatim = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$')}(?![\\w$])`);
+  // The name in other letter case (`GuEC2App` for GuEc2App): strong, not exact — the document may mean something else spelled alike.
+  const anyCase = new RegExp(verbatim.source, 'i');
   for (const row of rows) {
-    if (docs.has(row.doc_id)) continue;
+    const caseDiffers = unique && !verbatim.test(row.text) && (row.text.match(new RegExp(anyCase.source, 'gi')) ?? [])[0];
+    const prior = docs.get(row.doc_id);
+    if (prior) {
+      // Reached weakly by its words already: the name in other letter case makes it strong.
+      if (caseDiffers && prior.relation === 'self' && prior.hops === 1 && TIER_RANK[prior.tier] > TIER_RANK.strong) {
+        prior.tier = 'strong';
+        prior.anchors.unshift({ entity: caseDiffers, entityType: 'search', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names \`${caseDiffers}\`, its name in other letter case; one symbol has the name ${target.name}` });
+      }
+      continue;
+    }
     const exact = unique && verbatim.test(row.text);
-    const r = reached(documentRef(row), exact ? 'exact' : 'weak', 'self', ['name search']);
-    r.anchors.push({ entity: exact ? target.name : body.join(' '), entityType: 'search', tier: r.tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : `has the words of its name ("${body.join(' ')}") — verify` });
-    addPassage(r, quoteFrom(row, [target.name, body.join(' ')]));
+    const tier: LinkTier = exact ? 'exact' : caseDiffers ? 'strong' : 'weak';
+    const r = reached(documentRef(row), tier, 'self', ['name search']);
+    r.anchors.push({
+      entity: exact ? target.name : caseDiffers || body.join(' '),
+      entityType: 'search',
+      tier,
+      symbol: { sid: target.sid, qname: target.qname },
+      relation: 'self',
+      reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : caseDiffers ? `names \`${caseDiffers}\`, its name in other letter case; one symbol has the name ${target.name}` : `has the words of its name ("${body.join(' ')}") — verify`,
+    });
+    addPassage(r, quoteFrom(row, [target.name, ...(caseDiffers ? [caseDiffers] : []), body.join(' ')]));
     docs.set(row.doc_id, r);
+  }
+  await documentsByInvertedName(db, target, body, docs);
+}
+
+/**
+ * Documents that say two words of the name the other way round with "of"
+ * ("the state of all toggles" for ToggleStateReport): weak, to verify.
+ * Decision records and docs only, at most four.
+ */
+async function documentsByInvertedName(db: Db, target: SymbolRef, body: readonly string[], docs: Map<number, Reached>): Promise<void> {
+  if (body.length < 2) return;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < body.length; i++) if (body[i]!.length >= 3 && body[i + 1]!.length >= 3) pairs.push([body[i]!, body[i + 1]!]);
+  if (!pairs.length) return;
+  const fts = pairs.map(([a, b]) => `NEAR("${b.replace(/"/g, '')}" "${a.replace(/"/g, '')}"*, 3)`).join(' OR ');
+  let rows: ChunkRow[];
+  try {
+    rows = await searchDocumentChunks(db, fts, ['adr', 'rfc', 'design', 'doc'], 12);
+  } catch {
+    return;
+  }
+  let added = 0;
+  for (const row of rows) {
+    if (added >= 4 || docs.has(row.doc_id)) continue;
+    const words = (row.text.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
+    const pair = pairs.find(([a, b]) => containsInverted(words, [stem(a), stem(b)]));
+    if (!pair) continue;
+    added++;
+    const said = `${pair[1]} of ${pair[0]}`;
+    const r = reached(documentRef(row), 'weak', 'self', ['name search']);
+    r.anchors.push({ entity: said, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `says words of its name the other way round ("${said}") — verify` });
+    addPassage(r, quoteFrom(row, [pair[1], body.join(' ')]));
+    docs.set(row.doc_id, r);
+  }
+}
+
+/** Whether a text names pull request `PR #n`: "PR #6036", "pull request #6036", "…/pull/6036", "(#6036)". */
+export function namesPullRequest(text: string, pr: string): boolean {
+  const n = /(\d+)$/.exec(pr)?.[1];
+  if (!n) return false;
+  return new RegExp(`(?:\\bPR\\s*#?|\\bpull request\\s*#?|/pulls?/|\\(#)${n}(?!\\d)`, 'i').test(text);
+}
+
+/**
+ * Decision records and docs that name the pull request a commit of the
+ * symbol's lines came from (ADR-024 lists "celestia-app (PR #6036)"): about
+ * the change that wrote those lines, so read as about the symbol — weak, to
+ * verify, since a pull request changes more than one symbol. At most three.
+ */
+async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullRequests: readonly string[], docs: Map<number, Reached>): Promise<void> {
+  let added = 0;
+  for (const pr of pullRequests) {
+    const n = /(\d+)$/.exec(pr)?.[1];
+    if (!n || n.length < 2) continue;
+    let rows: ChunkRow[];
+    try {
+      rows = await searchDocumentChunks(db, `"${n}"`, ['adr', 'rfc', 'design', 'postmortem', 'doc'], 8);
+    } catch {
+      continue;
+    }
+    for (const row of rows) {
+      if (added >= 3) return;
+      if (!namesPullRequest(row.text, pr)) continue;
+      const prior = docs.get(row.doc_id);
+      const anchor: Anchor = { entity: pr, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names ${pr}, the pull request of a commit that last changed its lines — verify` };
+      if (prior) {
+        if (prior.relation === 'self' && prior.hops === 1) prior.pullRequest ??= pr;
+        else {
+          // Reached through a neighbour or another document: the pull request makes it about the symbol itself (weak).
+          prior.relation = 'self';
+          prior.hops = 1;
+          prior.tier = 'weak';
+          delete prior.via;
+          prior.pullRequest = pr;
+          prior.anchors.unshift(anchor);
+        }
+        continue;
+      }
+      added++;
+      const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
+      r.pullRequest = pr;
+      r.anchors.push(anchor);
+      addPassage(r, quoteFrom(row, [pr, `#${n}`]));
+      docs.set(row.doc_id, r);
+    }
   }
 }
 
@@ -391,6 +496,8 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
 
 function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
+  // A decision record about the pull request that wrote its lines is about the change as a whole.
+  if (r.pullRequest && DECISION_KINDS.has(r.document.kind)) return true;
   // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
   if (r.text) return r.document.kind !== 'commit';
   const title = r.document.title;
@@ -406,11 +513,16 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     const text = r.text ?? stored.get(id);
     if (!text) continue;
     // The names by which this document reaches the symbol ("the retry policy", "max attempts") tie its sentences too.
-    const anchorNames = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation').map((a) => a.entity);
+    const selfAnchors = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation');
+    const anchorNames = selfAnchors.map((a) => a.entity);
+    // A code name by which the document reaches it only weakly (`EC2App`, a concept over several symbols) ties its sentences less than the symbol's own name.
+    // (A name found by search — the name with an affix, in other letter case — is the symbol's own name, whatever its tier.)
+    const certain = new Set(selfAnchors.filter((a) => a.tier === 'exact' || a.tier === 'strong' || a.entityType === 'search').map((a) => a.entity));
     const neighbourNames = r.anchors.filter((a) => a.relation !== 'self' && a.entityType !== 'citation').map((a) => a.entity);
     const own: Ties = {
       ...ties,
-      names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n))],
+      names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n) && certain.has(n))],
+      weakNames: anchorNames.filter((n) => isCodeShaped(n) && !certain.has(n)),
       phrases: [...ties.phrases, ...anchorNames.filter((n) => !isCodeShaped(n)).map((n) => proseForms(n.replace(/\s+/g, '_'))).flat()],
       neighbours: [...ties.neighbours, ...neighbourNames],
     };
@@ -431,15 +543,42 @@ function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): R
 const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.95, docstring: 0.95, incident: 0.9, commit: 0.85, changelog: 0.6, note: 0.6 };
 
 /** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */
+/**
+ * Linked sources are one band, ranked by how well their best reason
+ * explains times how sure the link is (exact 1, strong 0.85, weak 0.6): a
+ * strong decision record can come before an exact commit, a weak one that
+ * explains well before a strong one that explains little. The tiers shown
+ * stay as they are, and only exact or strong may lead the answer. Each
+ * further commit of the symbol's lines counts less
+ * (0.7 for the second, 0.49 for the third…): the commits that last changed
+ * the lines crowd out the documents that explain the design. Pure.
+ */
+export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | 'hops' | 'reasons' | 'document'>[]): Map<Pick<Reached, 'document'>, number> {
+  const out = new Map<Pick<Reached, 'document'>, number>();
+  const base = (r: (typeof docs)[number]) => (r.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * (r.tier === 'exact' ? 1 : r.tier === 'strong' ? 0.85 : 0.6);
+  const sorted = [...docs].sort((a, b) => base(b) - base(a));
+  let commits = 0;
+  for (const r of sorted) {
+    const isCommit = categoryOf(r.document.kind) === 'commit' && r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong');
+    out.set(r, base(r) * (isCommit ? 0.7 ** commits : 1));
+    if (isCommit) commits++;
+  }
+  return out;
+}
+
 function rankItems(docs: Iterable<Reached>): WhyItem[] {
   const group = (r: Reached) => (r.relation !== 'self' ? 2 : r.hops === 2 ? 1 : 0);
-  return [...docs]
+  const list = [...docs];
+  const weight = bandWeights(list);
+  const band = (r: Reached) => (r.tier === 'unresolved' ? 1 : 0);
+  return list
     .sort(
       (x, y) =>
         group(x) - group(y) ||
         Number(!x.reasons.length) - Number(!y.reasons.length) ||
+        band(x) - band(y) ||
+        weight.get(y)! - weight.get(x)! ||
         TIER_RANK[x.tier] - TIER_RANK[y.tier] ||
-        (y.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(y.document.kind)] - (x.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(x.document.kind)] ||
         CATEGORY_ORDER.indexOf(categoryOf(x.document.kind)) - CATEGORY_ORDER.indexOf(categoryOf(y.document.kind)) ||
         RELATION_RANK[x.relation] - RELATION_RANK[y.relation] ||
         y.anchors.length - x.anchors.length ||
@@ -511,7 +650,11 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsSearched(db, target, docs);
     await documentsByAffixedName(db, target, docs);
   }
-  if (options.root && options.history !== false) history = await historySources(db, options.root, target, ranges, docs, next);
+  if (options.root && options.history !== false) {
+    const h = await historySources(db, options.root, target, ranges, docs, next);
+    history = { commits: h.commits, informative: h.informative };
+    if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests, docs);
+  }
   const ties = tiesOf(target, scope, declaration);
   await findReasons(db, docs, target, ties);
   const constraints = status.documents ? await constraintsAround(db, best, docs) : [];

@@ -97,7 +97,7 @@ export async function rangesOf(db: Db, sids: readonly string[]): Promise<Ranges>
 }
 
 /** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
-export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number }> {
+export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[] }> {
   const range = ranges.get(target.sid);
   const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
   const informative = commits.filter((c) => c.informative);
@@ -123,5 +123,7 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
     addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280), ...invisibleIn(body.split('\n')[0]!) });
     docs.set(document.id, r);
   }
-  return { commits: commits.length, informative: informative.length };
+  // The pull requests the commits came from (most lines first): a document that names one is about the change that wrote these lines.
+  const pullRequests = [...new Set(commits.map((c) => c.pr).filter((p): p is string => !!p))].slice(0, 5);
+  return { commits: commits.length, informative: informative.length, pullRequests };
 }

@@ -61,6 +61,8 @@ export interface Reached {
   reasons: ReasonFound[];
   /** Reached by an affixed form of the symbol's name (`MsgRecoverClient` for RecoverClient): a decision record so reached is about it, whatever its tier. */
   affixed?: string;
+  /** Reached because it names the pull request of a commit that last changed the symbol's lines (`PR #6036`): the document is about that change. */
+  pullRequest?: string;
 }
 
 /** Whether reaching by this tier and relation is better than `than`: the symbol itself before a neighbour, then a stronger tier, then closer. */

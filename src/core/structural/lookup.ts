@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { readWorkspaceFile } from '../repo/read.js';
 import { TenureError } from '../../shared/errors.js';
 import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
@@ -80,6 +81,9 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
   if (declared.length && declared.length < found.length) found = declared;
   found = await exactFirst(db, found, segs);
   if (found.length) return found.map(ref);
+  // Go indexes a method under its package (`types.CalculateBlockProvision`); people write it with its receiver type (`Minter.CalculateBlockProvision`).
+  const byReceiver = goMethodsByReceiver(rows, segs, options.root);
+  if (byReceiver.length) return byReceiver.map(ref);
 
   const like = await db.all<Row>(`${SELECT} WHERE s.name LIKE ? AND s.kind != 'module' LIMIT 8`, [`%${name}%`]);
   const hint = like.length ? ` Did you mean: ${like.map((l) => `${l.qname} (${l.path}:${l.line})`).join(', ')}?` : '';
@@ -123,6 +127,37 @@ async function exactFirst(db: Db, found: Row[], segs: readonly string[]): Promis
     return mod !== undefined && full.startsWith(mod + '.') && full.slice(mod.length + 1) === typed;
   });
   return exact.length ? exact : withoutOwnConstructors;
+}
+
+/** The receiver type of a Go method declaration line: `func (m *Minter) Calc(` → Minter; `func (k Keeper[T]) Get(` → Keeper. */
+export function goReceiverType(line: string): string | undefined {
+  return /^\s*func\s*\(\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\)/.exec(line)?.[1];
+}
+
+/**
+ * Go methods named `Type.Method` as typed: the symbols named Method whose
+ * declaration's receiver is Type, and whose package agrees with anything
+ * typed before the type (`types.Minter.Calc`). Read from the source line,
+ * so the structural ids stay as they are.
+ */
+function goMethodsByReceiver(rows: readonly Row[], segs: readonly string[], root: string): Row[] {
+  if (segs.length < 2) return [];
+  const type = segs[segs.length - 2]!;
+  const before = segs.slice(0, -2);
+  const out: Row[] = [];
+  const files = new Map<string, string[] | undefined>();
+  for (const r of rows) {
+    if (!r.path.endsWith('.go') || r.kind === 'module') continue;
+    // What precedes the type must be the end of the package path (`types`, `mint/types`).
+    if (before.length && !endsWith([...segments(r.path.replace(/\/[^/]*$/, '')), ...segments(r.qname).slice(0, -1)], before) && !endsWith(segments(r.qname).slice(0, -1), before)) continue;
+    if (!files.has(r.path)) {
+      const read = readWorkspaceFile(root, path.join(root, r.path), 4 * 1024 * 1024);
+      files.set(r.path, read.ok ? read.bytes.toString('utf8').split('\n') : undefined);
+    }
+    const line = files.get(r.path)?.[r.line - 1];
+    if (line && goReceiverType(line) === type) out.push(r);
+  }
+  return out;
 }
 
 /** The dotted prefix of a qualified name that names its module, when the symbol sits directly in one. */
