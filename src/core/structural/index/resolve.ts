@@ -303,7 +303,12 @@ export class Resolver {
     for (const t of targets) {
       if (seen.has(t)) continue;
       seen.add(t);
-      const py = this.state.files.get(t)?.language?.scheme === 'py';
+      const scheme = this.state.files.get(t)?.language?.scheme;
+      // Java and Go re-export nothing: what a package imports is not a name of the package. (Following
+      // their imports found wrong targets, and walking whole packages three deep at every site made
+      // resolution quadratic: a third of it on 8,000 files of Java and Go.)
+      if (scheme !== 'ts' && scheme !== 'py') continue;
+      const py = scheme === 'py';
       for (const imp of this.state.importsByFile.get(t) ?? []) {
         let wanted: string;
         if (!py) {
