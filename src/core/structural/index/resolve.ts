@@ -95,16 +95,19 @@ export class Resolver {
     if (files.length <= 4) return files.flatMap((f) => this.topLevel(f, name, allowed));
     const key = files.join(',');
     let table = this.spread.get(key);
-    if (!table) {
-      table = new Map();
-      for (const f of files) {
-        const mod = this.state.files.get(f)?.moduleSymbolId;
-        if (mod === null || mod === undefined) continue;
-        for (const c of this.state.children.get(mod) ?? []) push(table, c.name, c);
-      }
-      this.spread.set(key, table);
-    }
+    if (!table) this.spread.set(key, (table = this.namesIn(files)));
     return (table.get(name) ?? []).filter((s) => allowed.has(s.kind));
+  }
+
+  /** The top-level definitions of some files by name, in the files' order. */
+  private namesIn(files: readonly number[]): Map<string, Sym[]> {
+    const table = new Map<string, Sym[]>();
+    for (const f of files) {
+      const mod = this.state.files.get(f)?.moduleSymbolId;
+      if (mod === null || mod === undefined) continue;
+      for (const c of this.state.children.get(mod) ?? []) push(table, c.name, c);
+    }
+    return table;
   }
 
   /**
@@ -129,15 +132,7 @@ export class Resolver {
   /** The top-level definitions of a package's files (Go, Java) by name, built on first use in a batch. */
   private packageNamed(key: string, name: string): readonly Sym[] {
     let table = this.packages.get(key);
-    if (!table) {
-      table = new Map();
-      for (const f of this.state.modules.get(key) ?? []) {
-        const mod = this.state.files.get(f)?.moduleSymbolId;
-        if (mod === null || mod === undefined) continue;
-        for (const c of this.state.children.get(mod) ?? []) push(table, c.name, c);
-      }
-      this.packages.set(key, table);
-    }
+    if (!table) this.packages.set(key, (table = this.namesIn(this.state.modules.get(key) ?? [])));
     return table.get(name) ?? [];
   }
 
@@ -156,7 +151,8 @@ export class Resolver {
    * a receiver of unknown type or of a computed call. Worked out once per
    * name and pass: a common name (`get`, `toString`) has thousands, and
    * filtering them again at each of its sites made resolution quadratic in
-   * the size of the repository.
+   * the size of the repository. Name matching never crosses languages: a
+   * TypeScript call cannot land in a Python method.
    */
   private poolOf(name: string, scheme: string, kinds: ReadonlySet<SymbolKind>, membersOnly: boolean, call: boolean): NamePool {
     let kindId = this.kindIds.get(kinds);
@@ -389,15 +385,22 @@ export class Resolver {
       await written;
       total += batch.length;
       written = write(batch);
+      // Marked handled here, rethrown where it is awaited: a failed write must not go unheard meanwhile.
+      written.catch(() => undefined);
       batch = [];
     };
-    for (const s of rest) {
-      batch.push(...this.resolveSite(s));
-      if (batch.length >= EDGE_BATCH) await flush();
-      if (yielder.due()) await yielder.yield();
+    try {
+      for (const s of rest) {
+        batch.push(...this.resolveSite(s));
+        if (batch.length >= EDGE_BATCH) await flush();
+        if (yielder.due()) await yielder.yield();
+      }
+      await flush();
+      await written;
+    } finally {
+      // A resolution that fails leaves no write running into the transaction's rollback.
+      await written.catch(() => undefined);
     }
-    await flush();
-    await written;
     return total;
   }
 
@@ -612,7 +615,6 @@ export class Resolver {
     return this.keyIndex.index;
   }
 
-  /** Name matching never crosses languages: a TypeScript call cannot land in a Python method. */
   /** Is the symbol a member of a type (not a free function)? */
   private isMember(s: Sym): boolean {
     const p = s.parentId !== null ? this.state.symbols.get(s.parentId) : undefined;
