@@ -39,24 +39,23 @@ export class Needles {
   readonly docs: number[] = [];
   /** The lengths of the keys (a name shorter than PREFIX is its own key). */
   private readonly keyLengths = new Set<number>();
-  /** Characters a name starts with. */
-  private readonly firstChars = new Set<number>();
   /**
    * The places a name can start (after a space, quote, backtick, parenthesis
    * or slash, on one of the names' first characters), found by the regular
    * expression engine: a loop over every character in script cost more than
    * the rest of the pass.
    */
-  private starts?: RegExp;
+  private readonly starts: RegExp;
 
   constructor(docs: readonly { id: number; path: string | null; ref: string | null }[]) {
+    const firstChars = new Set<number>();
     for (const d of docs) {
       if (d.path && !d.path.includes('#')) {
         const name = path.posix.basename(d.path);
         if (name) {
           const key = name.slice(0, PREFIX);
           this.keyLengths.add(key.length);
-          this.firstChars.add(name.charCodeAt(0));
+          firstChars.add(name.charCodeAt(0));
           const list = this.byPrefix.get(key) ?? [];
           list.push({ name, index: this.docs.length });
           this.byPrefix.set(key, list);
@@ -70,6 +69,8 @@ export class Needles {
         this.docs.push(d.id);
       }
     }
+    const unit = (c: number) => `\\u${c.toString(16).padStart(4, '0')}`;
+    this.starts = new RegExp(`(?<=^|[${[...BEFORE_NAME].map(unit).join('')}])[${[...firstChars].map(unit).join('')}]`, 'g');
   }
 
   get size(): number {
@@ -80,8 +81,6 @@ export class Needles {
   matches(text: string): number[] {
     const hit = new Set<number>();
     if (this.byPrefix.size) {
-      const unit = (c: number) => `\\u${c.toString(16).padStart(4, '0')}`;
-      this.starts ??= new RegExp(`(?<=^|[${[...BEFORE_NAME].map(unit).join('')}])[${[...this.firstChars].map(unit).join('')}]`, 'g');
       for (const m of text.matchAll(this.starts)) {
         const p = m.index;
         for (const k of this.keyLengths) {
