@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { countTokens } from 'gpt-tokenizer';
+import { countTokens } from '../src/shared/tokens.js';
 import { indexKnowledge, type KnowledgeIndexReport } from '../src/core/knowledge/pipeline.js';
 import { surveyKnowledge } from '../src/core/knowledge/sources/survey.js';
 import { OpenAiChatModel, OpenAiEmbedder } from '../src/core/llm/openai.js';

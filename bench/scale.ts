@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BENCH_DIR } from './corpora.js';
-import { fmtInt, fmtMs, median, verdict, type Row } from './stats.js';
+import { fmtInt, fmtMs, median, medianIndex, verdict, type Row } from './stats.js';
 
 /*
  * The scale benchmark: `tenure index` as a user runs it — a whole process
@@ -224,19 +224,20 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
     ], ...peerRows);
   }
   if (perFile.length === 3) {
-    const growth = perFile[2]! / perFile[0]!;
-    rows.push([label, 'time per file, full ÷ ¼', `${growth.toFixed(2)}× (${perFile.map((x) => `${x.toFixed(2)} ms`).join(' → ')})`, verdict(growth <= 1.2 && growth >= 0.8, 'within ±20%')]);
+    const growthRow = (what: string, ms: readonly number[]): Row => {
+      const growth = ms[2]! / ms[0]!;
+      return [label, `${what} per file, full ÷ ¼`, `${growth.toFixed(2)}× (${ms.map((x) => `${x.toFixed(2)} ms`).join(' → ')})`, verdict(growth <= 1.2 && growth >= 0.8, 'within ±20%')];
+    };
     // On a shared machine wall time also measures the neighbours; CPU time per file is the work's own growth.
-    const cpuGrowth = cpuPerFile[2]! / cpuPerFile[0]!;
-    rows.push([label, 'CPU time per file, full ÷ ¼', `${cpuGrowth.toFixed(2)}× (${cpuPerFile.map((x) => `${x.toFixed(2)} ms`).join(' → ')})`, verdict(cpuGrowth <= 1.2 && cpuGrowth >= 0.8, 'within ±20%')]);
+    rows.push(growthRow('time', perFile), growthRow('CPU time', cpuPerFile));
   }
   return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; files taken in the order of the SHA-1 of their path (every size the same mix), hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
 }
 
 /** The run with the median wall time, and every wall time in order. */
 function medianRun<T extends { wallS: number }>(runs: readonly T[]): { mid: T; walls: number[] } {
-  const walls = runs.map((r) => r.wallS).sort((a, b) => a - b);
-  return { mid: runs.find((r) => r.wallS === walls[Math.floor((walls.length - 1) / 2)])!, walls };
+  const walls = runs.map((r) => r.wallS);
+  return { mid: runs[medianIndex(walls)]!, walls: walls.sort((a, b) => a - b) };
 }
 
 const seconds = (walls: readonly number[]) => walls.map((w) => `${w.toFixed(2)} s`).join(', ');
