@@ -104,31 +104,18 @@ async function subtypes(db: Db, typeId: number, within?: ReadonlySet<number>): P
 
 /** These types and all their supertypes, transitively. */
 async function withSupertypes(db: Db, types: Iterable<number>): Promise<Set<number>> {
-  const all = new Set(types);
-  let frontier = [...all];
+  const own = [...types];
+  return new Set([...own, ...(await supertypes(db, own))]);
+}
+
+/** The supertypes of these types, transitively (never the types themselves). */
+async function supertypes(db: Db, types: readonly number[]): Promise<number[]> {
+  const out: number[] = [];
+  const seen = new Set(types);
+  let frontier = [...types];
   while (frontier.length) {
     const rows = await db.all<{ dst_id: number }>(
       `SELECT DISTINCT dst_id FROM edges INDEXED BY edges_src WHERE src_id IN (SELECT value FROM json_each(?)) AND kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IS NOT NULL`,
-      [ids(frontier)],
-    );
-    frontier = [];
-    for (const r of rows) {
-      if (all.has(r.dst_id)) continue;
-      all.add(r.dst_id);
-      frontier.push(r.dst_id);
-    }
-  }
-  return all;
-}
-
-/** Supertypes of a type, transitively. */
-async function supertypes(db: Db, typeId: number): Promise<number[]> {
-  const out: number[] = [];
-  const seen = new Set([typeId]);
-  let frontier = [typeId];
-  while (frontier.length) {
-    const rows = await db.all<{ dst_id: number }>(
-      `SELECT dst_id FROM edges WHERE kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IS NOT NULL AND src_id IN (SELECT value FROM json_each(?))`,
       [ids(frontier)],
     );
     frontier = [];
@@ -636,7 +623,7 @@ async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | un
       `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
       [target.id],
     ),
-    supertypes(db, placement.parent_id),
+    supertypes(db, [placement.parent_id]),
   ]);
   const named = supers.length
     ? await db.all<{ id: number; sid: string; qname: string }>(`SELECT id, sid, qname FROM symbols WHERE name = ? AND parent_id IN (SELECT value FROM json_each(?))`, [target.name, ids(supers)])
