@@ -113,30 +113,30 @@ describe('tenure mcp --watch confirms edges with language servers in the backgro
     const editedHash = createHash('sha1').update(edited).digest('hex');
     const editedAt = Date.now();
     fs.writeFileSync(handlers, edited);
+    const reader = await openWorkspace(ex.root, { readonly: true });
     const recheckedEdit = async (): Promise<boolean> => {
-      const ws = await openWorkspace(ex.root, { readonly: true });
-      try {
-        const row = await ws.db.get<{ n: number }>(
-          `SELECT count(*) AS n FROM resolution_files r JOIN files f ON f.id = r.file_id
-           WHERE f.path = 'src/api/handlers.ts' AND r.source = 'lsp:typescript' AND f.hash = ? AND r.hash = ? AND r.at >= ?`,
-          [editedHash, editedHash, editedAt],
-        );
-        return (row?.n ?? 0) > 0;
-      } finally {
-        await ws.close();
-      }
+      const row = await reader.db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM resolution_files r JOIN files f ON f.id = r.file_id
+         WHERE f.path = 'src/api/handlers.ts' AND r.source = 'lsp:typescript' AND f.hash = ? AND r.hash = ? AND r.at >= ?`,
+        [editedHash, editedHash, editedAt],
+      );
+      return (row?.n ?? 0) > 0;
     };
-    const deadline = Date.now() + 150_000;
-    for (;;) {
-      const a = await ask().catch(() => undefined);
-      const post = a?.dependents.find((d) => d.symbol.qname === 'postRetry');
-      if (post && post.tier !== 'resolved') {
-        assert.equal(post.tier, 'inferred', JSON.stringify(tiers(a!)));
-        break;
+    try {
+      const deadline = Date.now() + 150_000;
+      for (;;) {
+        const a = await ask().catch(() => undefined);
+        const post = a?.dependents.find((d) => d.symbol.qname === 'postRetry');
+        if (post && post.tier !== 'resolved') {
+          assert.equal(post.tier, 'inferred', JSON.stringify(tiers(a!)));
+          break;
+        }
+        if (await recheckedEdit()) break;
+        if (Date.now() > deadline) throw new Error(`fall back after the edit: timed out; last answer ${JSON.stringify(a && tiers(a))}`);
+        await new Promise((r) => setTimeout(r, 100));
       }
-      if (await recheckedEdit()) break;
-      if (Date.now() > deadline) throw new Error(`fall back after the edit: timed out; last answer ${JSON.stringify(a && tiers(a))}`);
-      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await reader.close();
     }
 
     const again = await until((a) => a.dependents.length === 4 && a.dependents.every((d) => d.tier === 'resolved'), 'enrichment after the edit');
