@@ -121,6 +121,9 @@
 (import_statement (import_clause (identifier) @import.local) source: (string (string_fragment) @import.module)) @import
 (import_statement (import_clause (namespace_import (identifier) @import.local)) source: (string (string_fragment) @import.module)) @import
 (import_statement source: (string (string_fragment) @import.module)) @import
+; `export { a as b } from './x'` re-exports `a` of ./x as `b`; `export * from` any name (the bare pattern).
+(export_statement (export_clause (export_specifier name: (identifier) @import.name alias: (identifier) @import.local)) source: (string (string_fragment) @import.module)) @import
+(export_statement (export_clause (export_specifier name: (identifier) @import.name !alias)) source: (string (string_fragment) @import.module)) @import
 (export_statement source: (string (string_fragment) @import.module)) @import
 ((variable_declarator name: (identifier) @import.local value: (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import.module) .))) @import (#eq? @_req "require"))
 ((variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import.module) .))) @import (#eq? @_req "require"))

@@ -75,6 +75,24 @@ describe('incremental re-index', () => {
     assert.deepEqual(await callers('AuditLog.record'), ['SettlementService.retry inferred', 'SettlementService.settle inferred']);
   });
 
+  it('a function imported under another name (and re-exported under a third) gets its callers back when its definition returns', async () => {
+    const helpers = write(ws.root, 'src/ops/helpers.ts', `export function members(x: object) {\n  return Object.keys(x);\n}\n`);
+    write(ws.root, 'src/ops/barrel.ts', `export { members as listMembers } from './helpers';\n`);
+    const direct = write(ws.root, 'src/ops/direct.ts', `import { members as installMembers } from './helpers';\nexport function install() {\n  return installMembers({});\n}\n`);
+    const viaBarrel = write(ws.root, 'src/ops/viaBarrel.ts', `import { listMembers as names } from './barrel';\nexport function list() {\n  return names({});\n}\n`);
+    await indexer.updateFiles([helpers, path.join(ws.root, 'src/ops/barrel.ts'), direct, viaBarrel]);
+    const expected = ['install inferred', 'list inferred'];
+    assert.deepEqual(await callers('members'), expected);
+    const text = fs.readFileSync(helpers, 'utf8');
+    fs.writeFileSync(helpers, '// members moved out for a while\n');
+    await indexer.updateFiles([helpers]);
+    assert.equal(await danglingEdges(), 0);
+    fs.writeFileSync(helpers, text);
+    await indexer.updateFiles([helpers]);
+    // Only helpers.ts changed: the callers' sites name `installMembers` and `names`, not `members`.
+    assert.deepEqual(await callers('members'), expected);
+  });
+
   it('editing a callee keeps the edges into its unchanged symbols, and renaming one moves its callers', async () => {
     const file = path.join(ws.root, 'src/settlement/AuditLog.ts');
     const edgeIds = async () =>

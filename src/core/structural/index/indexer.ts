@@ -13,7 +13,7 @@ import { languageForPath } from '../inventory/languages.js';
 import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePool.js';
 import type { ParseResponse } from '../inventory/parseProtocol.js';
 import { Resolver } from './resolve.js';
-import { StructuralState, type FileEntry, type Site, type Sym } from './state.js';
+import { StructuralState, type FileEntry, type Import, type Site, type Sym } from './state.js';
 
 export interface IndexerOptions {
   /** Parse workers; defaults to the cores available, at most 4. */
@@ -531,10 +531,31 @@ export class StructuralIndexer {
     const set = new Set<Site>();
     for (const f of batch.replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
     for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
-    for (const n of batch.names) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+    for (const n of this.namesThroughAliases(batch.names)) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
     // Key reads are named by their whole string (`settlement.retry.max`), the keys by their last segment.
     if (batch.configChanged) for (const s of this.state.sites.values()) if (s.nameIs && s.nameIs !== 'receiver') set.add(s);
     return [...set];
+  }
+
+  /**
+   * The changed names and every name they are imported or re-exported under (`import { members as installMembers }`):
+   * a site calls the local name, so a definition gained or lost under the original one moves it too. Followed through chains of aliases.
+   */
+  private namesThroughAliases(names: ReadonlySet<string>): Set<string> {
+    const all = new Set(names);
+    if (!all.size) return all;
+    const aliased: Import[] = [];
+    for (const imports of this.state.importsByFile.values()) for (const i of imports) if (i.name && i.local && i.local !== i.name) aliased.push(i);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const i of aliased) {
+        if (all.has(i.name!) && !all.has(i.local!)) {
+          all.add(i.local!);
+          grew = true;
+        }
+      }
+    }
+    return all;
   }
 
   private async countEdges(): Promise<number> {

@@ -290,8 +290,8 @@ export class Resolver {
    * What a module exports by a name it does not define itself, through its
    * re-exports, a few hops deep: `from .x import name [as alias]` and
    * `from .x import *` (Python: a star import binds no name starting with
-   * `_`), `export … from './x'` (TypeScript: the clause is not captured, so
-   * any name of the module it re-exports). A plain `import a.b` binds `a`, no
+   * `_`), `export { a as b } from './x'` (TypeScript: under its alias; a plain import is taken as
+   * re-exported too, since the `export { b }` that may follow is not tied to it) and `export * from './x'` (any name). A plain `import a.b` binds `a`, no
    * name of `a.b`.
    */
   private reexported(targets: readonly number[], name: string, allowed: ReadonlySet<SymbolKind>, depth = 3, seen = new Set<number>()): Sym[] {
@@ -308,7 +308,8 @@ export class Resolver {
       for (const imp of this.state.importsByFile.get(t) ?? []) {
         let wanted: string;
         if (!py) {
-          if (imp.name !== null && imp.name !== name && imp.local !== name) continue;
+          // An import or re-export names what the module exports under its local name; the bare `export * from` names anything.
+          if (imp.name !== null && (imp.local ?? imp.name) !== name) continue;
           wanted = imp.name ?? name;
         } else if (imp.name !== null) {
           if ((imp.local ?? imp.name) !== name) continue;
