@@ -1,6 +1,6 @@
 import type { SymbolKind } from '../model/structural.js';
 import type { SkipKind } from '../model/skips.js';
-import { specOf, type Edge, type FileEntry, type StructuralState } from './index/state.js';
+import { specOf, type Edge, type FileEntry, type Site, type StructuralState } from './index/state.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
@@ -99,11 +99,9 @@ export class StructuralStore {
         line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
       });
     }
-    // A file's sites are one JSON text, parsed whole: check the clock after each file.
+    // Sites stay in the store; the working set keeps their names. A file's sites are one JSON text, parsed whole: check the clock after each file.
     for await (const row of rowsOf<{ file_id: number; sites: string }>(this.db, new Yielder(12, 1), 'file_sites', 'file_id, sites', 200)) {
-      for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs] of JSON.parse(row.sites) as SiteTuple[]) {
-        state.addSite({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs: nameIs ?? null });
-      }
+      for (const [id, , , name, , , , , , nameIs] of JSON.parse(row.sites) as SiteTuple[]) state.indexSite(row.file_id, id, name, nameIs ?? null);
     }
     type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
     for await (const i of rowsOf<ImportRow>(this.db, yielder, 'imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
@@ -118,6 +116,20 @@ export class StructuralStore {
       if (!set) state.supertypes.set(e.src_id, (set = new Set()));
       set.add(e.dst_id);
     }
+  }
+
+  /** The stored sites of these files (read inside the caller's transaction when it holds one). */
+  static async sitesOf(db: Db, fileIds: readonly number[]): Promise<Site[]> {
+    const out: Site[] = [];
+    for (let i = 0; i < fileIds.length; i += 500) {
+      const rows = await db.all<{ file_id: number; sites: string }>('SELECT file_id, sites FROM file_sites WHERE file_id IN (SELECT value FROM json_each(?))', [JSON.stringify(fileIds.slice(i, i + 500))]);
+      for (const row of rows) {
+        for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs] of JSON.parse(row.sites) as SiteTuple[]) {
+          out.push({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs: nameIs ?? null });
+        }
+      }
+    }
+    return out;
   }
 
   /**

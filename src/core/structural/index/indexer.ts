@@ -69,6 +69,16 @@ interface Plan {
   readonly texts?: ReadonlyMap<string, string>;
 }
 
+/** What a written batch did. */
+interface Applied {
+  readonly parsed: number;
+  readonly unchanged: number;
+  readonly resolveMs: number;
+  readonly writeMs: number;
+  readonly removed: number;
+  readonly partial: IndexReport['partial'];
+}
+
 /** What one batch of parsed and removed files changes in the working set, as it is taken in. */
 interface Batch {
   /** Nothing was indexed before: every site is resolved, nothing is compared. */
@@ -87,6 +97,8 @@ interface Batch {
   readonly kept: number[];
   parsed: number;
   unchanged: number;
+  /** Files parsed with some constructs left out. */
+  readonly partial: IndexReport['partial'][number][];
 }
 
 /**
@@ -241,12 +253,9 @@ export class StructuralIndexer {
         unchanged: unchanged + result.unchanged,
         removed: result.removed,
         skipped,
-        partial: parsed.flatMap(({ rel, response: r }) => {
-          const constructs = r.status === 'parsed' ? (r.facts.skipped ?? []) : [];
-          return constructs.length ? [{ path: rel, constructs: constructs.length, line: constructs[0]!.at.line, reason: constructs[0]!.reason }] : [];
-        }),
+        partial: result.partial,
         symbols: this.state.symbols.size,
-        sites: this.state.sites.size,
+        sites: this.state.siteCount,
         edges: await this.countEdges(),
         bytes: d.files.reduce((n, f) => n + f.size, 0),
         ms: performance.now() - t0,
@@ -356,7 +365,7 @@ export class StructuralIndexer {
    * clash and nothing another writer did is lost. A write that fails leaves
    * the working set to be loaded again.
    */
-  private async apply(plan: Plan): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number; removed: number }> {
+  private async apply(plan: Plan): Promise<Applied> {
     try {
       return await this.workspace.db.write(async (db) => {
         if (await this.refresh(db)) {
@@ -401,7 +410,7 @@ export class StructuralIndexer {
     return { ...plan, parsed };
   }
 
-  private async applyLocked(db: Db, plan: Plan): Promise<{ parsed: number; unchanged: number; resolveMs: number; writeMs: number; removed: number }> {
+  private async applyLocked(db: Db, plan: Plan): Promise<Applied> {
     const t0 = performance.now();
     const seen = plan.discovered ? new Set(plan.discovered.map((f) => f.rel)) : undefined;
     const removed = seen
@@ -409,7 +418,7 @@ export class StructuralIndexer {
       : [...new Set(plan.removedRels)].map((rel) => this.state.fileByRel.get(rel)).filter((id): id is number => id !== undefined);
     const parsed = plan.parsed;
     const batch: Batch = {
-      fresh: this.state.sites.size === 0 && this.state.symbols.size === 0,
+      fresh: this.state.siteCount === 0 && this.state.symbols.size === 0,
       names: new Set(),
       structureChanged: removed.length > 0,
       configChanged: removed.some((id) => this.state.files.get(id)?.language?.scheme === 'config'),
@@ -418,6 +427,7 @@ export class StructuralIndexer {
       kept: [],
       parsed: 0,
       unchanged: 0,
+      partial: [],
     };
     for (const id of removed) for (const n of this.state.removeFile(id)) batch.names.add(n);
     // Per file: one large file's facts take milliseconds to take in.
@@ -427,7 +437,7 @@ export class StructuralIndexer {
       this.takeIn(p, batch);
     }
     const importChanged = await this.reresolveImports(batch);
-    const affected = this.affectedSites(batch, importChanged);
+    const affected = await this.affectedSites(db, batch, importChanged);
     const replacedIds = new Set(batch.replaced.map((f) => f.id));
     let t1 = performance.now();
     // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
@@ -448,8 +458,9 @@ export class StructuralIndexer {
       },
     );
     this.generation = written.generation;
+    this.state.releaseSites();
     const t2 = performance.now();
-    return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1, removed: removed.length };
+    return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1, removed: removed.length, partial: batch.partial };
   }
 
   /** One parsed file into the working set: its facts replace the old ones, a skip is recorded, the same bytes only move its mtime. */
@@ -489,7 +500,10 @@ export class StructuralIndexer {
       entry.errorNodes = r.facts.errorNodes;
       entry.computedAccesses = r.facts.computedAccesses ?? 0;
       const constructs = r.facts.skipped ?? [];
-      if (constructs.length) this.options.log?.(`${p.rel}: ${constructs.length} construct${constructs.length === 1 ? '' : 's'} skipped, the rest indexed (line ${constructs[0]!.at.line}: ${constructs[0]!.reason})`);
+      if (constructs.length) {
+        batch.partial.push({ path: p.rel, constructs: constructs.length, line: constructs[0]!.at.line, reason: constructs[0]!.reason });
+        this.options.log?.(`${p.rel}: ${constructs.length} construct${constructs.length === 1 ? '' : 's'} skipped, the rest indexed (line ${constructs[0]!.at.line}: ${constructs[0]!.reason})`);
+      }
       entry.parseMs = r.facts.parseMs;
       const moduleBefore = entry.moduleName;
       const kept = this.state.addFacts(entry, r.facts, previous);
@@ -502,6 +516,8 @@ export class StructuralIndexer {
       }
       for (const old of previous.values()) if (!kept.has(old.id)) batch.names.add(old.name);
       batch.parsed++;
+      // Taken in: the facts are let go now, not when the whole batch is written (on a first index, every file's).
+      (r as { facts?: unknown }).facts = undefined;
     } else if (r.status === 'skipped') {
       for (const old of previous.values()) batch.names.add(old.name);
       entry.skip = r.skip;
@@ -525,16 +541,24 @@ export class StructuralIndexer {
     return importChanged;
   }
 
-  /** The sites to resolve again: those of rewritten files, of files whose imports moved, and those naming what gained or lost a definition. */
-  private affectedSites(batch: Batch, importChanged: ReadonlySet<number>): Site[] {
-    if (batch.fresh) return [...this.state.sites.values()];
-    const set = new Set<Site>();
-    for (const f of batch.replaced) for (const s of this.state.sitesByFile.get(f.id) ?? []) set.add(s);
-    for (const id of importChanged) for (const s of this.state.sitesByFile.get(id) ?? []) set.add(s);
-    for (const n of this.namesThroughAliases(batch.names)) for (const s of this.state.sitesByName.get(n) ?? []) set.add(s);
+  /**
+   * The sites to resolve again: those of rewritten files, of files whose imports moved, and those naming what
+   * gained or lost a definition (read back from the store for files not rewritten).
+   */
+  private async affectedSites(db: Db, batch: Batch, importChanged: ReadonlySet<number>): Promise<Site[]> {
+    const inBatch = [...this.state.sitesByFile.values()].flat();
+    if (batch.fresh) return inBatch;
+    const replaced = new Set(batch.replaced.map((f) => f.id));
+    const names = this.namesThroughAliases(batch.names);
+    // Stored files, and whether all their sites or only some are wanted.
+    const whole = new Set([...importChanged].filter((id) => !replaced.has(id)));
+    const some = new Set<number>();
+    for (const n of names) for (const id of this.state.siteFilesByName.get(n) ?? []) if (!replaced.has(id) && !whole.has(id)) some.add(id);
     // Key reads are named by their whole string (`settlement.retry.max`), the keys by their last segment.
-    if (batch.configChanged) for (const s of this.state.sites.values()) if (s.nameIs && s.nameIs !== 'receiver') set.add(s);
-    return [...set];
+    if (batch.configChanged) for (const id of this.state.keyReadFiles) if (!replaced.has(id) && !whole.has(id)) some.add(id);
+    const keyRead = (s: Site) => batch.configChanged && !!s.nameIs && s.nameIs !== 'receiver';
+    const stored = await StructuralStore.sitesOf(db, [...whole, ...some]);
+    return [...inBatch, ...stored.filter((s) => whole.has(s.fileId) || names.has(s.name) || keyRead(s))];
   }
 
   /**

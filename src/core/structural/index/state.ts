@@ -115,9 +115,19 @@ export class StructuralState {
   readonly symbolsByName = new Map<string, Sym[]>();
   readonly symbolsByFile = new Map<number, Sym[]>();
   readonly children = new Map<number, Sym[]>();
-  readonly sites = new Map<number, Site>();
+  /**
+   * Sites of the files being written now. Every other file's sites are in the store (`file_sites`), read back
+   * when a change reaches them: a working set holding every site of a large repository was most of its memory.
+   */
   readonly sitesByFile = new Map<number, Site[]>();
-  readonly sitesByName = new Map<string, Site[]>();
+  /** Site name → the files with a site of that name: which stored files a definition that came or went reaches. */
+  readonly siteFilesByName = new Map<string, Set<number>>();
+  /** Files with reads of a key by its string (configuration keys, environment variables): a changed configuration file reaches them all. */
+  readonly keyReadFiles = new Set<number>();
+  private readonly siteNamesByFile = new Map<number, Set<string>>();
+  private readonly siteCountByFile = new Map<number, number>();
+  /** Sites of every indexed file. */
+  siteCount = 0;
   readonly importsByFile = new Map<number, Import[]>();
   /** Resolved inheritance: type symbol → the types it extends or implements. */
   readonly supertypes = new Map<number, Set<number>>();
@@ -156,11 +166,31 @@ export class StructuralState {
     this.reserve('symbol', sym.id);
   }
 
+  /** A site of a file being written: kept until the write is done (`releaseSites`), and indexed by name. */
   addSite(site: Site): void {
-    this.sites.set(site.id, site);
     push(this.sitesByFile, site.fileId, site);
-    push(this.sitesByName, site.name, site);
-    this.reserve('site', site.id);
+    this.indexSite(site.fileId, site.id, site.name, site.nameIs);
+  }
+
+  /** A stored site, known by its file, name and id only. */
+  indexSite(fileId: number, id: number, name: string, nameIs: SiteNameIs | null): void {
+    let names = this.siteNamesByFile.get(fileId);
+    if (!names) this.siteNamesByFile.set(fileId, (names = new Set()));
+    if (!names.has(name)) {
+      names.add(name);
+      let files = this.siteFilesByName.get(name);
+      if (!files) this.siteFilesByName.set(name, (files = new Set()));
+      files.add(fileId);
+    }
+    if (nameIs && nameIs !== 'receiver') this.keyReadFiles.add(fileId);
+    this.siteCountByFile.set(fileId, (this.siteCountByFile.get(fileId) ?? 0) + 1);
+    this.siteCount++;
+    this.reserve('site', id);
+  }
+
+  /** The written files' sites are in the store now: only their names stay. */
+  releaseSites(): void {
+    this.sitesByFile.clear();
   }
 
   addImport(imp: Import): void {
@@ -181,11 +211,16 @@ export class StructuralState {
       this.supertypes.delete(sym.id);
     }
     this.symbolsByFile.delete(fileId);
-    for (const site of this.sitesByFile.get(fileId) ?? []) {
-      this.sites.delete(site.id);
-      remove(this.sitesByName, site.name, site);
-    }
     this.sitesByFile.delete(fileId);
+    for (const name of this.siteNamesByFile.get(fileId) ?? []) {
+      const files = this.siteFilesByName.get(name);
+      files?.delete(fileId);
+      if (files?.size === 0) this.siteFilesByName.delete(name);
+    }
+    this.siteNamesByFile.delete(fileId);
+    this.keyReadFiles.delete(fileId);
+    this.siteCount -= this.siteCountByFile.get(fileId) ?? 0;
+    this.siteCountByFile.delete(fileId);
     this.importsByFile.delete(fileId);
     const entry = this.files.get(fileId);
     if (entry && !keepEntry) {
