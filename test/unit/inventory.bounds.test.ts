@@ -5,6 +5,7 @@ import { MAX_DEFINITION_DEPTH, ParseTimeout } from '../../src/core/structural/in
 import { Inventory } from '../../src/core/structural/inventory/inventory.js';
 import { languageById } from '../../src/core/structural/inventory/languages.js';
 import { ParsePool } from '../../src/core/structural/inventory/parsePool.js';
+import { factsOf } from '../../src/core/structural/inventory/parseProtocol.js';
 import { tempDir, write } from '../helpers/fixtures.js';
 
 /*
@@ -93,7 +94,7 @@ describe('inventory: bounded cost per file', function () {
       const skipped = out[1]!;
       assert.ok(skipped.status === 'skipped' && skipped.skip.kind === 'worker-crashed', JSON.stringify(skipped));
       assert.match(skipped.skip.reason, /^parse worker crashed on this file \(.*memory limit/);
-      for (const r of [out[0]!, out[2]!]) assert.ok(r.status === 'parsed' && r.facts.definitions.map((d) => d.name).join() === 'small');
+      for (const r of [out[0]!, out[2]!]) assert.ok(r.status === 'parsed' && factsOf(r).definitions.map((d) => d.name).join() === 'small');
     } finally {
       await pool.dispose();
       t.cleanup();

@@ -11,7 +11,7 @@ import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import { discover, type DiscoveredFile } from '../inventory/discover.js';
 import { languageForPath } from '../inventory/languages.js';
 import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePool.js';
-import type { ParseResponse } from '../inventory/parseProtocol.js';
+import { factsOf, type ParseResponse } from '../inventory/parseProtocol.js';
 import { Resolver } from './resolve.js';
 import { StructuralState, type FileEntry, type Import, type Site, type Sym } from './state.js';
 
@@ -496,17 +496,20 @@ export class StructuralIndexer {
     entry.hash = 'hash' in r ? (r.hash ?? null) : null;
     entry.moduleSymbolId = null;
     if (r.status === 'parsed') {
+      const facts = factsOf(r);
+      // Taken in: the text is let go now, not when the whole batch is written (on a first index, every file's).
+      (r as { factsJson?: string }).factsJson = undefined;
       entry.skip = null;
-      entry.errorNodes = r.facts.errorNodes;
-      entry.computedAccesses = r.facts.computedAccesses ?? 0;
-      const constructs = r.facts.skipped ?? [];
+      entry.errorNodes = facts.errorNodes;
+      entry.computedAccesses = facts.computedAccesses ?? 0;
+      const constructs = facts.skipped ?? [];
       if (constructs.length) {
         batch.partial.push({ path: p.rel, constructs: constructs.length, line: constructs[0]!.at.line, reason: constructs[0]!.reason });
         this.options.log?.(`${p.rel}: ${constructs.length} construct${constructs.length === 1 ? '' : 's'} skipped, the rest indexed (line ${constructs[0]!.at.line}: ${constructs[0]!.reason})`);
       }
-      entry.parseMs = r.facts.parseMs;
+      entry.parseMs = facts.parseMs;
       const moduleBefore = entry.moduleName;
-      const kept = this.state.addFacts(entry, r.facts, previous);
+      const kept = this.state.addFacts(entry, facts, previous);
       // A file under a new module name (its package gained an `__init__.py`, a Go file moved package) moves what imports resolve to.
       if (moduleBefore !== entry.moduleName) batch.structureChanged = true;
       // Only names that gained or lost a definition can change how other files resolve.
@@ -516,8 +519,6 @@ export class StructuralIndexer {
       }
       for (const old of previous.values()) if (!kept.has(old.id)) batch.names.add(old.name);
       batch.parsed++;
-      // Taken in: the facts are let go now, not when the whole batch is written (on a first index, every file's).
-      (r as { facts?: unknown }).facts = undefined;
     } else if (r.status === 'skipped') {
       for (const old of previous.values()) batch.names.add(old.name);
       entry.skip = r.skip;

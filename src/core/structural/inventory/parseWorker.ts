@@ -28,7 +28,7 @@ async function handle(req: ParseRequest): Promise<ParseResponse> {
   if (!language) return { id: req.id, status: 'skipped', skip: { kind: 'no-grammar', reason: `no grammar for ${req.language}` }, hash: check.hash, size: bytes.length };
   try {
     const facts = await inventory.parse(language, check.text, req.budgetMs);
-    return { id: req.id, status: 'parsed', hash: check.hash, size: bytes.length, facts };
+    return { id: req.id, status: 'parsed', hash: check.hash, size: bytes.length, factsJson: JSON.stringify(facts) };
   } catch (e) {
     const skip: Skip = e instanceof ParseTimeout ? { kind: 'parse-timeout', reason: `took longer than its budget: ${e.message}` } : { kind: 'parser-failed', reason: `parser failed: ${String(e)}` };
     return { id: req.id, status: 'skipped', skip, hash: check.hash, size: bytes.length };
