@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
-import { bestSentences, candidates, containsInverted, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { bestSentences, candidates, containsInverted, literalOf, proseForms, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
 import { affixOf, bandWeights, namesPullRequest } from '../../src/core/knowledge/why.js';
 import { tiesOf } from '../../src/core/knowledge/whyCode.js';
@@ -310,5 +310,55 @@ describe('reaching the reason in other words', () => {
     const w2 = bandWeights([strongLow, weakHigh, strongHigh]);
     assert.ok(w2.get(weakHigh)! > w2.get(strongLow)!, 'weak 2.0 × 0.6 > strong 1.0 × 0.85');
     assert.ok(w2.get(strongHigh)! > w2.get(weakHigh)!, 'strong 2.0 > weak 2.0');
+  });
+});
+
+describe('a string constant tied by its value', () => {
+  const MADR = `# Versions in the name
+
+In order to enable versioning, the version must be saved in a compliant way.
+
+## Considered Options
+
+* Version in the name
+* Version in the namespace
+
+## Decision Outcome
+
+* Chosen Option: version in the name because it is compliant to the specification and shows the version directly in the file.
+
+## Pros and Cons of the Options
+
+### Version in the name
+
+* Good, because it is consistent to the specification
+* Good, because even from outside, definitions can be detected in the specific version on first sight
+* Bad, because it introduces naming conventions to the naming of components: '_' are not allowed anymore
+
+## License
+
+Copyright (c) 2017 Contributors. This program and the accompanying materials are made available under the terms of the license.
+`;
+
+  it('reads a short string value from its declaration and writes it as prose would: quoted or as a code span, bare only when it is not a word', () => {
+    assert.equal(stringLiteralOf('public static String NAME_SEPARATOR = "_";'), '_');
+    assert.equal(stringLiteralOf("WIP_PREFIX = 'wip'"), 'wip');
+    assert.equal(stringLiteralOf('label: "oel_publishing",'), 'oel_publishing');
+    assert.equal(stringLiteralOf('MAX = 3'), undefined);
+    const sep = stringValueForms('_');
+    assert.ok(sep.includes("'_'") && sep.includes('`_`') && sep.includes('"_"'), sep.join(' '));
+    assert.ok(!sep.includes('_'), 'a lone underscore is not a tie');
+    assert.ok(!stringValueForms('wip').includes('wip'), 'a short word alone is not a tie');
+    assert.ok(stringValueForms('oel_').includes('oel_'));
+  });
+
+  it("quotes the sentence that states the constant's string value ('_') for it, not the license", () => {
+    const t = tieMatcher({ names: ['Version.NAME_SEPARATOR', 'NAME_SEPARATOR'], phrases: proseForms('NAME_SEPARATOR'), values: stringValueForms('_'), places: ['Version.java'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(MADR), t), 3).map((b) => b.text);
+    assert.match(best[0]!, /'_' are not allowed anymore/, best.join(' | '));
+  });
+
+  it('a License or Copyright section is not prose about the decision', () => {
+    assert.ok(candidates(MADR).every((c) => !/Copyright|accompanying materials/.test(c.text)), candidates(MADR).map((c) => c.text).join(' | '));
   });
 });

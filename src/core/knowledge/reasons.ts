@@ -71,7 +71,7 @@ const SECTION_WORDS: readonly [SectionKind, RegExp][] = [
   ['context', /\b(context|background|problem|motivation|rationale|why|summary|overview|abstract|root cause|introduction|goals?|requirements?)\b/i],
 ];
 const LINK_SECTION = /^(references?|links?|see also|related( documents| work| issues| decisions)?|further reading|resources|sources|more information|appendix)$/i;
-const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees)$/i;
+const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees|licen[cs]es?|licen[cs]ing|copyright|legal|notices?)$/i;
 
 const WHY_HEADING = /^(?:why\b|rationale\b|motivation\b|reasons?\b|reasoning\b)/i;
 
@@ -522,6 +522,30 @@ export function literalOf(declaration: string): Literal | undefined {
   if (!Number.isFinite(value)) return undefined;
   const unit = unitOf(m[2]);
   return unit ? { value, unit } : { value };
+}
+
+/**
+ * A constant's string value from its declaration line (`= "_"`, `= 'wip'`,
+ * `: "oel_"`), when it is short enough to be written in prose (1–40
+ * characters, one line).
+ */
+export function stringLiteralOf(declaration: string): string | undefined {
+  const m = /(?:=|:=|:)\s*(?:[A-Za-z_][\w.]*\s*\(\s*)?(["'`])([^"'`\\\n]{1,40})\1/.exec(declaration);
+  return m ? m[2] : undefined;
+}
+
+/**
+ * The forms a string value takes in prose: quoted or as a code span
+ * (`'_'`, `"wip"`, `` `wip` ``) — a short word alone ("wip", "_") is too common
+ * to tie by itself; written bare only when it does not read as a word: six
+ * or more characters, or with a character other than a letter (`oel_`,
+ * `x-request-id`), and not only punctuation.
+ */
+export function stringValueForms(value: string): string[] {
+  const out = new Set<string>();
+  for (const q of ["'", '"', '`', '``', '“']) out.add(q === '“' ? `“${value}”` : `${q}${value}${q}`);
+  if (/[\p{L}\p{N}]/u.test(value) && value.trim() === value && (value.length >= 6 || (/[^\p{L}]/u.test(value) && value.length >= 3))) out.add(value);
+  return [...out];
 }
 
 /** Stemmed prose forms of a name: RetryPolicy → [retry, policy]; MAX_ATTEMPTS → [max, attempt]. */

@@ -12,7 +12,7 @@ import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } 
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
-import { codeSources, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
+import { codeSources, commitsAway, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -654,6 +654,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests, docs);
+    if (status.documents) await commitsAway(options.root, target, docs);
   }
   const ties = tiesOf(target, scope, declaration);
   await findReasons(db, docs, target, ties);

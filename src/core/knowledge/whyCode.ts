@@ -5,9 +5,9 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { symbolIndexOf } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
-import { literalOf, proseForms, valueForms, type Ties } from './reasons.js';
+import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
 import { symbolText, type CodeNote } from './sources/codeNotes.js';
-import { historyOfLines } from './sources/lineHistory.js';
+import { filesOfCommits, historyOfLines } from './sources/lineHistory.js';
 import { commitDocumentsBySha } from './store/documents.js';
 import { quote } from './text.js';
 import { addPassage, reached, type Anchor, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
@@ -46,6 +46,8 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   const values: string[] = [];
   const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;
   if (lit) values.push(...valueForms(lit, target.name));
+  const str = !lit && declaration && /field|constant|variable|property|enum/.test(target.kind) ? stringLiteralOf(declaration) : undefined;
+  if (str !== undefined) values.push(...stringValueForms(str));
   const base = path.posix.basename(target.path);
   const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
   const neighbours = scope.filter((s) => s.relation !== 'self').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
@@ -126,4 +128,33 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
   // The pull requests the commits came from (most lines first): a document that names one is about the change that wrote these lines.
   const pullRequests = [...new Set(commits.map((c) => c.pr).filter((p): p is string => !!p))].slice(0, 5);
   return { commits: commits.length, informative: informative.length, pullRequests };
+}
+
+/**
+ * A commit found because its message names the symbol, not because it
+ * changed the symbol's lines, that changed nothing in the symbol's folder:
+ * its message speaks of the name in passing, or of another symbol that has
+ * it (`math.MaxInt` of Go's standard library for a repository's own
+ * `libs/math.MaxInt`). It is weak for the symbol — to verify — not exact or
+ * strong, and cannot lead the answer. Commits git cannot show are left as
+ * they are.
+ */
+export async function commitsAway(root: string, target: SymbolRef, docs: Map<number, Reached>): Promise<number> {
+  const named = [...docs.values()].filter((r) => r.document.kind === 'commit' && r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong') && !r.anchors.some((a) => a.entityType === 'history'));
+  const shaOf = (r: Reached) => /^[^:]*:([0-9a-f]{7,40})$/.exec(r.document.source)?.[1];
+  const shas = named.map(shaOf).filter((s): s is string => !!s);
+  if (!shas.length) return 0;
+  const files = await filesOfCommits(root, shas);
+  const folder = path.posix.dirname(target.path);
+  let demoted = 0;
+  for (const r of named) {
+    const changed = files.get(shaOf(r) ?? '');
+    if (!changed) continue;
+    if (changed.some((f) => (folder === '.' ? !f.includes('/') : f.startsWith(`${folder}/`)))) continue;
+    r.tier = 'weak';
+    const why = `"${r.anchors.find((a) => a.relation === 'self')?.entity ?? target.name}" names it, but the commit changed nothing in ${folder === '.' ? 'its folder' : `${folder}/`} — perhaps another symbol of the name; verify`;
+    r.anchors.splice(0, r.anchors.length, ...r.anchors.map((a): Anchor => (a.relation === 'self' ? { ...a, entityType: 'search', tier: 'weak', reason: why } : a)));
+    demoted++;
+  }
+  return demoted;
 }
