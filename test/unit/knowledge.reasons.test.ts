@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
-import { bestSentences, candidates, containsInverted, literalOf, proseForms, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
-import { affixOf, bandWeights, namesPullRequest } from '../../src/core/knowledge/why.js';
+import { affixOf, bandWeights, isFocused, namesPullRequest } from '../../src/core/knowledge/why.js';
+import { reached } from '../../src/core/knowledge/whyScope.js';
 import { tiesOf } from '../../src/core/knowledge/whyCode.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
 import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
@@ -360,5 +361,39 @@ Copyright (c) 2017 Contributors. This program and the accompanying materials are
 
   it('a License or Copyright section is not prose about the decision', () => {
     assert.ok(candidates(MADR).every((c) => !/Copyright|accompanying materials/.test(c.text)), candidates(MADR).map((c) => c.text).join(' | '));
+  });
+});
+
+describe('what a code comment explains', () => {
+  const DOC = `Create a lower-case hex string representation of a hash digest.
+
+The hash itself is 20-bytes by default, so 40 characters when we return it
+as a hex-encoded string. We use BLAKE2b for the hashing algorithm.
+
+DON'T JUST MODIFY THIS HASH BEHAVIOR!!! We use hashing for de-duplication
+purposes. If this hash function ever changes, that deduplication will fail
+because the hashing behavior won't match what's already in the database.
+
+If we want to change this representation one day, we should create a new
+function for that and do the appropriate data migration.`;
+
+  it('the sentences after a warning say why it warns, and a stated purpose ("for de-duplication purposes") and "will fail" explain', () => {
+    const t = tieMatcher({ names: ['create_hash_digest'], phrases: proseForms('create_hash_digest'), values: [], places: ['fields.py'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(DOC), t, { focused: true }), 2).map((b) => b.text.replace(/\s+/g, ' '));
+    assert.deepEqual(best, ['If this hash function ever changes, that deduplication will fail because the hashing behavior won\'t match what\'s already in the database.', 'We use hashing for de-duplication purposes.']);
+    assert.ok(isWarning("DON'T JUST MODIFY THIS HASH BEHAVIOR!!!") && isWarning('Warning: the cache is shared.') && !isWarning('We use BLAKE2b for the hashing algorithm.') && !isWarning('NOTE THIS.'));
+  });
+
+  it('a document the symbol\'s own code cites (`@ADR(19)` on it) is about it as a whole; one cited on another symbol is not', () => {
+    const target = { id: 1, sid: 'java V#compareTo().', name: 'compareTo', qname: 'V.compareTo', kind: 'method' as const, path: 'V.java', line: 4 };
+    const t: Ties = { names: ['V.compareTo'], phrases: [], values: [], places: [], neighbours: [] };
+    const doc = { id: 9, source: 'docs/adr/0019-version-in-the-name.md', kind: 'adr' as const, title: 'Versions in the name', path: 'docs/adr/0019-version-in-the-name.md' };
+    const cited = (sid: string) => {
+      const r = reached(doc, 'exact', 'self', ['offline']);
+      r.anchors.push({ entity: '@ADR(19)', entityType: 'citation', tier: 'exact', symbol: { sid, qname: 'V.compareTo' }, relation: 'self', reason: 'the code cites it at V.java:3' });
+      return r;
+    };
+    assert.equal(isFocused(cited(target.sid), target, t), true);
+    assert.equal(isFocused(cited('java V#other().'), target, t), false);
   });
 });

@@ -238,10 +238,12 @@ interface Cue {
 const CUES: readonly Cue[] = [
   { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay|account for|accommodate|handle|cover|compensate)\b/i, weight: 0.8 },
-  { re: /\botherwise\b|\bwould (?:break|fail|cause|lead|mean|result|require|be)\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
+  { re: /\botherwise\b|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
+  // A purpose stated as such: "for de-duplication purposes", "the purpose of", "is used to be able to store …".
+  { re: /\bfor (?:the )?(?:[\w-]+ )?purposes?\b|\bthe purpose (?:of|is)\b|\b(?:is|are) used (?:to|for|so)\b|\bto be able to\b/i, weight: 0.9 },
   { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
   { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
   { re: /\bhowever\b|\bnot (?:useful|suitable|possible|enough|sufficient|feasible|practical|scalable|ideal)\b|\bdo(?:es)?(?:n't| not) (?:work|scale)\b|\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
@@ -375,6 +377,13 @@ export interface RankOptions {
 /** A lead-in that introduces reasons: "with the following benefits:", "for these reasons:", "because:". */
 export const REASON_LIST = /\b(?:benefits?|advantages?|reasons?|motivations?|rationale|because|so that|in order to|why|pros|goals?|drivers?)\b[^:]*:\s*$/i;
 
+/** A warning: a sentence in capitals ending in "!" ("DON'T JUST MODIFY THIS!!!"), or one opened by "Warning:", "Important:", "Caution:", "Do not …!". */
+export function isWarning(sentence: string): boolean {
+  const letters = sentence.replace(/[^\p{L}]/gu, '');
+  if (letters.length >= 8 && letters === letters.toUpperCase() && /!\s*$/.test(sentence)) return true;
+  return /^(?:warning|important|caution|danger)\s*[:!]|^(?:do not|don't|never)\b.*!\s*$/i.test(sentence);
+}
+
 /** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
 export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
   const own = list.map((c) => match(plain(c.text)));
@@ -384,7 +393,10 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   const out: RankedSentence[] = list.map((c, i) => {
     const { explains: own0, constraint, cues } = explanation(c, !!options.threaded);
     // The items of a list of reasons ("the following benefits:", "because:") are reasons, whatever their own wording.
-    const explains = c.leadIn !== undefined && REASON_LIST.test(plain(list[c.leadIn]!.text)) ? own0 + 0.6 * { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section] : own0;
+    const listed = c.leadIn !== undefined && REASON_LIST.test(plain(list[c.leadIn]!.text));
+    // The sentences after a warning in its paragraph ("DON'T JUST MODIFY THIS HASH BEHAVIOR!!! We use hashing for de-duplication purposes.") say why it warns.
+    const warned = list.slice(Math.max(0, i - 2), i).some((w) => w.paragraph === c.paragraph && isWarning(plain(w.text)));
+    const explains = listed || warned ? own0 + 0.6 * { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section] : own0;
     const self = own[i]!;
     // A reason often follows the sentence that names the thing ("We allow at most three … `MAX_ATTEMPTS = 3`. Three attempts take …"): its paragraph and the next sentences lend it a share of their tie.
     let lent = 0;

@@ -494,12 +494,14 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
   return out;
 }
 
-function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
+export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
   // A decision record about the pull request that wrote its lines is about the change as a whole.
   if (r.pullRequest && DECISION_KINDS.has(r.document.kind)) return true;
   // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
   if (r.text) return r.document.kind !== 'commit';
+  // A document the symbol's own code cites (`// see ADR-7`, `@ADR(19)` on it) is about it as a whole.
+  if (r.anchors.some((a) => a.entityType === 'citation' && a.relation === 'self' && a.symbol.sid === target.sid)) return true;
   const title = r.document.title;
   return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && title.toLowerCase().includes(p[0]!.slice(0, 4)) && title.toLowerCase().includes(p[p.length - 1]!.slice(0, 4))) || title.includes(target.name);
 }
