@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
 import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
-import { affixOf, bandWeights, isFocused, namesPullRequest } from '../../src/core/knowledge/why.js';
+import { affixOf, bandWeights, isFocused, nameBody, namesPullRequest } from '../../src/core/knowledge/why.js';
 import { reached } from '../../src/core/knowledge/whyScope.js';
 import { tiesOf } from '../../src/core/knowledge/whyCode.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
@@ -395,5 +395,14 @@ function for that and do the appropriate data migration.`;
     };
     assert.equal(isFocused(cited(target.sid), target, t), true);
     assert.equal(isFocused(cited('java V#other().'), target, t), false);
+  });
+});
+
+describe('searching documents by the words of a name', () => {
+  it('drops the verb of a method named verb + what it is about: checkDoubleSigningRisk is searched as "double signing risk"', () => {
+    assert.deepEqual(nameBody('checkDoubleSigningRisk'), ['double', 'signing', 'risk']);
+    assert.deepEqual(nameBody('SetTotalEscrowForDenom'), ['total', 'escrow', 'for', 'denom']);
+    assert.deepEqual(nameBody('validateBasic'), ['validate', 'basic'], 'two words keep their verb: one word alone is not what documents name');
+    assert.deepEqual(nameBody('ToggleStateReport'), ['toggle', 'state', 'report']);
   });
 });

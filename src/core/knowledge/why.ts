@@ -260,10 +260,19 @@ function constraintQuote(m: ChunkRow & { description: string }, name: string): Q
  * A verbatim name that only this symbol has is exact; anything else is weak
  * (its words, to verify). Decision records, designs, incidents and threads only.
  */
+/**
+ * The words of a name as documents write what it is about: without its verb
+ * when three or more words remain with it (SetTotalEscrowForDenom → total
+ * escrow for denom; checkDoubleSigningRisk → double signing risk, as ADR 051
+ * "Double Signing Risk Reduction" says it).
+ */
+export function nameBody(name: string): string[] {
+  const words = identifierWords(name);
+  return words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with|check|validate|verify|ensure|compute|calculate|update|apply|process|parse|fetch|init|add|remove|delete|register|resolve|convert)$/.test(words[0]!) ? words.slice(1) : words;
+}
+
 async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
-  const words = identifierWords(target.name);
-  // The name without its verb (SetTotalEscrowForDenom → TotalEscrowForDenom): how documents name what a getter or setter is about.
-  const body = words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with)$/.test(words[0]!) ? words.slice(1) : words;
+  const body = nameBody(target.name);
   const terms = new Set<string>();
   if (target.name.length >= 6) terms.add(`"${target.name.replace(/"/g, '')}"`);
   if (body.length >= 2) {
