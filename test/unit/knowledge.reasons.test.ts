@@ -4,7 +4,9 @@ import { bestSentences, candidates, containsInverted, literalOf, proseForms, isW
 import { Report } from '../../src/core/knowledge/schemas.js';
 import { affixOf, bandWeights, isFocused, nameBody, namesPullRequest } from '../../src/core/knowledge/why.js';
 import { reached } from '../../src/core/knowledge/whyScope.js';
-import { tiesOf } from '../../src/core/knowledge/whyCode.js';
+import { codeSources, tiesOf } from '../../src/core/knowledge/whyCode.js';
+import type { Reached } from '../../src/core/knowledge/whyScope.js';
+import { tempDir, write } from '../helpers/fixtures.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
 import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
 
@@ -404,5 +406,55 @@ describe('searching documents by the words of a name', () => {
     assert.deepEqual(nameBody('SetTotalEscrowForDenom'), ['total', 'escrow', 'for', 'denom']);
     assert.deepEqual(nameBody('validateBasic'), ['validate', 'basic'], 'two words keep their verb: one word alone is not what documents name');
     assert.deepEqual(nameBody('ToggleStateReport'), ['toggle', 'state', 'report']);
+  });
+});
+
+describe('a class and its constructor are one answer', () => {
+  it("reads the constructor's doc comment as the class's own (exact, about it), not its other members'", () => {
+    const d = tempDir('tenure-ctor-');
+    try {
+      const java = [
+        'public class YamlReader {', // 1
+        ...Array.from({ length: 250 }, (_, i) => `    private int f${i}; // field ${i}`), // 2-251: a long class, whose body comments are its members'
+        '', // 3
+        '    /**', // 4
+        '     * Creates a new instance of the YAML reader. The reader is not thread-safe because the underlying Yaml object', // 5
+        '     * is not thread safe. If you implement a singleton pattern, you get some weird exceptions.', // 6
+        '     */', // 7
+        '    public YamlReader() {', // 8
+        '        this.yaml = new Yaml();', // 9
+        '    }', // 10
+        '', // 11
+        '    /** Parses one file, without caching because files change. */', // 12
+        '    public Object parse(String f) {', // 13
+        '        return null;', // 14
+        '    }', // 15
+        '}', // 16
+      ].join('\n');
+      write(d.root, 'src/YamlReader.java', java);
+      const target = { id: 1, sid: 'java YamlReader#', name: 'YamlReader', qname: 'r.YamlReader', kind: 'class' as const, path: 'src/YamlReader.java', line: 1 };
+      const scope = [
+        { sid: target.sid, qname: target.qname, relation: 'self' as const },
+        { sid: 'java YamlReader#<init>().', qname: 'r.YamlReader.YamlReader', relation: 'member' as const },
+        { sid: 'java YamlReader#parse().', qname: 'r.YamlReader.parse', relation: 'member' as const },
+      ];
+      const ranges = new Map([
+        [target.sid, { path: target.path, line: 1, endLine: 265 }],
+        ['java YamlReader#<init>().', { path: target.path, line: 257, endLine: 259 }],
+        ['java YamlReader#parse().', { path: target.path, line: 262, endLine: 264 }],
+      ]);
+      const docs = new Map<number, Reached>();
+      let n = 0;
+      codeSources(d.root, target, scope, ranges, docs, () => --n);
+      const notes = [...docs.values()];
+      const ctor = notes.find((r) => r.text && /thread-safe/.test(r.text.body));
+      assert.ok(ctor, notes.map((r) => r.document.title).join(' | '));
+      assert.equal(ctor!.relation, 'self');
+      assert.equal(ctor!.tier, 'exact');
+      assert.match(ctor!.document.title, /doc comment of r\.YamlReader\.YamlReader/);
+      assert.ok(!notes.some((r) => r.text && /without caching/.test(r.text.body)), "another member's doc comment is not the class's");
+    } finally {
+      d.cleanup();
+    }
   });
 });

@@ -12,7 +12,7 @@ import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } 
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
-import { codeSources, commitsAway, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
+import { codeSources, commitsAway, constructorsOf, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -651,7 +651,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const next = () => --nextId;
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
-  const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid)]) : new Map();
+  const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next).declaration;
   const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;
   if (status.documents) {

@@ -76,6 +76,14 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     docs.set(id, r);
   };
   for (const note of own?.notes ?? []) add(note, target, 'self');
+  // A class and its constructor are one answer: the constructor's doc comment ("Creates a reader. It is not thread-safe because …") is about the class.
+  for (const ctor of constructorsOf(target, scope)) {
+    const r = ranges.get(ctor.sid);
+    if (!r) continue;
+    const notes = readSymbolText(root, r.path, r.line, r.endLine, false);
+    // (A short class's own reading holds the comments inside it already.)
+    for (const note of notes?.notes ?? []) if (note.kind === 'docstring' && !own?.notes.some((o) => o.line === note.line)) add(note, { qname: ctor.qname, path: r.path }, 'self');
+  }
   const container = scope.find((s) => s.relation === 'container');
   const c = container ? ranges.get(container.sid) : undefined;
   if (container && c) {
@@ -83,6 +91,12 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
   }
   return own ? { declaration: own.declaration } : {};
+}
+
+/** The constructors among a class's members: named as the class (Java, C#), `constructor` (TypeScript), `__init__` (Python). */
+export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[]): ScopeSymbol[] {
+  if (!/class|struct/.test(target.kind)) return [];
+  return scope.filter((s) => s.relation === 'member' && [target.name, 'constructor', '__init__', '<init>'].includes(segments(s.qname).pop() ?? ''));
 }
 
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
