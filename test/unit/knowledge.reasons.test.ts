@@ -82,8 +82,8 @@ describe('reason finding', () => {
     ].join('\n');
     const ranked = rankSentences(candidates(doc), tieMatcher(ties));
     const texts = bestSentences(ranked, 6).map((b) => b.text);
-    // The third reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
-    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'A shorter timeout wo', 'It must outlast the '], texts.join(' | '));
+    // "It must outlast …" points back to the sentence that names the timeout ("It" is the timeout), so it is tied through it; the other reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
+    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'It must outlast the ', 'A shorter timeout wo'], texts.join(' | '));
     assert.equal(bestSentences(ranked, 2).length, 2);
   });
 
@@ -456,5 +456,48 @@ describe('a class and its constructor are one answer', () => {
     } finally {
       d.cleanup();
     }
+  });
+});
+
+describe('sentences that point back, define, or sit under a license comment', () => {
+  it('a sentence opening with "These methods", "It is", "In this way" is about what the sentences before it name; "are responsible for" explains', () => {
+    const rst = `Decision
+--------
+
+For example, some tags come from the settings and no Tag row exists for them. Before saving an object tag, the tagging API will use either \`\`Taxonomy.tag_for_value\`\` or \`\`Taxonomy.tag_for_external_id\`\`. These methods are responsible for both validating the tag but also auto-creating the Tag instance in case it doesn't already exist. Subclasses should override these as needed.
+
+In this way, the system-defined taxonomies are fully dynamic and can represent tags that may exist in large numbers.
+
+However, as of now we don't have a use case for listing them.
+`;
+    const t = tieMatcher({ names: ['Taxonomy.tag_for_value', 'tag_for_value'], phrases: proseForms('tag_for_value'), values: [], places: ['base.py'], neighbours: ['Taxonomy'] });
+    const best = bestSentences(rankSentences(candidates(rst), t, { aboutIt: true, names: ['Taxonomy.tag_for_value', 'tag_for_value'] }), 2).map((b) => b.text.replace(/\s+/g, ' '));
+    assert.deepEqual(best, ["These methods are responsible for both validating the tag but also auto-creating the Tag instance in case it doesn't already exist.", 'In this way, the system-defined taxonomies are fully dynamic and can represent tags that may exist in large numbers.']);
+  });
+
+  it('a license header in a multi-line HTML comment drawn with ~~~ is skipped, not read as a code fence; "`X` is an artificial entity." answers for X', () => {
+    const md = `<!---~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  ~ Copyright (c) 2020 Contributors to the Foundation
+  ~ This program and the accompanying materials are made available under the terms of the license.
+  ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~-->
+
+# The ID System
+
+The general idea behind the storage is that each entity comes with an id.
+
+## GenericImportId
+
+\`GenericImportId\` is an artificial entity.
+It is used to be able to store imports of an imported archive.
+
+## AdminId
+
+The child \`AdminId\` is used for all administrative elements required for internal management.
+`;
+    const texts = candidates(md).map((c) => c.text);
+    assert.ok(!texts.some((x) => /Copyright|accompanying/.test(x)), texts.join(' | '));
+    const t = tieMatcher({ names: ['GenericImportId'], phrases: proseForms('GenericImportId'), values: [], places: ['GenericImportId.java'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(md), t, { aboutIt: true, names: ['GenericImportId'] }), 2).map((b) => b.text.trim());
+    assert.deepEqual(best, ['It is used to be able to store imports of an imported archive.', '`GenericImportId` is an artificial entity.']);
   });
 });

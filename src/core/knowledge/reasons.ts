@@ -122,9 +122,19 @@ export function candidates(text: string): Candidate[] {
   let indentedCodeFrom = -1;
   let section = 'other';
   let skipSection = false;
+  // An HTML comment over several lines (a license header, often drawn with `~~~`): not prose, and what it draws is no code fence.
+  let comment = false;
   for (; i < lines.length; i++) {
     const line = lines[i]!;
     const trimmed = line.trim();
+    if (comment) {
+      if (line.includes('-->')) comment = false;
+      continue;
+    }
+    if (!fence && /^\s*<!--/.test(line) && !line.includes('-->')) {
+      comment = true;
+      continue;
+    }
     if (fence) {
       if (trimmed.startsWith(fence)) fence = undefined;
       continue;
@@ -238,12 +248,12 @@ interface Cue {
 const CUES: readonly Cue[] = [
   { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay|account for|accommodate|handle|cover|compensate)\b/i, weight: 0.8 },
-  { re: /\botherwise\b|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
+  { re: /\botherwise\b|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bin this way\b|\bthat way\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
   // A purpose stated as such: "for de-duplication purposes", "the purpose of", "is used to be able to store …".
-  { re: /\bfor (?:the )?(?:[\w-]+ )?purposes?\b|\bthe purpose (?:of|is)\b|\b(?:is|are) used (?:to|for|so)\b|\bto be able to\b/i, weight: 0.9 },
+  { re: /\b(?:is|are) (?:responsible|meant|designed|intended) (?:for|to)\b|\bfor (?:the )?(?:[\w-]+ )?purposes?\b|\bthe purpose (?:of|is)\b|\b(?:is|are) used (?:to|for|so)\b|\bto be able to\b/i, weight: 0.9 },
   { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
   { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
   { re: /\bhowever\b|\bnot (?:useful|suitable|possible|enough|sufficient|feasible|practical|scalable|ideal)\b|\bdo(?:es)?(?:n't| not) (?:work|scale)\b|\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
@@ -372,10 +382,18 @@ export interface RankOptions {
   readonly focused?: boolean;
   /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
   readonly aboutIt?: boolean;
+  /** The symbol's names as code: a sentence with one of them as its subject that says what it is ("`X` is an artificial entity") answers for it. */
+  readonly names?: readonly string[];
 }
 
 /** A lead-in that introduces reasons: "with the following benefits:", "for these reasons:", "because:". */
 export const REASON_LIST = /\b(?:benefits?|advantages?|reasons?|motivations?|rationale|because|so that|in order to|why|pros|goals?|drivers?)\b[^:]*:\s*$/i;
+
+/** "X is a …", "X are …", "X exists to …": a sentence that says what its subject is. */
+const DEFINES = /^[`'"*]*[\w$.#]+[`'"*]*\s+(?:is|are|exists|serves)\s+(?:an?|the|used|meant|there|to|only|just|not)\b/;
+
+/** A sentence whose subject points back to the one before it: "This method …", "These are …", "It is …", "In this way, …". */
+const ANAPHOR = /^(?:(?:this|these|those|such)(?:\s+[\p{L}-]+)?\s+(?:is|are|was|were|will|would|can|cannot|must|should|has|have|makes?|means?|allows?|ensures?|lets?|gives?|keeps?|avoids?|prevents?)\b|(?:it|they)\s+(?:is|are|was|were|will|would|can|cannot|must|should|has|have|makes?|means?|allows?|ensures?|lets?|gives?|keeps?|avoids?|prevents?)\b|in this way\b|this way\b|that way\b)/iu;
 
 /** A warning: a sentence in capitals ending in "!" ("DON'T JUST MODIFY THIS!!!"), or one opened by "Warning:", "Important:", "Caution:", "Do not …!". */
 export function isWarning(sentence: string): boolean {
@@ -386,6 +404,7 @@ export function isWarning(sentence: string): boolean {
 
 /** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
 export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
+  const names = options.names ?? [];
   const own = list.map((c) => match(plain(c.text)));
   // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
@@ -400,9 +419,11 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     const self = own[i]!;
     // A reason often follows the sentence that names the thing ("We allow at most three … `MAX_ATTEMPTS = 3`. Three attempts take …"): its paragraph and the next sentences lend it a share of their tie.
     let lent = 0;
-    for (let k = Math.max(0, i - 2); k <= Math.min(list.length - 1, i + 1); k++) {
+    // A sentence that opens with a word pointing back ("These methods are responsible for …", "It is used to …", "In this way, …") is about what the sentences just before it name.
+    const anaphor = ANAPHOR.test(plain(c.text));
+    for (let k = Math.max(0, i - (anaphor ? 3 : 2)); k <= Math.min(list.length - 1, i + 1); k++) {
       if (k === i) continue;
-      const share = list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
+      const share = anaphor && k < i && list[k]!.section === c.section ? 0.85 : list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
       lent = Math.max(lent, own[k]!.tie * share);
     }
     // An item of a list its lead-in introduces ("SettingToggle will allow …, with the following benefits:") is about what the lead-in names.
@@ -420,7 +441,9 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
     // Not a short mention with no clause of its own ("For example, `GuEC2App` and `GuLambdaApp` patterns."): that names it, and says nothing about it.
     const statement = cues > 0 || plain(c.text).split(/\s+/).length >= 9;
-    const decided = (c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 && statement ? explains + 0.5 : explains;
+    // A sentence that says what the symbol is, with its name as the subject ("`GenericImportId` is an artificial entity."), answers for it.
+    const defines = self.tie >= 2.5 && DEFINES.test(plain(c.text)) && names.some((n) => plain(c.text).replace(/^[`'"*]+/, '').startsWith(n));
+    const decided = ((c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 && statement) || defines ? explains + 0.5 : explains;
     const score = decided * (base + tie);
     return { ...c, score, explains: decided, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
   });
