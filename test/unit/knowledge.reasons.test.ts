@@ -501,3 +501,12 @@ The child \`AdminId\` is used for all administrative elements required for inter
     assert.deepEqual(best, ['It is used to be able to store imports of an imported archive.', '`GenericImportId` is an artificial entity.']);
   });
 });
+
+describe('a condition and what follows from it', () => {
+  it('"If you implement a singleton pattern, you get some weird exceptions" explains, and is quoted after the causal sentence', () => {
+    const doc = 'Creates a new instance of the YAML reader. The reader is not thread-safe because the underlying Yaml object is not thread safe. If you implement a singleton pattern, you get some weird exceptions, e.g., when opening the modeler. The reader keeps a buffer per path in memory for the files.';
+    const t = tieMatcher({ names: ['YamlReader'], phrases: proseForms('YamlReader'), values: [], places: ['YamlReader.java'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(doc), t, { focused: true }), 2).map((b) => b.text);
+    assert.deepEqual(best, ['The reader is not thread-safe because the underlying Yaml object is not thread safe.', 'If you implement a singleton pattern, you get some weird exceptions, e.g., when opening the modeler.']);
+  });
+});
