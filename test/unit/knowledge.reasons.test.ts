@@ -383,6 +383,10 @@ function for that and do the appropriate data migration.`;
     const t = tieMatcher({ names: ['create_hash_digest'], phrases: proseForms('create_hash_digest'), values: [], places: ['fields.py'], neighbours: [] });
     const best = bestSentences(rankSentences(candidates(DOC), t, { focused: true }), 2).map((b) => b.text.replace(/\s+/g, ' '));
     assert.deepEqual(best, ['If this hash function ever changes, that deduplication will fail because the hashing behavior won\'t match what\'s already in the database.', 'We use hashing for de-duplication purposes.']);
+    const scoped = 'Note that for purposes of this ADR, an event refers to a dictionary of data that is emitted by a signal.';
+    const purpose = 'We keep a hash of every file for de-duplication purposes in the store.';
+    const ex = (x: string) => rankSentences(candidates(x), () => ({ tie: 0 }))[0]!.explains;
+    assert.ok(ex(purpose) > ex(scoped) + 0.3, '"for purposes of this ADR" scopes, it states no purpose');
     assert.ok(isWarning("DON'T JUST MODIFY THIS HASH BEHAVIOR!!!") && isWarning('Warning: the cache is shared.') && !isWarning('We use BLAKE2b for the hashing algorithm.') && !isWarning('NOTE THIS.'));
   });
 
