@@ -19,7 +19,7 @@ function expected(docs: readonly { id: number; path: string | null; ref: string 
     if (d.path && !d.path.includes('#') && new RegExp(`(?:^|[\\s\`'"(/])${esc(path.posix.basename(d.path))}\\b`).test(line)) out.push(d.id);
     if (d.ref && /^(ADR|RFC|INC)-\d+$/.test(d.ref)) {
       const [p, n] = d.ref.split('-');
-      if (new RegExp(`\\b${p}[- ]?0*${Number(n)}\\b`, 'i').test(line)) out.push(d.id);
+      if (new RegExp(`\\b${p}[- ]?0*${Number(n)}\\b|[@[]${p}\\(\\s*(?:value\\s*=\\s*)?0*${Number(n)}\\s*\\)`, 'i').test(line)) out.push(d.id);
     }
   }
   return out;
@@ -50,10 +50,39 @@ describe('knowledge: citations of documents in code', () => {
     assert.ok(got.every((c) => c.sid === 'ts RetryPolicy#'), 'each sits in the class');
   });
 
+  it('reads an annotation that takes the record\'s number (`@ADR(19)`) as citing it, on the declaration below it, and not a call in prose', () => {
+    const needles = new Needles([
+      { id: 11, path: 'docs/adr/0011-use-builder-pattern.md', ref: 'ADR-0011' },
+      { id: 19, path: 'docs/adr/0019-version-in-the-name.md', ref: 'ADR-0019' },
+      { id: 7, path: 'docs/adr/0007-retry.md', ref: 'ADR-7' },
+    ]);
+    const text = [
+      'public class WineryVersion implements Comparable<WineryVersion> {', // 1
+      '    @Override', // 2
+      '    @ADR(19)', // 3
+      '    public int compareTo(WineryVersion o) {', // 4
+      '        return 0;', // 5
+      '    }', // 6
+      '    @ADR(value = 11)', // 7
+      '    public static class Builder {', // 8
+      '    }', // 9
+      '    // adr(7) is not an annotation, nor ADR(8), nor a call like describe(ADR(7)', // 10
+      '    String s = format("ADR(7)");', // 11
+      '}', // 12
+    ].join('\n');
+    const symbols = [
+      { sid: 'java WineryVersion#', line: 1, endLine: 12 },
+      { sid: 'java WineryVersion#compareTo().', line: 4, endLine: 6 },
+      { sid: 'java WineryVersion#Builder#', line: 8, endLine: 9 },
+    ];
+    const got = citationsIn('src/WineryVersion.java', text, needles, symbols);
+    assert.deepEqual(got.map((c) => `${c.line}:${c.docId}:${c.sid}`), ['3:19:java WineryVersion#compareTo().', '7:11:java WineryVersion#Builder#']);
+  });
+
   it('agrees with one regular expression per document on 3,000 generated lines', () => {
     const needles = new Needles(docs);
     const next = random(7);
-    const parts = ['0007-retry-policy.md', 'RetryPolicy.ts', 'a.md', 'README', 'x', 'ADR', 'adr', 'RFC', 'INC', '-', ' ', '0', '7', '12', '70', '(', '/', '`', '"', "'", '.', 'ts', 'md', '_', 'q', '\t', 'é'];
+    const parts = ['0007-retry-policy.md', 'RetryPolicy.ts', 'a.md', 'README', 'x', 'ADR', 'adr', 'RFC', 'INC', '-', ' ', '0', '7', '12', '70', '(', ')', '@', '[', 'value=', '/', '`', '"', "'", '.', 'ts', 'md', '_', 'q', '\t', 'é'];
     for (let i = 0; i < 3000; i++) {
       const line = Array.from({ length: 1 + Math.floor(next() * 10) }, () => parts[Math.floor(next() * parts.length)]).join('');
       const got = needles.matches(line).map((n) => needles.docs[n]!);

@@ -1,9 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
-import { bestSentences, candidates, containsInverted, literalOf, proseForms, rankSentences, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
-import { affixOf, bandWeights, namesPullRequest } from '../../src/core/knowledge/why.js';
-import { tiesOf } from '../../src/core/knowledge/whyCode.js';
+import { affixOf, bandWeights, isFocused, nameBody, namesPullRequest } from '../../src/core/knowledge/why.js';
+import { reached } from '../../src/core/knowledge/whyScope.js';
+import { codeSources, tiesOf } from '../../src/core/knowledge/whyCode.js';
+import type { Reached } from '../../src/core/knowledge/whyScope.js';
+import { tempDir, write } from '../helpers/fixtures.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
 import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
 
@@ -79,8 +82,8 @@ describe('reason finding', () => {
     ].join('\n');
     const ranked = rankSentences(candidates(doc), tieMatcher(ties));
     const texts = bestSentences(ranked, 6).map((b) => b.text);
-    // The third reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
-    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'A shorter timeout wo', 'It must outlast the '], texts.join(' | '));
+    // "It must outlast …" points back to the sentence that names the timeout ("It" is the timeout), so it is tied through it; the other reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
+    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'It must outlast the ', 'A shorter timeout wo'], texts.join(' | '));
     assert.equal(bestSentences(ranked, 2).length, 2);
   });
 
@@ -310,5 +313,204 @@ describe('reaching the reason in other words', () => {
     const w2 = bandWeights([strongLow, weakHigh, strongHigh]);
     assert.ok(w2.get(weakHigh)! > w2.get(strongLow)!, 'weak 2.0 × 0.6 > strong 1.0 × 0.85');
     assert.ok(w2.get(strongHigh)! > w2.get(weakHigh)!, 'strong 2.0 > weak 2.0');
+  });
+});
+
+describe('a string constant tied by its value', () => {
+  const MADR = `# Versions in the name
+
+In order to enable versioning, the version must be saved in a compliant way.
+
+## Considered Options
+
+* Version in the name
+* Version in the namespace
+
+## Decision Outcome
+
+* Chosen Option: version in the name because it is compliant to the specification and shows the version directly in the file.
+
+## Pros and Cons of the Options
+
+### Version in the name
+
+* Good, because it is consistent to the specification
+* Good, because even from outside, definitions can be detected in the specific version on first sight
+* Bad, because it introduces naming conventions to the naming of components: '_' are not allowed anymore
+
+## License
+
+Copyright (c) 2017 Contributors. This program and the accompanying materials are made available under the terms of the license.
+`;
+
+  it('reads a short string value from its declaration and writes it as prose would: quoted or as a code span, bare only when it is not a word', () => {
+    assert.equal(stringLiteralOf('public static String NAME_SEPARATOR = "_";'), '_');
+    assert.equal(stringLiteralOf("WIP_PREFIX = 'wip'"), 'wip');
+    assert.equal(stringLiteralOf('label: "oel_publishing",'), 'oel_publishing');
+    assert.equal(stringLiteralOf('MAX = 3'), undefined);
+    const sep = stringValueForms('_');
+    assert.ok(sep.includes("'_'") && sep.includes('`_`') && sep.includes('"_"'), sep.join(' '));
+    assert.ok(!sep.includes('_'), 'a lone underscore is not a tie');
+    assert.ok(!stringValueForms('wip').includes('wip'), 'a short word alone is not a tie');
+    assert.ok(stringValueForms('oel_').includes('oel_'));
+  });
+
+  it("quotes the sentence that states the constant's string value ('_') for it, not the license", () => {
+    const t = tieMatcher({ names: ['Version.NAME_SEPARATOR', 'NAME_SEPARATOR'], phrases: proseForms('NAME_SEPARATOR'), values: stringValueForms('_'), places: ['Version.java'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(MADR), t), 3).map((b) => b.text);
+    assert.match(best[0]!, /'_' are not allowed anymore/, best.join(' | '));
+  });
+
+  it('a License or Copyright section is not prose about the decision', () => {
+    assert.ok(candidates(MADR).every((c) => !/Copyright|accompanying materials/.test(c.text)), candidates(MADR).map((c) => c.text).join(' | '));
+  });
+});
+
+describe('what a code comment explains', () => {
+  const DOC = `Create a lower-case hex string representation of a hash digest.
+
+The hash itself is 20-bytes by default, so 40 characters when we return it
+as a hex-encoded string. We use BLAKE2b for the hashing algorithm.
+
+DON'T JUST MODIFY THIS HASH BEHAVIOR!!! We use hashing for de-duplication
+purposes. If this hash function ever changes, that deduplication will fail
+because the hashing behavior won't match what's already in the database.
+
+If we want to change this representation one day, we should create a new
+function for that and do the appropriate data migration.`;
+
+  it('the sentences after a warning say why it warns, and a stated purpose ("for de-duplication purposes") and "will fail" explain', () => {
+    const t = tieMatcher({ names: ['create_hash_digest'], phrases: proseForms('create_hash_digest'), values: [], places: ['fields.py'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(DOC), t, { focused: true }), 2).map((b) => b.text.replace(/\s+/g, ' '));
+    assert.deepEqual(best, ['If this hash function ever changes, that deduplication will fail because the hashing behavior won\'t match what\'s already in the database.', 'We use hashing for de-duplication purposes.']);
+    const scoped = 'Note that for purposes of this ADR, an event refers to a dictionary of data that is emitted by a signal.';
+    const purpose = 'We keep a hash of every file for de-duplication purposes in the store.';
+    const ex = (x: string) => rankSentences(candidates(x), () => ({ tie: 0 }))[0]!.explains;
+    assert.ok(ex(purpose) > ex(scoped) + 0.3, '"for purposes of this ADR" scopes, it states no purpose');
+    assert.ok(isWarning("DON'T JUST MODIFY THIS HASH BEHAVIOR!!!") && isWarning('Warning: the cache is shared.') && !isWarning('We use BLAKE2b for the hashing algorithm.') && !isWarning('NOTE THIS.'));
+  });
+
+  it('a document the symbol\'s own code cites (`@ADR(19)` on it) is about it as a whole; one cited on another symbol is not', () => {
+    const target = { id: 1, sid: 'java V#compareTo().', name: 'compareTo', qname: 'V.compareTo', kind: 'method' as const, path: 'V.java', line: 4 };
+    const t: Ties = { names: ['V.compareTo'], phrases: [], values: [], places: [], neighbours: [] };
+    const doc = { id: 9, source: 'docs/adr/0019-version-in-the-name.md', kind: 'adr' as const, title: 'Versions in the name', path: 'docs/adr/0019-version-in-the-name.md' };
+    const cited = (sid: string) => {
+      const r = reached(doc, 'exact', 'self', ['offline']);
+      r.anchors.push({ entity: '@ADR(19)', entityType: 'citation', tier: 'exact', symbol: { sid, qname: 'V.compareTo' }, relation: 'self', reason: 'the code cites it at V.java:3' });
+      return r;
+    };
+    assert.equal(isFocused(cited(target.sid), target, t), true);
+    assert.equal(isFocused(cited('java V#other().'), target, t), false);
+  });
+});
+
+describe('searching documents by the words of a name', () => {
+  it('drops the verb of a method named verb + what it is about: checkDoubleSigningRisk is searched as "double signing risk"', () => {
+    assert.deepEqual(nameBody('checkDoubleSigningRisk'), ['double', 'signing', 'risk']);
+    assert.deepEqual(nameBody('SetTotalEscrowForDenom'), ['total', 'escrow', 'for', 'denom']);
+    assert.deepEqual(nameBody('validateBasic'), ['validate', 'basic'], 'two words keep their verb: one word alone is not what documents name');
+    assert.deepEqual(nameBody('ToggleStateReport'), ['toggle', 'state', 'report']);
+  });
+});
+
+describe('a class and its constructor are one answer', () => {
+  it("reads the constructor's doc comment as the class's own (exact, about it), not its other members'", () => {
+    const d = tempDir('tenure-ctor-');
+    try {
+      const java = [
+        'public class YamlReader {', // 1
+        ...Array.from({ length: 250 }, (_, i) => `    private int f${i}; // field ${i}`), // 2-251: a long class, whose body comments are its members'
+        '', // 3
+        '    /**', // 4
+        '     * Creates a new instance of the YAML reader. The reader is not thread-safe because the underlying Yaml object', // 5
+        '     * is not thread safe. If you implement a singleton pattern, you get some weird exceptions.', // 6
+        '     */', // 7
+        '    public YamlReader() {', // 8
+        '        this.yaml = new Yaml();', // 9
+        '    }', // 10
+        '', // 11
+        '    /** Parses one file, without caching because files change. */', // 12
+        '    public Object parse(String f) {', // 13
+        '        return null;', // 14
+        '    }', // 15
+        '}', // 16
+      ].join('\n');
+      write(d.root, 'src/YamlReader.java', java);
+      const target = { id: 1, sid: 'java YamlReader#', name: 'YamlReader', qname: 'r.YamlReader', kind: 'class' as const, path: 'src/YamlReader.java', line: 1 };
+      const scope = [
+        { sid: target.sid, qname: target.qname, relation: 'self' as const },
+        { sid: 'java YamlReader#<init>().', qname: 'r.YamlReader.YamlReader', relation: 'member' as const },
+        { sid: 'java YamlReader#parse().', qname: 'r.YamlReader.parse', relation: 'member' as const },
+      ];
+      const ranges = new Map([
+        [target.sid, { path: target.path, line: 1, endLine: 265 }],
+        ['java YamlReader#<init>().', { path: target.path, line: 257, endLine: 259 }],
+        ['java YamlReader#parse().', { path: target.path, line: 262, endLine: 264 }],
+      ]);
+      const docs = new Map<number, Reached>();
+      let n = 0;
+      codeSources(d.root, target, scope, ranges, docs, () => --n);
+      const notes = [...docs.values()];
+      const ctor = notes.find((r) => r.text && /thread-safe/.test(r.text.body));
+      assert.ok(ctor, notes.map((r) => r.document.title).join(' | '));
+      assert.equal(ctor!.relation, 'self');
+      assert.equal(ctor!.tier, 'exact');
+      assert.match(ctor!.document.title, /doc comment of r\.YamlReader\.YamlReader/);
+      assert.ok(!notes.some((r) => r.text && /without caching/.test(r.text.body)), "another member's doc comment is not the class's");
+    } finally {
+      d.cleanup();
+    }
+  });
+});
+
+describe('sentences that point back, define, or sit under a license comment', () => {
+  it('a sentence opening with "These methods", "It is", "In this way" is about what the sentences before it name; "are responsible for" explains', () => {
+    const rst = `Decision
+--------
+
+For example, some tags come from the settings and no Tag row exists for them. Before saving an object tag, the tagging API will use either \`\`Taxonomy.tag_for_value\`\` or \`\`Taxonomy.tag_for_external_id\`\`. These methods are responsible for both validating the tag but also auto-creating the Tag instance in case it doesn't already exist. Subclasses should override these as needed.
+
+In this way, the system-defined taxonomies are fully dynamic and can represent tags that may exist in large numbers.
+
+However, as of now we don't have a use case for listing them.
+`;
+    const t = tieMatcher({ names: ['Taxonomy.tag_for_value', 'tag_for_value'], phrases: proseForms('tag_for_value'), values: [], places: ['base.py'], neighbours: ['Taxonomy'] });
+    const best = bestSentences(rankSentences(candidates(rst), t, { aboutIt: true, names: ['Taxonomy.tag_for_value', 'tag_for_value'] }), 2).map((b) => b.text.replace(/\s+/g, ' '));
+    assert.deepEqual(best, ["These methods are responsible for both validating the tag but also auto-creating the Tag instance in case it doesn't already exist.", 'In this way, the system-defined taxonomies are fully dynamic and can represent tags that may exist in large numbers.']);
+  });
+
+  it('a license header in a multi-line HTML comment drawn with ~~~ is skipped, not read as a code fence; "`X` is an artificial entity." answers for X', () => {
+    const md = `<!---~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  ~ Copyright (c) 2020 Contributors to the Foundation
+  ~ This program and the accompanying materials are made available under the terms of the license.
+  ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~-->
+
+# The ID System
+
+The general idea behind the storage is that each entity comes with an id.
+
+## GenericImportId
+
+\`GenericImportId\` is an artificial entity.
+It is used to be able to store imports of an imported archive.
+
+## AdminId
+
+The child \`AdminId\` is used for all administrative elements required for internal management.
+`;
+    const texts = candidates(md).map((c) => c.text);
+    assert.ok(!texts.some((x) => /Copyright|accompanying/.test(x)), texts.join(' | '));
+    const t = tieMatcher({ names: ['GenericImportId'], phrases: proseForms('GenericImportId'), values: [], places: ['GenericImportId.java'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(md), t, { aboutIt: true, names: ['GenericImportId'] }), 2).map((b) => b.text.trim());
+    assert.deepEqual(best, ['It is used to be able to store imports of an imported archive.', '`GenericImportId` is an artificial entity.']);
+  });
+});
+
+describe('a condition and what follows from it', () => {
+  it('"If you implement a singleton pattern, you get some weird exceptions" explains, and is quoted after the causal sentence', () => {
+    const doc = 'Creates a new instance of the YAML reader. The reader is not thread-safe because the underlying Yaml object is not thread safe. If you implement a singleton pattern, you get some weird exceptions, e.g., when opening the modeler. The reader keeps a buffer per path in memory for the files.';
+    const t = tieMatcher({ names: ['YamlReader'], phrases: proseForms('YamlReader'), values: [], places: ['YamlReader.java'], neighbours: [] });
+    const best = bestSentences(rankSentences(candidates(doc), t, { focused: true }), 2).map((b) => b.text);
+    assert.deepEqual(best, ['The reader is not thread-safe because the underlying Yaml object is not thread safe.', 'If you implement a singleton pattern, you get some weird exceptions, e.g., when opening the modeler.']);
   });
 });

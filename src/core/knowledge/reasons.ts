@@ -71,7 +71,7 @@ const SECTION_WORDS: readonly [SectionKind, RegExp][] = [
   ['context', /\b(context|background|problem|motivation|rationale|why|summary|overview|abstract|root cause|introduction|goals?|requirements?)\b/i],
 ];
 const LINK_SECTION = /^(references?|links?|see also|related( documents| work| issues| decisions)?|further reading|resources|sources|more information|appendix)$/i;
-const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees)$/i;
+const META_SECTION = /^(status|date|change ?log|history|revisions?|authors?|deciders?|metadata|timeline|action items|attendees|licen[cs]es?|licen[cs]ing|copyright|legal|notices?)$/i;
 
 const WHY_HEADING = /^(?:why\b|rationale\b|motivation\b|reasons?\b|reasoning\b)/i;
 
@@ -122,9 +122,19 @@ export function candidates(text: string): Candidate[] {
   let indentedCodeFrom = -1;
   let section = 'other';
   let skipSection = false;
+  // An HTML comment over several lines (a license header, often drawn with `~~~`): not prose, and what it draws is no code fence.
+  let comment = false;
   for (; i < lines.length; i++) {
     const line = lines[i]!;
     const trimmed = line.trim();
+    if (comment) {
+      if (line.includes('-->')) comment = false;
+      continue;
+    }
+    if (!fence && /^\s*<!--/.test(line) && !line.includes('-->')) {
+      comment = true;
+      continue;
+    }
     if (fence) {
       if (trimmed.startsWith(fence)) fence = undefined;
       continue;
@@ -238,10 +248,15 @@ interface Cue {
 const CUES: readonly Cue[] = [
   { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay|account for|accommodate|handle|cover|compensate)\b/i, weight: 0.8 },
-  { re: /\botherwise\b|\bwould (?:break|fail|cause|lead|mean|result|require|be)\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
+  { re: /\botherwise\b|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bin this way\b|\bthat way\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
+  // A condition and what follows from it: "If you implement a singleton pattern, you get some weird exceptions", "If this changes, …".
+  { re: /^(?:but |and |so )?(?:if|when|once|unless)\b[^,;]{3,120},\s*(?:then\s+)?(?:you|we|it|this|that|they|there|the|a|an|every|each|all|nothing|no)\b[^,;]*?\b(?:get|gets|got|will|would|may|might|can|could|must|cannot|can't|won't|is|are|becomes?|fails?|breaks?|stops?|loses?)\b/i, weight: 0.7 },
+  // A purpose stated as such: "for de-duplication purposes", "the purpose of", "is used to be able to store …".
+  // Not "for the purposes of this ADR", "for purposes of …": that scopes a statement, it states no purpose.
+  { re: /\b(?:is|are) (?:responsible|meant|designed|intended) (?:for|to)\b|\bfor (?!the\b)(?:[\w-]+ ){1,2}purposes?\b(?! of\b)|\bthe purpose (?:of (?:this|these|it|that)\b|is)\b|\b(?:is|are) used (?:to|for|so)\b|\bto be able to\b/i, weight: 0.9 },
   { re: /\bchosen option\b|\bdecision outcome\b|\bwe (?:went|go) with\b| so (?:that|there|it|we|the|no|nothing)\b/i, weight: 0.9 },
   { re: /\bas long as\b|\bwithout (?:having|needing) to\b|\bno need to\b|\bmakes? it (?:easier|possible|harder|simpler)\b|\beasier\b|\bsimpler\b|\bharder\b|\bawkward\b|\bambigu\w*\b|\berror-prone\b|\bconfus\w*\b|\bbrittle\b|\bfragile\b|\bflexib\w*\b|\bbackwards? compatib\w*\b|\bconcerns?\b|\bavoid(?:s|ed|ing)?\b|\bprevents?\b|\bensures?\b/i, weight: 0.6 },
   { re: /\bhowever\b|\bnot (?:useful|suitable|possible|enough|sufficient|feasible|practical|scalable|ideal)\b|\bdo(?:es)?(?:n't| not) (?:work|scale)\b|\bimportant\b|\bcritical\b|\bcrucial\b|\bessential\b|\bnecessary\b|\bneeds? to\b|\bhas to\b|\bhave to\b|\bshould(?: not)?\b|\bproblem\b|\bissue\b|\bbug\b|\bfail(?:s|ed|ure)?\b|\bbreak(?:s|ing)?\b|\bbroke\b|\bduplicat\w*\b|\brace\b|\bdeadlock\b|\bleak\b|\bsecurity\b|\bperformance\b|\bcompatib\w*\b|\bconsisten\w*\b|\bsafe(?:ty|ly)?\b/i, weight: 0.5 },
@@ -370,13 +385,29 @@ export interface RankOptions {
   readonly focused?: boolean;
   /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
   readonly aboutIt?: boolean;
+  /** The symbol's names as code: a sentence with one of them as its subject that says what it is ("`X` is an artificial entity") answers for it. */
+  readonly names?: readonly string[];
 }
 
 /** A lead-in that introduces reasons: "with the following benefits:", "for these reasons:", "because:". */
 export const REASON_LIST = /\b(?:benefits?|advantages?|reasons?|motivations?|rationale|because|so that|in order to|why|pros|goals?|drivers?)\b[^:]*:\s*$/i;
 
+/** "X is a …", "X are …", "X exists to …": a sentence that says what its subject is. */
+const DEFINES = /^[`'"*]*[\w$.#]+[`'"*]*\s+(?:is|are|exists|serves)\s+(?:an?|the|used|meant|there|to|only|just|not)\b/;
+
+/** A sentence whose subject points back to the one before it: "This method …", "These are …", "It is …", "In this way, …". */
+const ANAPHOR = /^(?:(?:this|these|those|such)(?:\s+[\p{L}-]+)?\s+(?:is|are|was|were|will|would|can|cannot|must|should|has|have|makes?|means?|allows?|ensures?|lets?|gives?|keeps?|avoids?|prevents?)\b|(?:it|they)\s+(?:is|are|was|were|will|would|can|cannot|must|should|has|have|makes?|means?|allows?|ensures?|lets?|gives?|keeps?|avoids?|prevents?)\b|in this way\b|this way\b|that way\b)/iu;
+
+/** A warning: a sentence in capitals ending in "!" ("DON'T JUST MODIFY THIS!!!"), or one opened by "Warning:", "Important:", "Caution:", "Do not …!". */
+export function isWarning(sentence: string): boolean {
+  const letters = sentence.replace(/[^\p{L}]/gu, '');
+  if (letters.length >= 8 && letters === letters.toUpperCase() && /!\s*$/.test(sentence)) return true;
+  return /^(?:warning|important|caution|danger)\s*[:!]|^(?:do not|don't|never)\b.*!\s*$/i.test(sentence);
+}
+
 /** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
 export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
+  const names = options.names ?? [];
   const own = list.map((c) => match(plain(c.text)));
   // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
@@ -384,13 +415,18 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   const out: RankedSentence[] = list.map((c, i) => {
     const { explains: own0, constraint, cues } = explanation(c, !!options.threaded);
     // The items of a list of reasons ("the following benefits:", "because:") are reasons, whatever their own wording.
-    const explains = c.leadIn !== undefined && REASON_LIST.test(plain(list[c.leadIn]!.text)) ? own0 + 0.6 * { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section] : own0;
+    const listed = c.leadIn !== undefined && REASON_LIST.test(plain(list[c.leadIn]!.text));
+    // The sentences after a warning in its paragraph ("DON'T JUST MODIFY THIS HASH BEHAVIOR!!! We use hashing for de-duplication purposes.") say why it warns.
+    const warned = list.slice(Math.max(0, i - 2), i).some((w) => w.paragraph === c.paragraph && isWarning(plain(w.text)));
+    const explains = listed || warned ? own0 + 0.6 * { decision: 1, context: 0.85, consequence: 0.8, alternative: 0.7, other: 0.55 }[c.section] : own0;
     const self = own[i]!;
     // A reason often follows the sentence that names the thing ("We allow at most three … `MAX_ATTEMPTS = 3`. Three attempts take …"): its paragraph and the next sentences lend it a share of their tie.
     let lent = 0;
-    for (let k = Math.max(0, i - 2); k <= Math.min(list.length - 1, i + 1); k++) {
+    // A sentence that opens with a word pointing back ("These methods are responsible for …", "It is used to …", "In this way, …") is about what the sentences just before it name.
+    const anaphor = ANAPHOR.test(plain(c.text));
+    for (let k = Math.max(0, i - (anaphor ? 3 : 2)); k <= Math.min(list.length - 1, i + 1); k++) {
       if (k === i) continue;
-      const share = list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
+      const share = anaphor && k < i && list[k]!.section === c.section ? 0.85 : list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
       lent = Math.max(lent, own[k]!.tie * share);
     }
     // An item of a list its lead-in introduces ("SettingToggle will allow …, with the following benefits:") is about what the lead-in names.
@@ -408,7 +444,9 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
     // Not a short mention with no clause of its own ("For example, `GuEC2App` and `GuLambdaApp` patterns."): that names it, and says nothing about it.
     const statement = cues > 0 || plain(c.text).split(/\s+/).length >= 9;
-    const decided = (c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 && statement ? explains + 0.5 : explains;
+    // A sentence that says what the symbol is, with its name as the subject ("`GenericImportId` is an artificial entity."), answers for it.
+    const defines = self.tie >= 2.5 && DEFINES.test(plain(c.text)) && names.some((n) => plain(c.text).replace(/^[`'"*]+/, '').startsWith(n));
+    const decided = ((c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 && statement) || defines ? explains + 0.5 : explains;
     const score = decided * (base + tie);
     return { ...c, score, explains: decided, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
   });
@@ -522,6 +560,30 @@ export function literalOf(declaration: string): Literal | undefined {
   if (!Number.isFinite(value)) return undefined;
   const unit = unitOf(m[2]);
   return unit ? { value, unit } : { value };
+}
+
+/**
+ * A constant's string value from its declaration line (`= "_"`, `= 'wip'`,
+ * `: "oel_"`), when it is short enough to be written in prose (1–40
+ * characters, one line).
+ */
+export function stringLiteralOf(declaration: string): string | undefined {
+  const m = /(?:=|:=|:)\s*(?:[A-Za-z_][\w.]*\s*\(\s*)?(["'`])([^"'`\\\n]{1,40})\1/.exec(declaration);
+  return m ? m[2] : undefined;
+}
+
+/**
+ * The forms a string value takes in prose: quoted or as a code span
+ * (`'_'`, `"wip"`, `` `wip` ``) — a short word alone ("wip", "_") is too common
+ * to tie by itself; written bare only when it does not read as a word: six
+ * or more characters, or with a character other than a letter (`oel_`,
+ * `x-request-id`), and not only punctuation.
+ */
+export function stringValueForms(value: string): string[] {
+  const out = new Set<string>();
+  for (const q of ["'", '"', '`', '``', '“']) out.add(q === '“' ? `“${value}”` : `${q}${value}${q}`);
+  if (/[\p{L}\p{N}]/u.test(value) && value.trim() === value && (value.length >= 6 || (/[^\p{L}]/u.test(value) && value.length >= 3))) out.add(value);
+  return [...out];
 }
 
 /** Stemmed prose forms of a name: RetryPolicy → [retry, policy]; MAX_ATTEMPTS → [max, attempt]. */

@@ -12,7 +12,7 @@ import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } 
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
-import { codeSources, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
+import { codeSources, commitsAway, constructorsOf, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -260,10 +260,19 @@ function constraintQuote(m: ChunkRow & { description: string }, name: string): Q
  * A verbatim name that only this symbol has is exact; anything else is weak
  * (its words, to verify). Decision records, designs, incidents and threads only.
  */
+/**
+ * The words of a name as documents write what it is about: without its verb
+ * when three or more words remain with it (SetTotalEscrowForDenom → total
+ * escrow for denom; checkDoubleSigningRisk → double signing risk, as ADR 051
+ * "Double Signing Risk Reduction" says it).
+ */
+export function nameBody(name: string): string[] {
+  const words = identifierWords(name);
+  return words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with|check|validate|verify|ensure|compute|calculate|update|apply|process|parse|fetch|init|add|remove|delete|register|resolve|convert)$/.test(words[0]!) ? words.slice(1) : words;
+}
+
 async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
-  const words = identifierWords(target.name);
-  // The name without its verb (SetTotalEscrowForDenom → TotalEscrowForDenom): how documents name what a getter or setter is about.
-  const body = words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with)$/.test(words[0]!) ? words.slice(1) : words;
+  const body = nameBody(target.name);
   const terms = new Set<string>();
   if (target.name.length >= 6) terms.add(`"${target.name.replace(/"/g, '')}"`);
   if (body.length >= 2) {
@@ -494,12 +503,14 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
   return out;
 }
 
-function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
+export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
   // A decision record about the pull request that wrote its lines is about the change as a whole.
   if (r.pullRequest && DECISION_KINDS.has(r.document.kind)) return true;
   // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
   if (r.text) return r.document.kind !== 'commit';
+  // A document the symbol's own code cites (`// see ADR-7`, `@ADR(19)` on it) is about it as a whole.
+  if (r.anchors.some((a) => a.entityType === 'citation' && a.relation === 'self' && a.symbol.sid === target.sid)) return true;
   const title = r.document.title;
   return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && title.toLowerCase().includes(p[0]!.slice(0, 4)) && title.toLowerCase().includes(p[p.length - 1]!.slice(0, 4))) || title.includes(target.name);
 }
@@ -528,7 +539,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
     const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && DECISION_KINDS.has(r.document.kind))) && !r.text;
-    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}) });
+    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}), names: own.names });
     const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
     r.reasons = best.map((s) => reasonFound(r.document, text, s));
   }
@@ -640,7 +651,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const next = () => --nextId;
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
-  const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid)]) : new Map();
+  const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next).declaration;
   const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;
   if (status.documents) {
@@ -654,6 +665,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests, docs);
+    if (status.documents) await commitsAway(options.root, target, docs);
   }
   const ties = tiesOf(target, scope, declaration);
   await findReasons(db, docs, target, ties);

@@ -5,9 +5,9 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { symbolIndexOf } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
-import { literalOf, proseForms, valueForms, type Ties } from './reasons.js';
+import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
 import { symbolText, type CodeNote } from './sources/codeNotes.js';
-import { historyOfLines } from './sources/lineHistory.js';
+import { filesOfCommits, historyOfLines } from './sources/lineHistory.js';
 import { commitDocumentsBySha } from './store/documents.js';
 import { quote } from './text.js';
 import { addPassage, reached, type Anchor, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
@@ -46,6 +46,8 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   const values: string[] = [];
   const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;
   if (lit) values.push(...valueForms(lit, target.name));
+  const str = !lit && declaration && /field|constant|variable|property|enum/.test(target.kind) ? stringLiteralOf(declaration) : undefined;
+  if (str !== undefined) values.push(...stringValueForms(str));
   const base = path.posix.basename(target.path);
   const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
   const neighbours = scope.filter((s) => s.relation !== 'self').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
@@ -74,6 +76,14 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     docs.set(id, r);
   };
   for (const note of own?.notes ?? []) add(note, target, 'self');
+  // A class and its constructor are one answer: the constructor's doc comment ("Creates a reader. It is not thread-safe because …") is about the class.
+  for (const ctor of constructorsOf(target, scope)) {
+    const r = ranges.get(ctor.sid);
+    if (!r) continue;
+    const notes = readSymbolText(root, r.path, r.line, r.endLine, false);
+    // (A short class's own reading holds the comments inside it already.)
+    for (const note of notes?.notes ?? []) if (note.kind === 'docstring' && !own?.notes.some((o) => o.line === note.line)) add(note, { qname: ctor.qname, path: r.path }, 'self');
+  }
   const container = scope.find((s) => s.relation === 'container');
   const c = container ? ranges.get(container.sid) : undefined;
   if (container && c) {
@@ -81,6 +91,12 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
   }
   return own ? { declaration: own.declaration } : {};
+}
+
+/** The constructors among a class's members: named as the class (Java, C#), `constructor` (TypeScript), `__init__` (Python). */
+export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[]): ScopeSymbol[] {
+  if (!/class|struct/.test(target.kind)) return [];
+  return scope.filter((s) => s.relation === 'member' && [target.name, 'constructor', '__init__', '<init>'].includes(segments(s.qname).pop() ?? ''));
 }
 
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
@@ -126,4 +142,33 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
   // The pull requests the commits came from (most lines first): a document that names one is about the change that wrote these lines.
   const pullRequests = [...new Set(commits.map((c) => c.pr).filter((p): p is string => !!p))].slice(0, 5);
   return { commits: commits.length, informative: informative.length, pullRequests };
+}
+
+/**
+ * A commit found because its message names the symbol, not because it
+ * changed the symbol's lines, that changed nothing in the symbol's folder:
+ * its message speaks of the name in passing, or of another symbol that has
+ * it (`math.MaxInt` of Go's standard library for a repository's own
+ * `libs/math.MaxInt`). It is weak for the symbol — to verify — not exact or
+ * strong, and cannot lead the answer. Commits git cannot show are left as
+ * they are.
+ */
+export async function commitsAway(root: string, target: SymbolRef, docs: Map<number, Reached>): Promise<number> {
+  const named = [...docs.values()].filter((r) => r.document.kind === 'commit' && r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong') && !r.anchors.some((a) => a.entityType === 'history'));
+  const shaOf = (r: Reached) => /^[^:]*:([0-9a-f]{7,40})$/.exec(r.document.source)?.[1];
+  const shas = named.map(shaOf).filter((s): s is string => !!s);
+  if (!shas.length) return 0;
+  const files = await filesOfCommits(root, shas);
+  const folder = path.posix.dirname(target.path);
+  let demoted = 0;
+  for (const r of named) {
+    const changed = files.get(shaOf(r) ?? '');
+    if (!changed) continue;
+    if (changed.some((f) => (folder === '.' ? !f.includes('/') : f.startsWith(`${folder}/`)))) continue;
+    r.tier = 'weak';
+    const why = `"${r.anchors.find((a) => a.relation === 'self')?.entity ?? target.name}" names it, but the commit changed nothing in ${folder === '.' ? 'its folder' : `${folder}/`} — perhaps another symbol of the name; verify`;
+    r.anchors.splice(0, r.anchors.length, ...r.anchors.map((a): Anchor => (a.relation === 'self' ? { ...a, entityType: 'search', tier: 'weak', reason: why } : a)));
+    demoted++;
+  }
+  return demoted;
 }

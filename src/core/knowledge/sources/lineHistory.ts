@@ -50,3 +50,23 @@ export async function historyOfLines(root: string, file: string, start: number, 
   }
   return out.sort((a, b) => b.lines - a.lines || (b.date ?? '').localeCompare(a.date ?? ''));
 }
+
+/**
+ * The files each commit changed, by full sha (`git show --name-only`, first
+ * parent for a merge); a commit git cannot show, or whose change lists no
+ * file, is left out (nothing is known of it). Empty outside git or on any
+ * failure.
+ */
+export async function filesOfCommits(root: string, shas: readonly string[], options: { readonly timeoutMs?: number } = {}): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const valid = shas.filter((s) => /^[0-9a-f]{7,40}$/.test(s));
+  if (!valid.length) return out;
+  const show = await git(root, ['show', '--no-color', '--name-only', '--first-parent', '-m', '--format=%x1e%H', ...valid], { timeoutMs: options.timeoutMs ?? 8000, maxBuffer: 16 * 1024 * 1024 });
+  if (show.code !== 0) return out;
+  for (const rec of show.stdout.split('\x1e')) {
+    const [sha, ...files] = rec.split('\n').map((l) => l.trim()).filter(Boolean);
+    if (!sha || !files.length) continue;
+    out.set(sha, [...(out.get(sha) ?? []), ...files]);
+  }
+  return out;
+}

@@ -24,7 +24,7 @@ export interface LinkInput extends GraphFreshness {
 /**
  * The documents code may name, by their file name (`0007-retry.md`, after a
  * space, quote, backtick, parenthesis or slash, ending at a word boundary) or
- * by their handle (ADR-7, ADR-0007, RFC 12), looked up in one pass over a
+ * by their handle (ADR-7, ADR-0007, RFC 12, an annotation `@ADR(7)`), looked up in one pass over a
  * text: each place a name can start is checked against the names that start
  * with its first characters, and handles are found by one expression. A
  * regular expression per document, run over every file, made the cost
@@ -92,7 +92,7 @@ export class Needles {
     }
     if (this.byHandle.size) {
       for (const m of text.matchAll(HANDLE)) {
-        for (const index of this.byHandle.get(`${m[1]!.toUpperCase()}-${Number(m[2])}`) ?? []) hit.add(index);
+        for (const index of this.byHandle.get(`${(m[1] ?? m[3])!.toUpperCase()}-${Number(m[2] ?? m[4])}`) ?? []) hit.add(index);
       }
     }
     return [...hit].sort((a, b) => a - b);
@@ -103,7 +103,13 @@ export class Needles {
 const PREFIX = 3;
 /** Where a file name may start: after whitespace, a quote, a backtick, a parenthesis or a slash. */
 const BEFORE_NAME = new Set([...' \t\n\r\v\f`\'"(/'].map((c) => c.charCodeAt(0)));
-const HANDLE = /\b(ADR|RFC|INC)[- ]?0*(\d+)\b/gi;
+/**
+ * A handle as prose writes it (ADR-7, ADR-0007, adr 7, RFC12), or as code
+ * annotates with it: an annotation or attribute taking the number, `@ADR(19)`,
+ * `@ADR(value = 19)`, `[ADR(19)]` (the `@` or `[` and the closing parenthesis
+ * required, so a call such as `rfc(3)` in a sentence is not one).
+ */
+const HANDLE = /\b(ADR|RFC|INC)[- ]?0*(\d+)\b|(?<=[@[])(ADR|RFC|INC)\(\s*(?:value\s*=\s*)?0*(\d+)\s*\)/gi;
 
 function isWord(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
@@ -126,10 +132,10 @@ export function citationsIn(file: string, text: string, needles: Needles, symbol
     ln++;
     const hits = needles.matches(line);
     if (!hits.length) continue;
-    // The innermost symbol around the line, else the first one starting just below it (a doc comment).
+    // The innermost symbol around the line, else the first one starting just below it (a doc comment, or an annotation or decorator: `@ADR(19)`).
     const inside = symbols.filter((s) => s.line <= ln && s.endLine >= ln).sort((a, b) => a.endLine - a.line - (b.endLine - b.line))[0];
     const below = symbols.filter((s) => s.line > ln && s.line <= ln + 4).sort((a, b) => a.line - b.line)[0];
-    const target = inside && (!below || inside.endLine - inside.line < 200) ? (below && /^\s*(\*|\/\/|#|\/\*\*?)/.test(line) ? below : inside) : below;
+    const target = inside && (!below || inside.endLine - inside.line < 200) ? (below && /^\s*(\*|\/\/|#|\/\*\*?|@[A-Za-z]|\[[A-Za-z][\w.]*\()/.test(line) ? below : inside) : below;
     for (const index of hits) out.push({ docId: needles.docs[index]!, path: file, line: ln, sid: target?.sid ?? null, text: line.trim().slice(0, 300) });
   }
   return out;

@@ -1,0 +1,62 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import type { SymbolRef } from '../../src/core/model/symbolRef';
+import { commitsAway } from '../../src/core/knowledge/whyCode';
+import { reached, type Reached } from '../../src/core/knowledge/whyScope';
+import { tempDir, write } from '../helpers/fixtures';
+import { skipUnless } from '../helpers/prereq';
+
+/*
+ * A commit reached because its message names the symbol, and not because it
+ * changed the symbol's lines, is weak when it changed nothing in the
+ * symbol's folder: in a Go repository with its own `libs/math.MaxInt`, a
+ * commit about JSON ids that writes "`math.MaxInt`" means the standard
+ * library's constant. Real git, a real repository.
+ */
+describe('why_is_this: commits that name a symbol they did not touch', function () {
+  this.timeout(60_000);
+  let d: { root: string; cleanup: () => void };
+  const sha: Record<string, string> = {};
+
+  before(function () {
+    d = tempDir('tenure-why-commits-');
+    const run = (...args: string[]) => execFileSync('git', ['-C', d.root, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8', stdio: 'pipe' });
+    try {
+      run('init', '-q');
+    } catch {
+      skipUnless(this, false, 'git cannot create a repository here');
+    }
+    write(d.root, 'libs/math/math.go', 'package math\n\nfunc MaxInt(a, b int) int {\n\tif a > b {\n\t\treturn a\n\t}\n\treturn b\n}\n');
+    run('add', '-A');
+    run('commit', '-qm', 'libs/math: add MaxInt because the clamp in the pool needs the larger of two heights');
+    sha.own = run('rev-parse', 'HEAD').trim();
+    write(d.root, 'rpc/jsonrpc/id.go', 'package jsonrpc\n\nfunc idOf(f float64) int { return int(f) }\n');
+    run('add', '-A');
+    run('commit', '-qm', 'fix(rpc): reject ids above `math.MaxInt`, because a naive int(id) saturates and distinct ids collide');
+    sha.away = run('rev-parse', 'HEAD').trim();
+  });
+  after(() => d?.cleanup());
+
+  it('keeps a commit that changed its folder exact, and makes one that changed nothing there weak, saying why', async () => {
+    const target: SymbolRef = { id: 1, sid: 'go libs/math.MaxInt', name: 'MaxInt', qname: 'math.MaxInt', kind: 'function', path: 'libs/math/math.go', line: 3 };
+    const docs = new Map<number, Reached>();
+    for (const [id, key] of [[1, 'own'], [2, 'away']] as const) {
+      const r = reached({ id, source: `git:${sha[key]}`, kind: 'commit', title: key, ref: `commit ${sha[key]!.slice(0, 7)}` }, 'exact', 'self', ['offline']);
+      r.anchors.push({ entity: 'math.MaxInt', entityType: 'concept', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: 'names it verbatim' });
+      docs.set(id, r);
+    }
+    assert.equal(await commitsAway(d.root, target, docs), 1);
+    assert.equal(docs.get(1)!.tier, 'exact', 'the commit that wrote libs/math keeps its tier');
+    assert.equal(docs.get(2)!.tier, 'weak', 'the commit that changed only rpc/ is weak for libs/math.MaxInt');
+    assert.equal(docs.get(2)!.anchors[0]!.tier, 'weak');
+    assert.match(docs.get(2)!.anchors[0]!.reason, /changed nothing in libs\/math\/ — perhaps another symbol of the name; verify/);
+  });
+
+  it('leaves a commit git cannot show as it is', async () => {
+    const target: SymbolRef = { id: 1, sid: 'go libs/math.MaxInt', name: 'MaxInt', qname: 'math.MaxInt', kind: 'function', path: 'libs/math/math.go', line: 3 };
+    const r = reached({ id: 3, source: `git:${'0'.repeat(40)}`, kind: 'commit', title: 'gone' }, 'exact', 'self', ['offline']);
+    const docs = new Map([[3, r]]);
+    assert.equal(await commitsAway(d.root, target, docs), 0);
+    assert.equal(r.tier, 'exact');
+  });
+});
