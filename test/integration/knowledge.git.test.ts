@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { indexKnowledge } from '../../src/core/knowledge/pipeline';
@@ -7,7 +6,7 @@ import { collectSources } from '../../src/core/knowledge/sources/documents';
 import { git } from '../../src/core/repo/git';
 import { openWorkspace } from '../../src/core/workspace';
 import { tempDir, write } from '../helpers/fixtures';
-import { skipUnless } from '../helpers/prereq';
+import { gitRepo } from '../helpers/prereq';
 
 /*
  * The repository under index is untrusted: a config that names programs for
@@ -25,12 +24,7 @@ describe('knowledge: a repository whose git config names programs runs none of t
   before(function () {
     d = tempDir('tenure-gitcfg-');
     marker = path.join(d.root, '..', `${path.basename(d.root)}-ran`);
-    const run = (...args: string[]) => execFileSync('git', ['-C', d.root, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8', stdio: 'pipe' });
-    try {
-      run('init', '-q');
-    } catch {
-      skipUnless(this, false, 'git cannot create a repository here');
-    }
+    const run = gitRepo(this, d.root);
     write(d.root, 'docs/adr/0001-retries.md', '# ADR-0001: Settlement retries\n\nWe retry a settlement instruction at most three times because the partner SLA allows no more.\n');
     write(d.root, '.gitattributes', '* filter=evil diff=evil\n');
     run('add', '-A');

@@ -1,10 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import type { SymbolRef } from '../../src/core/model/symbolRef';
 import { commitsAway } from '../../src/core/knowledge/whyCode';
 import { reached, type Reached } from '../../src/core/knowledge/whyScope';
 import { tempDir, write } from '../helpers/fixtures';
-import { skipUnless } from '../helpers/prereq';
+import { gitRepo } from '../helpers/prereq';
 
 /*
  * A commit reached because its message names the symbol, and not because it
@@ -20,12 +19,7 @@ describe('why_is_this: commits that name a symbol they did not touch', function 
 
   before(function () {
     d = tempDir('tenure-why-commits-');
-    const run = (...args: string[]) => execFileSync('git', ['-C', d.root, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8', stdio: 'pipe' });
-    try {
-      run('init', '-q');
-    } catch {
-      skipUnless(this, false, 'git cannot create a repository here');
-    }
+    const run = gitRepo(this, d.root);
     write(d.root, 'libs/math/math.go', 'package math\n\nfunc MaxInt(a, b int) int {\n\tif a > b {\n\t\treturn a\n\t}\n\treturn b\n}\n');
     run('add', '-A');
     run('commit', '-qm', 'libs/math: add MaxInt because the clamp in the pool needs the larger of two heights');

@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { countTokens } from 'gpt-tokenizer';
@@ -9,7 +8,7 @@ import { classify, collectSources, judgeCommit, titleOf } from '../../src/core/k
 import { lineAt, lineStarts, plain, quote, sentences } from '../../src/core/knowledge/text';
 import { entityKey, identifierWords, isCodeShaped, phraseTokens } from '../../src/core/linking/names';
 import { REPO_ROOT, tempDir, write } from '../helpers/fixtures';
-import { skipUnless } from '../helpers/prereq';
+import { gitRepo } from '../helpers/prereq';
 
 const EXAMPLE = path.join(REPO_ROOT, 'examples', 'settlement');
 
@@ -172,12 +171,7 @@ describe('knowledge: sources', () => {
   it('reads commit messages from git log, limited to the workspace folder', async function () {
     const d = tempDir();
     try {
-      const git = (...args: string[]) => execFileSync('git', ['-C', d.root, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' });
-      try {
-        git('init', '-q');
-      } catch {
-        skipUnless(this, false, 'git cannot create a repository here');
-      }
+      const git = gitRepo(this, d.root);
       write(d.root, 'app/a.txt', '1');
       git('add', '.');
       git('commit', '-q', '-m', 'Route SEPA instructions through the new gateway because the old one drops batches over 10k');
