@@ -124,8 +124,8 @@ export class StructuralState {
   readonly siteFilesByName = new Map<string, Set<number>>();
   /** Files with reads of a key by its string (configuration keys, environment variables): a changed configuration file reaches them all. */
   readonly keyReadFiles = new Set<number>();
-  private readonly siteNamesByFile = new Map<number, Set<string>>();
-  private readonly siteCountByFile = new Map<number, number>();
+  /** Per file: the names its sites use, and how many sites it has. */
+  private readonly sitesOfFile = new Map<number, { readonly names: Set<string>; count: number }>();
   /** Sites of every indexed file. */
   siteCount = 0;
   readonly importsByFile = new Map<number, Import[]>();
@@ -174,16 +174,16 @@ export class StructuralState {
 
   /** A stored site, known by its file, name and id only. */
   indexSite(fileId: number, id: number, name: string, nameIs: SiteNameIs | null): void {
-    let names = this.siteNamesByFile.get(fileId);
-    if (!names) this.siteNamesByFile.set(fileId, (names = new Set()));
-    if (!names.has(name)) {
-      names.add(name);
+    let file = this.sitesOfFile.get(fileId);
+    if (!file) this.sitesOfFile.set(fileId, (file = { names: new Set(), count: 0 }));
+    if (!file.names.has(name)) {
+      file.names.add(name);
       let files = this.siteFilesByName.get(name);
       if (!files) this.siteFilesByName.set(name, (files = new Set()));
       files.add(fileId);
     }
     if (nameIs && nameIs !== 'receiver') this.keyReadFiles.add(fileId);
-    this.siteCountByFile.set(fileId, (this.siteCountByFile.get(fileId) ?? 0) + 1);
+    file.count++;
     this.siteCount++;
     this.reserve('site', id);
   }
@@ -212,15 +212,15 @@ export class StructuralState {
     }
     this.symbolsByFile.delete(fileId);
     this.sitesByFile.delete(fileId);
-    for (const name of this.siteNamesByFile.get(fileId) ?? []) {
+    const sites = this.sitesOfFile.get(fileId);
+    for (const name of sites?.names ?? []) {
       const files = this.siteFilesByName.get(name);
       files?.delete(fileId);
       if (files?.size === 0) this.siteFilesByName.delete(name);
     }
-    this.siteNamesByFile.delete(fileId);
+    this.siteCount -= sites?.count ?? 0;
+    this.sitesOfFile.delete(fileId);
     this.keyReadFiles.delete(fileId);
-    this.siteCount -= this.siteCountByFile.get(fileId) ?? 0;
-    this.siteCountByFile.delete(fileId);
     this.importsByFile.delete(fileId);
     const entry = this.files.get(fileId);
     if (entry && !keepEntry) {
