@@ -255,12 +255,6 @@ function constraintQuote(m: ChunkRow & { description: string }, name: string): Q
 }
 
 /**
- * Documents that name the symbol where the graph did not link them: its name
- * inside a code block, a name joined into a longer one, its words as prose.
- * A verbatim name that only this symbol has is exact; anything else is weak
- * (its words, to verify). Decision records, designs, incidents and threads only.
- */
-/**
  * The words of a name as documents write what it is about: without its verb
  * when three or more words remain with it (SetTotalEscrowForDenom → total
  * escrow for denom; checkDoubleSigningRisk → double signing risk, as ADR 051
@@ -271,6 +265,12 @@ export function nameBody(name: string): string[] {
   return words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with|check|validate|verify|ensure|compute|calculate|update|apply|process|parse|fetch|init|add|remove|delete|register|resolve|convert)$/.test(words[0]!) ? words.slice(1) : words;
 }
 
+/**
+ * Documents that name the symbol where the graph did not link them: its name
+ * inside a code block, a name joined into a longer one, its words as prose.
+ * A verbatim name that only this symbol has is exact; anything else is weak
+ * (its words, to verify). Decision records, designs, incidents and threads only.
+ */
 async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
   const body = nameBody(target.name);
   const terms = new Set<string>();

@@ -44,9 +44,11 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   }
   if (segs.length >= 2) phrases.push(...proseForms(`${segs[segs.length - 2]}_${target.name}`));
   const values: string[] = [];
-  const lit = declaration && /field|constant|variable|property|enum/.test(target.kind) ? literalOf(declaration) : undefined;
+  // A value's declaration: its number (with a unit), else its string, as prose writes them.
+  const valued = declaration && /field|constant|variable|property|enum/.test(target.kind) ? declaration : undefined;
+  const lit = valued ? literalOf(valued) : undefined;
   if (lit) values.push(...valueForms(lit, target.name));
-  const str = !lit && declaration && /field|constant|variable|property|enum/.test(target.kind) ? stringLiteralOf(declaration) : undefined;
+  const str = valued && !lit ? stringLiteralOf(valued) : undefined;
   if (str !== undefined) values.push(...stringValueForms(str));
   const base = path.posix.basename(target.path);
   const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
