@@ -19,7 +19,7 @@ const common = {
   // vscode is provided by the host; the native SQLite module cannot be bundled; the TypeScript
   // compiler the enrichment worker runs is loaded from Tenure's own node_modules (its lib
   // .d.ts files sit beside it there).
-  external: ['vscode', '@vscode/sqlite3', 'typescript'],
+  external: ['vscode', '@photostructure/sqlite', 'typescript'],
   // jsonc-parser's main build is UMD, whose require('./impl/…') calls a bundler cannot follow: take its ES module build.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // web-tree-sitter's ESM build locates its WASM through import.meta.url, which a CJS bundle lacks.

@@ -6,7 +6,7 @@
 //   node scripts/e2e.mjs [--no-build] [--keep] [--only trusted|restricted] [--workspace DIR]
 //
 // Steps: install code-server under .vscode-test/ (no-op when present) → npm run build
-// → package Tenure's VSIX (with the native @vscode/sqlite3, see .vscodeignore) and the
+// → package Tenure's VSIX (with the native @photostructure/sqlite, see .vscodeignore) and the
 // probe extension (test/e2e/probe) → install both → for each scenario: copy the example
 // workspace to a temp folder, start code-server on 127.0.0.1:<free port>, open the
 // workbench in Chromium, wait for Tenure's status bar item to say the index is ready,

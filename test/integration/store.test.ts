@@ -112,18 +112,18 @@ describe('SQLite store (real database files)', () => {
     const file = path.join(dir.root, 'old.db');
     // An early layout, written with the driver directly: a table name the schema uses, no record of schema changes.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const sqlite3 = require('@vscode/sqlite3') as { Database: new (f: string) => { exec(sql: string, cb: (e: Error | null) => void): void; close(cb: (e: Error | null) => void): void } };
-    const raw = new sqlite3.Database(file);
-    await new Promise<void>((resolve, reject) => raw.exec("CREATE TABLE meta (k TEXT); CREATE TABLE sites (x INTEGER); CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL); INSERT INTO meta VALUES ('early')", (e) => (e ? reject(e) : resolve())));
-    await new Promise<void>((resolve, reject) => raw.close((e) => (e ? reject(e) : resolve())));
+    const { DatabaseSync } = require('@photostructure/sqlite') as { DatabaseSync: new (f: string) => { exec(sql: string): void; prepare(sql: string): { all(): { name?: string; k?: string }[] }; close(): void } };
+    const raw = new DatabaseSync(file);
+    raw.exec("CREATE TABLE meta (k TEXT); CREATE TABLE sites (x INTEGER); CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL); INSERT INTO meta VALUES ('early')");
+    raw.close();
     await assert.rejects(Db.open(file, { migrations: SCHEMA }), (e: unknown) => TenureError.is(e, 'store-unavailable') && /could not be brought up to date .* move its folder aside .* `tenure index`/s.test((e as Error).message));
     // What it held is still there, and no schema change was recorded.
-    const again = new sqlite3.Database(file) as unknown as { all(sql: string, cb: (e: Error | null, rows: { name?: string; k?: string }[]) => void): void; close(cb: (e: Error | null) => void): void };
-    const all = (sql: string) => new Promise<{ name?: string; k?: string }[]>((resolve, reject) => again.all(sql, (e, rows) => (e ? reject(e) : resolve(rows))));
-    assert.deepEqual((await all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((r) => r.name), ['meta', 'schema_migrations', 'sites']);
-    assert.deepEqual((await all('SELECT k FROM meta')).map((r) => r.k), ['early']);
-    assert.deepEqual(await all('SELECT * FROM schema_migrations'), []);
-    await new Promise<void>((resolve, reject) => again.close((e) => (e ? reject(e) : resolve())));
+    const again = new DatabaseSync(file);
+    const all = (sql: string) => again.prepare(sql).all().map((r) => ({ ...r }));
+    assert.deepEqual(all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) => r.name), ['meta', 'schema_migrations', 'sites']);
+    assert.deepEqual(all('SELECT k FROM meta').map((r) => r.k), ['early']);
+    assert.deepEqual(all('SELECT * FROM schema_migrations'), []);
+    again.close();
   });
 
   it('reports a corrupt file instead of crashing', async () => {

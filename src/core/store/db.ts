@@ -22,20 +22,50 @@ function processAlive(pid: number): boolean {
 }
 type Param = string | number | bigint | null | Buffer;
 
-/* The native driver's surface we use; typed here so the rest of the code never sees callbacks. */
+/*
+ * The native driver's surface we use (node:sqlite's API, from
+ * @photostructure/sqlite: the upstream SQLite amalgamation behind Node-API,
+ * so one build serves Node and VS Code's Electron). It is synchronous: a
+ * query costs its SQLite work and nothing else. An asynchronous driver hands
+ * every statement to a thread pool and back, about 0.1-0.3 ms a round trip,
+ * which was most of a short what_breaks answer's time (30-odd statements).
+ */
 interface NativeStatement {
-  run(params: Param[], cb: (this: { changes: number; lastID: number }, err: Error | null) => void): void;
-  all(params: Param[], cb: (err: Error | null, rows: Row[]) => void): void;
-  finalize(cb?: (err: Error | null) => void): void;
+  run(...params: Param[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  all(...params: Param[]): unknown[][];
+  columns(): { name: string }[];
+  setReturnArrays(on: boolean): void;
+}
+
+/**
+ * A prepared statement and its result's column names. Rows come from the
+ * driver as arrays and are made into plain objects here: the driver's own
+ * row objects (null-prototype, built property by property) cost about three
+ * times as much on a large result.
+ */
+interface Prepared {
+  readonly statement: NativeStatement;
+  readonly columns: readonly string[];
 }
 interface NativeDatabase {
-  run(sql: string, params: Param[], cb: (this: { changes: number; lastID: number }, err: Error | null) => void): void;
-  all(sql: string, params: Param[], cb: (err: Error | null, rows: Row[]) => void): void;
-  exec(sql: string, cb: (err: Error | null) => void): void;
-  prepare(sql: string, cb: (err: Error | null) => void): NativeStatement;
-  close(cb: (err: Error | null) => void): void;
-  configure(option: 'busyTimeout', value: number): void;
+  prepare(sql: string): NativeStatement;
+  exec(sql: string): void;
+  close(): void;
 }
+type NativeModule = { DatabaseSync: new (file: string, options: { readOnly?: boolean; timeout?: number; enableForeignKeyConstraints?: boolean }) => NativeDatabase };
+
+/** SQLite's primary result codes we act on, by number (the driver reports `errcode`; callers test `code`, as SQLite names it). */
+const SQLITE_CODES: Readonly<Record<number, string>> = { 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 11: 'SQLITE_CORRUPT', 19: 'SQLITE_CONSTRAINT', 26: 'SQLITE_NOTADB' };
+
+/** The driver's error with `code` set to SQLite's name for it (SQLITE_BUSY, SQLITE_CORRUPT, …). */
+function sqliteError(e: unknown): unknown {
+  const errcode = (e as { errcode?: unknown })?.errcode;
+  if (typeof errcode === 'number') (e as { code?: string }).code = SQLITE_CODES[errcode & 0xff] ?? `SQLITE_${errcode & 0xff}`;
+  return e;
+}
+
+/** Prepared statements kept per connection; the SQL strings the code uses are few, but some are built per call (IN lists), so the cache is bounded. */
+const STATEMENT_CACHE = 256;
 
 export interface OpenOptions {
   /** The schema, in order: every migration not yet applied is applied at open. */
@@ -47,7 +77,10 @@ export interface OpenOptions {
 
 /**
  * One SQLite database (WAL, busy timeout, versioned migrations) behind a
- * promise API. Writes are serialised in-process by `write()`, and across
+ * promise API. The driver runs each statement on the calling thread, so a
+ * long query holds that thread: large reads go through `pages()`, and the
+ * extension host asks only bounded questions (the indexer and the knowledge
+ * pass have threads of their own). Writes are serialised in-process by `write()`, and across
  * processes by SQLite's own lock (BEGIN IMMEDIATE + busy_timeout), so the
  * extension, the CLI and the MCP server can share one file: readers never
  * block, one writer at a time.
@@ -63,28 +96,28 @@ export class Db {
   ) {}
 
   static async open(file: string, options: OpenOptions): Promise<Db> {
-    let sqlite3: { Database: new (f: string, mode: number, cb: (err: Error | null) => void) => NativeDatabase; OPEN_READONLY: number; OPEN_READWRITE: number; OPEN_CREATE: number };
+    let sqlite: NativeModule;
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      sqlite3 = require('@vscode/sqlite3');
+      sqlite = require('@photostructure/sqlite');
     } catch (e) {
       throw new TenureError(
         'store-unavailable',
-        `The native SQLite module (@vscode/sqlite3) could not be loaded: ${errorMessage(e)}. ` +
-          'Reinstall dependencies with `npm ci` (it builds the module for this Node.js), or use a Tenure build made for this platform.',
+        `The native SQLite module (@photostructure/sqlite) could not be loaded: ${errorMessage(e)}. ` +
+          'Reinstall dependencies with `npm ci`, or use a Tenure build made for this platform.',
         undefined,
         { cause: e },
       );
     }
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    const mode = options.readonly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
-    const native = await new Promise<NativeDatabase>((resolve, reject) => {
-      const d: NativeDatabase = new sqlite3.Database(file, mode, (err) => (err ? reject(err) : resolve(d)));
-    }).catch((e: unknown) => {
-      throw new TenureError('store-unavailable', `Cannot open the Tenure database ${file}: ${errorMessage(e)}`, undefined, { cause: e });
-    });
-    const db = new Db(native, file, options.migrations, options.busyTimeoutMs ?? 10_000);
-    native.configure('busyTimeout', db.busyTimeoutMs);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+    let native: NativeDatabase;
+    try {
+      native = new sqlite.DatabaseSync(file, { readOnly: options.readonly ?? false, timeout: busyTimeoutMs, enableForeignKeyConstraints: true });
+    } catch (e) {
+      throw new TenureError('store-unavailable', `Cannot open the Tenure database ${file}: ${errorMessage(e)}`, undefined, { cause: sqliteError(e) });
+    }
+    const db = new Db(native, file, options.migrations, busyTimeoutMs);
     try {
       await db.exec('PRAGMA foreign_keys = ON');
       if (!options.readonly) {
@@ -108,27 +141,62 @@ export class Db {
     return db;
   }
 
-  exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.native.exec(sql, (err) => (err ? reject(err) : resolve())));
+  /** The prepared statement for `sql`, from this connection's cache. */
+  private prepared(sql: string): Prepared {
+    let p = this.statements.get(sql);
+    if (p) {
+      // Most recently used last: the first key is the one to evict.
+      this.statements.delete(sql);
+    } else {
+      const statement = this.native.prepare(sql);
+      statement.setReturnArrays(true);
+      p = { statement, columns: statement.columns().map((c) => c.name) };
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value!);
+    }
+    this.statements.set(sql, p);
+    return p;
   }
 
-  run(sql: string, params: Param[] = []): Promise<{ changes: number; lastID: number }> {
-    return new Promise((resolve, reject) =>
-      this.native.run(sql, params, function (err) {
-        if (err) reject(err);
-        else resolve({ changes: this.changes, lastID: this.lastID });
-      }),
-    );
+  private readonly statements = new Map<string, Prepared>();
+
+  async exec(sql: string): Promise<void> {
+    try {
+      this.native.exec(sql);
+    } catch (e) {
+      throw sqliteError(e);
+    }
   }
 
-  all<T = Row>(sql: string, params: Param[] = []): Promise<T[]> {
-    return new Promise((resolve, reject) => this.native.all(sql, params, (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+  async run(sql: string, params: Param[] = []): Promise<{ changes: number; lastID: number }> {
+    try {
+      const r = this.prepared(sql).statement.run(...params);
+      return { changes: Number(r.changes), lastID: Number(r.lastInsertRowid) };
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+
+  async all<T = Row>(sql: string, params: Param[] = []): Promise<T[]> {
+    try {
+      const { statement, columns } = this.prepared(sql);
+      const arrays = statement.all(...params);
+      const rows = new Array<Row>(arrays.length);
+      for (let i = 0; i < arrays.length; i++) {
+        const values = arrays[i]!;
+        const row: Row = {};
+        for (let c = 0; c < columns.length; c++) row[columns[c]!] = values[c];
+        rows[i] = row;
+      }
+      return rows as T[];
+    } catch (e) {
+      throw sqliteError(e);
+    }
   }
 
   /**
-   * Every row of a large table, a page at a time: the driver turns a whole
-   * result into JS objects in one go on this thread, so a 100,000-row `all`
-   * would hold it for a long stretch. `select` names the columns, `where`
+   * Every row of a large table, a page at a time: the driver runs a query
+   * and turns its whole result into JS objects in one go on this thread, so a
+   * 100,000-row `all` would hold it for a long stretch. `select` names the columns, `where`
    * filters; paging is by the table's rowid, so rows come in rowid order.
    */
   async *pages<T = Row>(table: string, select: string, where = 'true', pageSize = 4000): AsyncGenerator<T[]> {
@@ -199,16 +267,11 @@ export class Db {
   }
 
   close(): Promise<void> {
-    return this.writeQueue.then(
-      () =>
-        new Promise<void>((resolve, reject) =>
-          this.native.close((err) => {
-            if (err) return reject(err);
-            this.releaseSession();
-            resolve();
-          }),
-        ),
-    );
+    return this.writeQueue.then(() => {
+      this.statements.clear();
+      this.native.close();
+      this.releaseSession();
+    });
   }
 
   private async migrate(): Promise<void> {
