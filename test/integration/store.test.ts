@@ -86,6 +86,31 @@ describe('SQLite store (real database files)', () => {
     await db.close();
   });
 
+  it('keeps a cached answer until the file changes, through this connection or another', async () => {
+    const file = path.join(dir.root, 'm.db');
+    const db = await Db.open(file, { migrations: SCHEMA });
+    const other = await Db.open(file, { migrations: SCHEMA });
+    try {
+      let computed = 0;
+      const count = () =>
+        db.cached('keys', async () => {
+          computed++;
+          return (await db.get<{ n: number }>('SELECT count(*) AS n FROM meta'))!.n;
+        });
+      const first = await count();
+      assert.equal(await count(), first);
+      assert.equal(computed, 1, 'asked twice with nothing changed: computed once');
+      await db.run("INSERT INTO meta (key, value) VALUES ('cached-1', 'x')");
+      assert.equal(await count(), first + 1, 'a change through this connection is seen');
+      await other.run("INSERT INTO meta (key, value) VALUES ('cached-2', 'y')");
+      assert.equal(await count(), first + 2, 'a commit by another connection is seen');
+      assert.equal(computed, 3);
+    } finally {
+      await other.close();
+      await db.close();
+    }
+  });
+
   it('rolls a failed write back and keeps what was committed before', async () => {
     const db = await Db.open(path.join(dir.root, 'r.db'), { migrations: SCHEMA });
     await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES ('a', '1')").then(() => undefined));

@@ -266,6 +266,34 @@ export class Db {
     return (await this.get<{ data_version: number }>('PRAGMA data_version'))?.data_version ?? 0;
   }
 
+  /**
+   * `compute`'s answer, kept until the file changes: a commit by another
+   * connection (data_version) or a change made through this one
+   * (total_changes). For reads that go through a whole table to answer a
+   * small question every query asks (how many files of a language
+   * enrichment has reached): their cost grows with the repository.
+   */
+  async cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const at = await this.generation();
+    if (at !== this.cacheAt) {
+      this.cache.clear();
+      this.cacheAt = at;
+    }
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    const value = await compute();
+    // Kept only if nothing changed while it was computed.
+    if ((await this.generation()) === at) this.cache.set(key, value);
+    return value;
+  }
+
+  private readonly cache = new Map<string, unknown>();
+  private cacheAt = '';
+
+  private async generation(): Promise<string> {
+    const row = await this.get<{ v: number; c: number }>('SELECT (SELECT data_version FROM pragma_data_version()) AS v, total_changes() AS c');
+    return `${row?.v}:${row?.c}`;
+  }
+
   close(): Promise<void> {
     return this.writeQueue.then(() => {
       this.statements.clear();

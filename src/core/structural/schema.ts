@@ -121,4 +121,12 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
     ALTER TABLE files ADD COLUMN computed_accesses INTEGER NOT NULL DEFAULT 0;
   `,
   },
+  {
+    // what_breaks reads the computed dynamic calls of the target's file and its importers:
+    // a few thousand edges in millions, found by file without reading every unresolved edge.
+    id: 'structural-004-dynamic-calls-by-file',
+    sql: `
+    CREATE INDEX edges_dynamic_file ON edges(file_id) WHERE dst_id IS NULL AND tier = 'dynamic';
+  `,
+  },
 ];

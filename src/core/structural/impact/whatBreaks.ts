@@ -657,23 +657,18 @@ async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | un
   return dispatches;
 }
 
-/** Above this many files (the target's and its importers'), computed dynamic calls are found among all unresolved edges instead of file by file. */
-const FILES_READ_BY_FILE = 100;
-
 /** Dynamic sites: ones that name the target, and computed ones in files that import its file. */
 async function dynamicSitesFor(db: Db, seeds: Seeds, placement: Placement | undefined): Promise<DynamicSite[]> {
   const dynamicSites: DynamicSite[] = [];
   const named = await db.all<EdgeRow>(`${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.tier = 'dynamic'`, [ids(seeds.keys())]);
   for (const r of named) dynamicSites.push({ owner: symbolOf(r), site: siteOf(r), reason: r.reason, match: 'name' });
   if (placement) {
-    // The target's file and its importers: read their edges (edges_file) unless there are so many files that going
-    // through every unresolved edge (edges_dst, `dst_id IS NULL`) reads fewer.
-    const files = await db.all<{ id: number }>('SELECT ?1 AS id UNION SELECT file_id FROM imports WHERE target_file_id = ?1', [placement.file_id]);
+    // The target's file and its importers, through the index of dynamic edges by file (left to itself the
+    // planner takes edges_dst for `dst_id IS NULL` and reads every unresolved edge: 80 ms on 2.8M edges).
     const computed = await db.all<EdgeRow>(
-      files.length <= FILES_READ_BY_FILE
-        ? `${EDGE_SELECT.replace('FROM edges e', 'FROM edges e INDEXED BY edges_file')} WHERE e.file_id IN (SELECT value FROM json_each(?1)) AND e.dst_id IS NULL AND e.tier = 'dynamic' AND e.kind = 'call' ORDER BY e.id`
-        : `${EDGE_SELECT} WHERE e.dst_id IS NULL AND e.tier = 'dynamic' AND e.kind = 'call' AND e.file_id IN (SELECT value FROM json_each(?1)) ORDER BY e.id`,
-      [ids(files.map((f) => f.id))],
+      `${EDGE_SELECT.replace('FROM edges e', 'FROM edges e INDEXED BY edges_dynamic_file')}
+        WHERE e.file_id IN (SELECT ?1 UNION SELECT file_id FROM imports WHERE target_file_id = ?1) AND e.dst_id IS NULL AND e.tier = 'dynamic' AND e.kind = 'call' ORDER BY e.id`,
+      [placement.file_id],
     );
     for (const r of computed) dynamicSites.push({ owner: symbolOf(r), site: siteOf(r), reason: r.reason, match: 'file' });
   }
@@ -720,9 +715,11 @@ async function resolutionGaps(db: Db, sources: readonly string[], lang: string |
   if (spec && !isCode(spec)) return [];
   const [progress, status] = await Promise.all([
     lang
-      ? db.get<{ total: number; done: number }>(
-          `SELECT count(*) AS total, sum(EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id)) AS done FROM files f WHERE f.language = ? AND f.skip_reason IS NULL`,
-          [lang],
+      ? db.cached(`resolution-progress:${lang}`, () =>
+          db.get<{ total: number; done: number }>(
+            `SELECT count(*) AS total, sum(EXISTS (SELECT 1 FROM resolution_files r WHERE r.file_id = f.id)) AS done FROM files f WHERE f.language = ? AND f.skip_reason IS NULL`,
+            [lang],
+          ),
         )
       : undefined,
     resolutionStatus(db),
