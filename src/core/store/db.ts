@@ -54,13 +54,10 @@ interface NativeDatabase {
 }
 type NativeModule = { DatabaseSync: new (file: string, options: { readOnly?: boolean; timeout?: number; enableForeignKeyConstraints?: boolean }) => NativeDatabase };
 
-/** SQLite's primary result codes we act on, by number (the driver reports `errcode`; callers test `code`, as SQLite names it). */
-const SQLITE_CODES: Readonly<Record<number, string>> = { 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 11: 'SQLITE_CORRUPT', 19: 'SQLITE_CONSTRAINT', 26: 'SQLITE_NOTADB' };
-
-/** The driver's error with `code` set to SQLite's name for it (SQLITE_BUSY, SQLITE_CORRUPT, …). */
+/** The driver's error with `code` set to SQLite's name for its primary result code (SQLITE_BUSY, SQLITE_CORRUPT, …), which callers test. */
 function sqliteError(e: unknown): unknown {
-  const errcode = (e as { errcode?: unknown })?.errcode;
-  if (typeof errcode === 'number') (e as { code?: string }).code = SQLITE_CODES[errcode & 0xff] ?? `SQLITE_${errcode & 0xff}`;
+  const name = (e as { sqliteCodeName?: unknown } | null)?.sqliteCodeName;
+  if (typeof name === 'string') (e as { code?: string }).code = name;
   return e;
 }
 
