@@ -171,10 +171,10 @@ function prepareWorkspace(dir) {
 function packageExtensions(workDir) {
   const vsce = path.join(root, 'node_modules', '.bin', 'vsce');
   const tenureVsix = path.join(workDir, 'tenure.vsix');
-  // Dependencies on (not --no-dependencies): .vscodeignore keeps only @vscode/sqlite3 from node_modules.
+  // Dependencies on (not --no-dependencies): .vscodeignore keeps only @photostructure/sqlite and its loader from node_modules.
   run(vsce, ['package', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', tenureVsix]);
   const listing = zipEntries(tenureVsix).filter((n) => n.startsWith('extension/')).map((n) => n.slice('extension/'.length));
-  for (const must of ['package.json', 'dist/extension.js', 'dist/knowledgeWorker.js', 'dist/webview/impact.js', 'dist/webview/why.js', 'dist/webview/codicon.css', 'dist/webview/codicon.ttf', 'media/tenure.css', 'media/tenure.svg', 'dist/parseWorker.js', 'dist/wasm/tree-sitter.wasm', 'grammars/typescript.scm', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node', 'node_modules/@vscode/sqlite3/lib/sqlite3.js']) {
+  for (const must of ['package.json', 'dist/extension.js', 'dist/knowledgeWorker.js', 'dist/webview/impact.js', 'dist/webview/why.js', 'dist/webview/codicon.css', 'dist/webview/codicon.ttf', 'media/tenure.css', 'media/tenure.svg', 'dist/parseWorker.js', 'dist/wasm/tree-sitter.wasm', 'grammars/typescript.scm', 'node_modules/@photostructure/sqlite/dist/index.cjs', `node_modules/@photostructure/sqlite/prebuilds/${process.platform}-${process.arch}/@photostructure+sqlite.glibc.node`, 'node_modules/node-gyp-build/index.js']) {
     if (!listing.includes(must)) throw new Error(`the VSIX lacks ${must}; it holds:\n${listing.join('\n')}`);
   }
   const probeVsix = path.join(workDir, 'tenure-probe.vsix');
