@@ -173,3 +173,34 @@ describe('what_breaks: dependents past the bound are counted, not read, with the
     });
   });
 });
+
+describe('what_breaks: calls through a base method past the bound are counted, not read', function () {
+  this.timeout(60_000);
+
+  it('lists the first dispatches in edge order, counts the rest by resolution, and says the same total as the whole list', async () => {
+    const files: Record<string, string> = {
+      'src/base.ts': 'export class Base {\n  run(): number {\n    return 0;\n  }\n}\n',
+      'src/sub.ts': "import { Base } from './base';\nexport class Sub extends Base {\n  run(): number {\n    return 1;\n  }\n}\n",
+      // Each caller holds a Base: the call may land on Sub.run at run time.
+      'src/callers.ts':
+        "import { Base } from './base';\n" + ['a', 'b', 'c', 'd'].map((n) => `export function ${n}(x: Base): number {\n  return x.run();\n}\n`).join(''),
+    };
+    await withIndexed(files, async (ws, _indexer, root) => {
+      const target = await resolveOneSymbol(ws.db, 'Sub.run', { root });
+      const all = await whatBreaks(ws.db, target, 1);
+      const two = await whatBreaks(ws.db, target, 1, { list: 2 });
+      const view = (r: typeof all) => r.dispatches.map((d) => `${d.caller.qname} via ${d.through.qname} ${d.tier} ${d.resolution}`);
+      assert.deepEqual(view(all), ['a via Base.run inferred unresolved', 'b via Base.run inferred unresolved', 'c via Base.run inferred unresolved', 'd via Base.run inferred unresolved']);
+      assert.equal(all.unlistedDispatches, undefined, 'with no bound every dispatch is listed');
+      assert.deepEqual(view(two), view(all).slice(0, 2), 'the first two of the whole list, with their tiers');
+      assert.deepEqual(two.unlistedDispatches, { resolved: 0, unresolved: 2 });
+      assert.match(all.summary, /4 unresolved interface dispatches/);
+      assert.equal(two.summary, all.summary, 'the sentence counts the unlisted ones');
+      const answer = await whatBreaksTool.invoke({ workspace: ws }, { symbol: 'Sub.run', depth: 1, limit: 2 });
+      const tool = answer.data as { counts: { dispatches: number }; dispatches: unknown[]; omitted: Record<string, number> };
+      assert.equal(tool.counts.dispatches, 4);
+      assert.equal(tool.dispatches.length, 2);
+      assert.equal(tool.omitted['dispatches'], 2);
+    });
+  });
+});

@@ -11,7 +11,7 @@ import { knowledgeIndexed } from '../knowledge/quotes.js';
 import { rulesForChangeTo, triggeredRules } from '../procedural/hints.js';
 import { ruleCountsByStatus } from '../procedural/store.js';
 import type { Workspace } from '../store/workspace.js';
-import type { WhatBreaksResult } from '../structural/impact/result.js';
+import { dispatchTotal, type WhatBreaksResult } from '../structural/impact/result.js';
 import { whatBreaks } from '../structural/impact/whatBreaks.js';
 import { resolveSymbols } from '../structural/lookup.js';
 import { isIndexed } from '../structural/lookup.js';
@@ -76,7 +76,7 @@ export async function answerAbout(ws: Workspace, symbol: SymbolRef, o: AboutOpti
   const db = ws.db;
   const structural = await part<WhatBreaksResult>(async () => {
     const r = await whatBreaks(db, symbol, o.depth ?? 2);
-    const any = r.dependents.length || r.implementers.length || r.dynamicSites.length || r.dispatches.length;
+    const any = r.dependents.length || r.implementers.length || r.dynamicSites.length || dispatchTotal(r);
     return { status: any ? 'answered' : 'empty', data: r };
   });
   const knowledge = await part<WhyIsThisResult>(async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EDGE_TIERS } from '../model/tiers.js';
 import { rulesForChangeTo } from '../procedural/hints.js';
-import { dependentTotal, type Dependent, type DependencyKind, type WhatBreaksResult } from '../structural/impact/result.js';
+import { dependentTotal, dispatchTotal, type Dependent, type DependencyKind, type WhatBreaksResult } from '../structural/impact/result.js';
 import { whatBreaks } from '../structural/impact/whatBreaks.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
 import { clip, fitToBudget, moreLine } from './budget.js';
@@ -112,7 +112,7 @@ export function presentWhatBreaks(r: WhatBreaksResult, rules: readonly RuleView[
   const total = dependentTotal(r);
   note('dependents', total, dependents.length);
   note('implementations', r.implementers.length, implementations.length);
-  note('dispatches', r.dispatches.length, dispatches.length);
+  note('dispatches', dispatchTotal(r), dispatches.length);
   note('dynamicSites', r.dynamicSites.length, dynamicSites.length);
   note('rules', rules.length, shownRules.length);
   return {
@@ -126,7 +126,7 @@ export function presentWhatBreaks(r: WhatBreaksResult, rules: readonly RuleView[
       byTier: Object.fromEntries(Object.entries(r.counts.byTier).filter(([, n]) => n > 0)),
       byKind: r.counts.byKind as Record<string, number>,
       implementations: r.implementers.length,
-      dispatches: r.dispatches.length,
+      dispatches: dispatchTotal(r),
       dynamicSites: r.dynamicSites.length,
     },
     dependents,

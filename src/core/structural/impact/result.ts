@@ -90,6 +90,13 @@ export interface UnlistedDependents {
   readonly propertyCalls: number;
 }
 
+/** Calls (or reads and writes) through a base method that may land on the target, listed or not; `resolution` keeps those of one. */
+export function dispatchTotal(r: Pick<WhatBreaksResult, 'dispatches' | 'unlistedDispatches'>, resolution?: Dispatch['resolution']): number {
+  const listed = resolution ? r.dispatches.filter((d) => d.resolution === resolution).length : r.dispatches.length;
+  const u = r.unlistedDispatches;
+  return listed + (u ? (resolution ? u[resolution] : u.resolved + u.unresolved) : 0);
+}
+
 /** How many of the unlisted dependents are of this tier (of this kind, if given). */
 export function unlistedOf(u: UnlistedDependents | undefined, tier: EdgeTier, kind?: DependencyKind): number {
   if (!u) return 0;
@@ -105,7 +112,10 @@ export interface WhatBreaksResult {
   /** Ambiguous dependents counted, not listed; absent when every dependent is listed. */
   readonly unlisted?: UnlistedDependents;
   readonly implementers: readonly Dependent[];
+  /** The dispatches listed: every one unless `unlistedDispatches` counts those past the bound. */
   readonly dispatches: readonly Dispatch[];
+  /** Dispatches counted, not read, past the answer's bound, by resolution; absent when every one is listed. */
+  readonly unlistedDispatches?: { readonly resolved: number; readonly unresolved: number };
   readonly dynamicSites: readonly DynamicSite[];
   /** Sites that name the target among too many candidates to list one by one. */
   readonly wideSites: number;

@@ -7,7 +7,7 @@ import { resolutionStatus } from '../enrichment/enrich.js';
 import { artifactExtras, artifactGroups, observedWords, withArtifacts } from './artifacts.js';
 import { sameNamespace, workspaceGaps } from './notSeen.js';
 import { UNKNOWN_RECEIVER } from '../index/resolve.js';
-import { byDistanceTierName, countDependents, dependentTotal, unlistedOf, type Dependent, type DependencyKind, type Dispatch, type DynamicSite, type MutableDependent, type Site, type UnlistedDependents, type WhatBreaksResult } from './result.js';
+import { byDistanceTierName, countDependents, dependentTotal, dispatchTotal, unlistedOf, type Dependent, type DependencyKind, type Dispatch, type DynamicSite, type MutableDependent, type Site, type UnlistedDependents, type WhatBreaksResult } from './result.js';
 
 interface EdgeRow {
   id: number;
@@ -138,8 +138,9 @@ export interface WhatBreaksOptions {
    * `gettext`) has hundreds of ambiguous dependents with dozens of
    * candidates each, and reading their sites, reasons and candidates only to
    * leave them out was most of such an answer's cost. Every non-ambiguous
-   * dependent is still listed (the walk goes through them). By default
-   * every dependent is listed (the impact panel); so is every one when
+   * dependent is still listed (the walk goes through them). Calls through
+   * a base method (dispatches) past this many are counted the same way. By
+   * default every dependent is listed (the impact panel); so is every one when
    * artifacts (class files, DI wiring, traces) are imported, since they may
    * strengthen any of them.
    */
@@ -149,22 +150,24 @@ export interface WhatBreaksOptions {
 }
 
 export async function whatBreaks(db: Db, target: SymbolRef, depth: number, options: WhatBreaksOptions = {}): Promise<WhatBreaksResult> {
-  // The parts of an answer are independent reads: asked together, their round trips overlap.
+  // The parts of an answer are independent reads.
   const [placement, groups] = await Promise.all([
     db.get<Placement>('SELECT s.parent_id, s.file_id, f.language FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?', [target.id]),
     artifactGroups(db),
   ]);
   const sources = new Set<string>();
   const seeds = await seedsOf(db, target, placement);
+  // Artifacts (class files, DI wiring, traces) may strengthen any dependent or dispatch: with them, every one is read.
+  const bound = groups.length ? Infinity : (options.list ?? Infinity);
   const walked = async () => {
-    const w = await dependentsByHop(db, target, seeds, depth, sources, groups.length ? Infinity : (options.list ?? Infinity));
+    const w = await dependentsByHop(db, target, seeds, depth, sources, bound);
     await attachCandidates(db, w.ambiguousAt, options.candidates ?? Infinity);
     return w;
   };
   const [implementers, walk, dispatches, dynamicSites, wideSites, untypedSites] = await Promise.all([
     implementersOf(db, target, placement, sources),
     walked(),
-    dispatchesTo(db, target, placement, sources),
+    dispatchesTo(db, target, placement, sources, bound),
     dynamicSitesFor(db, seeds, placement),
     wideSitesFor(db, target, seeds),
     untypedSitesFor(db, target, placement),
@@ -176,7 +179,8 @@ export async function whatBreaks(db: Db, target: SymbolRef, depth: number, optio
     dependents: list,
     ...(walk.unlisted ? { unlisted: walk.unlisted } : {}),
     implementers,
-    dispatches,
+    dispatches: dispatches.listed,
+    ...(dispatches.unlisted ? { unlistedDispatches: dispatches.unlisted } : {}),
     dynamicSites,
     wideSites,
     untypedSites,
@@ -615,9 +619,15 @@ async function attachCandidates(db: Db, ambiguousAt: ReadonlyMap<MutableDependen
  * `super.m()` and `super(...)` are bound to the base member statically:
  * they never reach an override.
  */
-async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>): Promise<Dispatch[]> {
+/**
+ * Calls through a base method the target overrides (reads and writes of a
+ * base property it implements), the first `bound` by edge id read in full,
+ * the rest counted by resolution: a common name (`append`, `put`) has
+ * thousands of calls through its base methods, which the answer only counts.
+ */
+async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>, bound: number): Promise<{ listed: Dispatch[]; unlisted?: { resolved: number; unresolved: number } }> {
   const isData = target.kind === 'field';
-  if (!placement?.parent_id || !(isData || ['method', 'function'].includes(target.kind))) return [];
+  if (!placement?.parent_id || !(isData || ['method', 'function'].includes(target.kind))) return { listed: [] };
   const [proven, supers] = await Promise.all([
     db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
       `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
@@ -632,15 +642,19 @@ async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | un
   for (const b of named) baseMethods.set(b.id, { sid: b.sid, qname: b.qname });
   for (const b of proven) baseMethods.set(b.id, { sid: b.sid, qname: b.qname, proof: { source: b.source, reason: b.reason } });
   baseMethods.delete(target.id);
-  if (!baseMethods.size) return [];
+  if (!baseMethods.size) return { listed: [] };
   const dispatches: Dispatch[] = [];
   const kinds = isData ? ['read', 'write'] : ['call'];
-  const rows = await db.all<EdgeRow>(
-    `${EDGE_SELECT} WHERE e.dst_id IN (SELECT value FROM json_each(?)) AND e.kind IN (SELECT value FROM json_each(?)) AND (e.binding IS NULL OR e.binding != 'super')`,
-    [ids(baseMethods.keys()), JSON.stringify(kinds)],
-  );
+  const through = `e.dst_id IN (SELECT value FROM json_each(?1)) AND e.kind IN (SELECT value FROM json_each(?2)) AND (e.binding IS NULL OR e.binding != 'super') AND e.src_id != ?3`;
+  const params = [ids(baseMethods.keys()), JSON.stringify(kinds), target.id];
+  const bounded = Number.isFinite(bound);
+  const [rows, counted] = await Promise.all([
+    db.all<EdgeRow>(`${EDGE_SELECT} WHERE ${through} ORDER BY e.id${bounded ? ' LIMIT ?4' : ''}`, bounded ? [...params, bound] : params),
+    bounded
+      ? db.all<{ dst_id: number; resolved_edge: number; source: string; n: number }>(`SELECT e.dst_id, e.tier = 'resolved' AS resolved_edge, e.source, count(*) AS n FROM edges e WHERE ${through} GROUP BY 1, 2, 3`, params)
+      : [],
+  ]);
   for (const r of rows) {
-    if (r.src_id === target.id) continue;
     const base = baseMethods.get(r.dst_id)!;
     const resolution = base.proof && r.tier === 'resolved' ? 'resolved' : 'unresolved';
     if (resolution === 'resolved') sources.add(r.source);
@@ -654,7 +668,17 @@ async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | un
       provenance: resolution === 'resolved' ? { source: r.source, reason: `${r.kind} ${r.reason}; ${base.proof!.reason}` } : { source: r.source, reason: r.reason },
     });
   }
-  return dispatches;
+  const all = counted.reduce((n, c) => n + c.n, 0);
+  if (all <= dispatches.length) return { listed: dispatches };
+  // As above: resolved when the edge is and a type checker proved the target implements the base.
+  let resolved = 0;
+  for (const c of counted) {
+    if (!c.resolved_edge || !baseMethods.get(c.dst_id)?.proof) continue;
+    resolved += c.n;
+    sources.add(c.source);
+  }
+  const listedResolved = dispatches.filter((d) => d.resolution === 'resolved').length;
+  return { listed: dispatches, unlisted: { resolved: resolved - listedResolved, unresolved: all - resolved - (dispatches.length - listedResolved) } };
 }
 
 /** Dynamic sites: ones that name the target, and computed ones in files that import its file. */
@@ -778,8 +802,8 @@ export function lowerBoundSentence(r: Omit<WhatBreaksResult, 'summary'>): string
   const propertyCalls = r.dependents.filter((d) => d.kind === 'read' && d.provenance.reason.startsWith(PROPERTY_CALL)).length + (r.unlisted?.propertyCalls ?? 0);
   if (propertyCalls) extras.push(`${propertyCalls === 1 ? 'one reader calls' : `${propertyCalls} readers call`} it (a function-typed property: what runs is the value it holds)`);
   const data = r.target.kind === 'field' || r.target.kind === 'constant' || r.target.kind === 'key';
-  const viaResolved = r.dispatches.filter((d) => d.resolution === 'resolved').length;
-  const unresolved = r.dispatches.length - viaResolved;
+  const viaResolved = dispatchTotal(r, 'resolved');
+  const unresolved = dispatchTotal(r, 'unresolved');
   const uses = (n: number) => (data ? plural(n, 'read or write', 'reads and writes') : plural(n, 'call'));
   if (viaResolved) extras.push(`${uses(viaResolved)} reaching it by resolved dispatch (resolved to a base ${data ? 'property' : 'method'} it is proven to implement; the receiver's runtime type picks the implementation)`);
   if (unresolved) {
