@@ -751,14 +751,15 @@ function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
   const nothing = !r.items.length && !r.constraints.length;
   if (nothing && !r.indexed) return `No recorded reason: nothing in the code's comments or history explains ${r.target.qname}, and the knowledge memory is empty (run \`tenure index\` or \`tenure knowledge index\`, then ask again).`;
   if (nothing) return `No recorded reason: no indexed document, comment or commit bears on ${r.target.qname}, its members, its type or what it uses directly.`;
+  // Counts by kind and tier; each source is named, with its tier, on its own line below.
   const parts = CATEGORY_ORDER.map((c) => {
     const list = about.filter((i) => i.category === c);
     if (!list.length) return '';
-    const names = list.slice(0, 3).map((i) => `${handleOf(i.document)} (${i.tier})`).join(', ');
-    return `${plural(list.length, ...CATEGORY_WORDS[c])}: ${names}${list.length > 3 ? ', …' : ''}`;
+    const tiers = LINK_TIERS.map((t) => [t, list.filter((i) => i.tier === t).length] as const).filter(([, n]) => n).map(([t, n]) => `${n} ${t}`).join(', ');
+    return `${plural(list.length, ...CATEGORY_WORDS[c])} (${tiers})`;
   }).filter(Boolean);
   let s = `${plural(about.length, 'source')} about ${r.target.qname} itself`;
-  if (parts.length) s += ` — ${parts.join('; ')}`;
+  if (parts.length) s += ` — ${parts.join(', ')}`;
   const hop2 = r.items.filter((i) => i.relation === 'self' && i.hops === 2).length;
   const neighbours = r.items.filter((i) => i.relation !== 'self').length;
   if (hop2) s += `; ${plural(hop2, 'more refers', 'more refer')} to them`;
