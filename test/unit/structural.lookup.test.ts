@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { goReceiverType, loadSymbolIndex, resolveOneSymbol, symbolBySid, symbolIndexOf, symbolRows, symbolsNamedLike } from '../../src/core/structural/lookup.js';
+import { goReceiverType, loadSymbolIndex, resolveOneSymbol, resolveSymbols, symbolBySid, symbolIndexOf, symbolRows, symbolsNamedLike } from '../../src/core/structural/lookup.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { isIndexed } from '../../src/core/structural/lookup.js';
 import { hasSourceSymbols } from '../../src/core/structural/status.js';
 import type { Workspace } from '../../src/core/store/workspace.js';
 import { openWorkspace } from '../../src/core/workspace.js';
+import { askTool } from '../../src/core/tools/ask.js';
 import { copyExample, tempDir, write } from '../helpers/fixtures.js';
 
 /* The symbol namespace, the seam the other memories use: symbols by id and by words, and the rows the linker indexes. */
@@ -108,5 +109,63 @@ describe('Go methods named with their receiver type', function () {
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe("a declaration file's typing and the implementation it types are one answer", function () {
+  this.timeout(120_000);
+  let ws: Workspace;
+  let cleanup: () => void;
+
+  before(async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    write(t.root, 'package.json', '{"name":"ui","main":"src/index.js","types":"src/index.d.ts"}\n');
+    // A component that wraps a function of its own name, exported from the package's index, whose .d.ts beside it types it as `any`.
+    write(t.root, 'src/Dropdown/index.jsx', "import React from 'react';\n\nconst DropdownToggle = React.forwardRef(\n  function DropdownToggle({ as, ...props }, ref) {\n    return <button ref={ref} {...props} />;\n  },\n);\n\nconst Plain = function Plain() { return null; };\n\nexport { DropdownToggle, Plain };\n");
+    write(t.root, 'src/index.js', "export { DropdownToggle, Plain } from './Dropdown';\nexport { Menu } from './menus';\n");
+    write(t.root, 'src/menus.js', "export { Menu } from './Menu/Menu';\n");
+    write(t.root, 'src/Menu/Menu.jsx', 'export function Menu() { return null; }\n');
+    write(t.root, 'src/index.d.ts', 'export const\n  DropdownToggle: any,\n  Plain: any,\n  Menu: any;\n');
+    // Same names with no tie: a vendor typing nobody re-exports, and a second Toggle implementation.
+    write(t.root, 'types/vendor.d.ts', 'export const Sidebar: any;\n');
+    write(t.root, 'src/Sidebar.jsx', 'export const Sidebar = () => null;\n');
+    write(t.root, 'src/Toggle/index.jsx', 'export const Toggle = () => null;\n');
+    write(t.root, 'src/Toggle/index.d.ts', 'export const Toggle: any;\n');
+    write(t.root, 'src/legacy/Toggle.jsx', 'export const Toggle = () => 1;\n');
+    ws = await openWorkspace(t.root);
+    const indexer = await StructuralIndexer.create(ws);
+    try {
+      await indexer.indexAll();
+    } finally {
+      await indexer.dispose();
+    }
+  });
+  after(async () => {
+    await ws.close();
+    cleanup();
+  });
+
+  it('resolves a name declared in index.d.ts and re-exported by index.js to the implementation, a re-export or two deep', async () => {
+    const toggle = await resolveOneSymbol(ws.db, 'DropdownToggle', { root: ws.root });
+    assert.equal(`${toggle.path}:${toggle.line}`, 'src/Dropdown/index.jsx:3');
+    assert.equal((await resolveOneSymbol(ws.db, 'Plain', { root: ws.root })).path, 'src/Dropdown/index.jsx');
+    assert.equal((await resolveOneSymbol(ws.db, 'Menu', { root: ws.root })).path, 'src/Menu/Menu.jsx');
+    // The typing beside its own implementation file is the same symbol too.
+    const toggles = await resolveSymbols(ws.db, 'Toggle', { root: ws.root });
+    assert.deepEqual(toggles.map((s) => s.path).sort(), ['src/Toggle/index.jsx', 'src/legacy/Toggle.jsx'], 'the typing merged into its implementation; the unrelated Toggle stays');
+  });
+
+  it('keeps same-named symbols with no tie apart: Tenure does not pick one', async () => {
+    await assert.rejects(resolveOneSymbol(ws.db, 'Sidebar', { root: ws.root }), /matches 2 symbols/);
+    await assert.rejects(resolveOneSymbol(ws.db, 'Toggle', { root: ws.root }), /matches 2 symbols/);
+  });
+
+  it('ask about the component has it as its subject, an exact link', async () => {
+    const r = await askTool.invoke({ workspace: ws }, { question: 'Why does DropdownToggle work this way?' });
+    const data = r.data as { focus: { qname: string; tier: string }[]; links: { qname: string; at: string; tier: string }[] };
+    assert.equal(data.focus[0]?.qname, 'DropdownToggle');
+    assert.equal(data.focus[0]?.tier, 'exact');
+    assert.equal(data.links.find((l) => l.tier === 'exact')?.at, 'src/Dropdown/index.jsx:3');
   });
 });

@@ -8,7 +8,7 @@ import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed,
 import { stem } from '../../shared/stem.js';
 import { bestSentences, candidates, containsInverted, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
-import { chunksOfDocuments, firstChunkOf, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { quote, sentences } from './text.js';
@@ -353,6 +353,32 @@ async function documentsByInvertedName(db: Db, target: SymbolRef, body: readonly
   }
 }
 
+/**
+ * The README of the folder the symbol's file sits in, or of the nearest
+ * folder above it that has one (never the repository's own README): what the
+ * code there is for, as its authors wrote it down — weak for the symbol
+ * (it spans everything in the folder), read as a whole.
+ */
+async function documentsOfItsFolder(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
+  const folders: string[] = [];
+  for (let d = target.path.includes('/') ? target.path.slice(0, target.path.lastIndexOf('/')) : ''; d; d = d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '') folders.push(d);
+  const rows = await readmesIn(db, folders);
+  const folderOf = (p: string) => p.slice(0, p.lastIndexOf('/'));
+  const nearest = folders.map((f) => rows.find((r) => folderOf(r.path!) === f)).find((r) => r);
+  if (!nearest) return;
+  const folder = folderOf(nearest.path!);
+  const prior = docs.get(nearest.doc_id);
+  if (prior) {
+    if (prior.relation === 'self' && prior.hops === 1) prior.folder = folder;
+    return;
+  }
+  const r = reached(documentRef(nearest), 'weak', 'self', ['folder']);
+  r.folder = folder;
+  r.anchors.push({ entity: `${folder}/`, entityType: 'place', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `the README of its folder ${folder}/, about the code there — verify` });
+  addPassage(r, quoteFrom(nearest, [target.name]));
+  docs.set(nearest.doc_id, r);
+}
+
 /** Whether a text names pull request `PR #n`: "PR #6036", "pull request #6036", "…/pull/6036", "(#6036)". */
 export function namesPullRequest(text: string, pr: string): boolean {
   const n = /(\d+)$/.exec(pr)?.[1];
@@ -507,6 +533,8 @@ export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
   // A decision record about the pull request that wrote its lines is about the change as a whole.
   if (r.pullRequest && DECISION_KINDS.has(r.document.kind)) return true;
+  // The README of its folder is about the code there as a whole.
+  if (r.folder) return true;
   // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
   if (r.text) return r.document.kind !== 'commit';
   // A document the symbol's own code cites (`// see ADR-7`, `@ADR(19)` on it) is about it as a whole.
@@ -524,7 +552,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     const text = r.text ?? stored.get(id);
     if (!text) continue;
     // The names by which this document reaches the symbol ("the retry policy", "max attempts") tie its sentences too.
-    const selfAnchors = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation');
+    const selfAnchors = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation' && a.entityType !== 'place');
     const anchorNames = selfAnchors.map((a) => a.entity);
     // A code name by which the document reaches it only weakly (`EC2App`, a concept over several symbols) ties its sentences less than the symbol's own name.
     // (A name found by search — the name with an affix, in other letter case — is the symbol's own name, whatever its tier.)
@@ -660,6 +688,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsReferring(db, docs);
     await documentsSearched(db, target, docs);
     await documentsByAffixedName(db, target, docs);
+    await documentsOfItsFolder(db, target, docs);
   }
   if (options.root && options.history !== false) {
     const h = await historySources(db, options.root, target, ranges, docs, next);
@@ -722,14 +751,15 @@ function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
   const nothing = !r.items.length && !r.constraints.length;
   if (nothing && !r.indexed) return `No recorded reason: nothing in the code's comments or history explains ${r.target.qname}, and the knowledge memory is empty (run \`tenure index\` or \`tenure knowledge index\`, then ask again).`;
   if (nothing) return `No recorded reason: no indexed document, comment or commit bears on ${r.target.qname}, its members, its type or what it uses directly.`;
+  // Counts by kind and tier; each source is named, with its tier, on its own line below.
   const parts = CATEGORY_ORDER.map((c) => {
     const list = about.filter((i) => i.category === c);
     if (!list.length) return '';
-    const names = list.slice(0, 3).map((i) => `${handleOf(i.document)} (${i.tier})`).join(', ');
-    return `${plural(list.length, ...CATEGORY_WORDS[c])}: ${names}${list.length > 3 ? ', …' : ''}`;
+    const tiers = LINK_TIERS.map((t) => [t, list.filter((i) => i.tier === t).length] as const).filter(([, n]) => n).map(([t, n]) => `${n} ${t}`).join(', ');
+    return `${plural(list.length, ...CATEGORY_WORDS[c])} (${tiers})`;
   }).filter(Boolean);
   let s = `${plural(about.length, 'source')} about ${r.target.qname} itself`;
-  if (parts.length) s += ` — ${parts.join('; ')}`;
+  if (parts.length) s += ` — ${parts.join(', ')}`;
   const hop2 = r.items.filter((i) => i.relation === 'self' && i.hops === 2).length;
   const neighbours = r.items.filter((i) => i.relation !== 'self').length;
   if (hop2) s += `; ${plural(hop2, 'more refers', 'more refer')} to them`;

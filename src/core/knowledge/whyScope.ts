@@ -63,6 +63,8 @@ export interface Reached {
   affixed?: string;
   /** Reached because it names the pull request of a commit that last changed the symbol's lines (`PR #6036`): the document is about that change. */
   pullRequest?: string;
+  /** The README of the folder the symbol sits in (or the nearest folder above it): about the code there as a whole. */
+  folder?: string;
 }
 
 /** Whether reaching by this tier and relation is better than `than`: the symbol itself before a neighbour, then a stronger tier, then closer. */

@@ -106,27 +106,66 @@ export async function resolveOneSymbol(db: Db, text: string, options: ResolveOpt
  * Among names that all end with what was typed, the ones it spells in full
  * win: `Node` means the top-level `Node`, not `Checks.Node`, where both
  * exist (the name inside its module, or with its module or package, is the
- * full name). A class and its own constructor are one answer when the name
- * is the class's (Java names the constructor after it): the class.
+ * full name). A symbol and a part of it that bears its name are one answer:
+ * the symbol (partsOfOthers).
  */
 async function exactFirst(db: Db, found: Row[], segs: readonly string[]): Promise<Row[]> {
   if (found.length < 2) return found;
   const ids = new Set(found.map((f) => f.id));
-  const parents = await db.all<{ id: number; parent_id: number | null; pkind: string | null; pqname: string | null }>(
-    'SELECT s.id, s.parent_id, p.kind AS pkind, p.qname AS pqname FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.id IN (SELECT value FROM json_each(?))',
+  const parents = await db.all<{ id: number; file_id: number; parent_id: number | null; pkind: string | null; pqname: string | null }>(
+    'SELECT s.id, s.file_id, s.parent_id, p.kind AS pkind, p.qname AS pqname FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id WHERE s.id IN (SELECT value FROM json_each(?))',
     [JSON.stringify([...ids])],
   );
   const byId = new Map(parents.map((p) => [p.id, p]));
-  const withoutOwnConstructors = found.filter((f) => !(f.kind === 'constructor' && ids.has(byId.get(f.id)?.parent_id ?? -1)));
+  const parts = await partsOfOthers(db, found, byId);
+  const wholes = found.filter((f) => !parts.has(f.id));
   const typed = segs.join('.');
-  const exact = withoutOwnConstructors.filter((f) => {
+  const exact = wholes.filter((f) => {
     const full = segments(f.qname).join('.');
     if (full === typed) return true;
     // The name inside its module: the qualified name less the module's (Python module, Java package, Go package).
     const mod = moduleQualifier(f.qname, byId.get(f.id));
     return mod !== undefined && full.startsWith(mod + '.') && full.slice(mod.length + 1) === typed;
   });
-  return exact.length ? exact : withoutOwnConstructors;
+  return exact.length ? exact : wholes;
+}
+
+/** A TypeScript declaration file (`index.d.ts`, `.d.mts`, `.d.cts`): types for code that lives elsewhere. */
+const DECLARATION_FILE = /\.d\.[cm]?tsx?$/;
+const IMPLEMENTATION_EXTENSIONS = ['.js', '.jsx', '.mjs', '.cjs', '.ts', '.tsx', '.mts', '.cts'];
+
+/**
+ * The matches that are part of another match under its name, so that the two
+ * are one answer (the other): a class's own constructor (Java names it after
+ * the class), and a declaration file's typing of an implementation (`export
+ * const Toggle: any` in index.d.ts, for the `Toggle` that index.js beside it
+ * defines, or imports or re-exports from the file that defines it, a few
+ * re-exports deep). Same-named symbols with no such tie stay apart.
+ */
+async function partsOfOthers(db: Db, found: readonly Row[], placement: ReadonlyMap<number, { file_id: number; parent_id: number | null }>): Promise<Set<number>> {
+  const ids = new Set(found.map((f) => f.id));
+  const parts = new Set(found.filter((f) => f.kind === 'constructor' && ids.has(placement.get(f.id)?.parent_id ?? -1)).map((f) => f.id));
+  const implementations = found.filter((f) => !DECLARATION_FILE.test(f.path) && placement.has(f.id));
+  if (!implementations.length) return parts;
+  const implFiles = new Set(implementations.map((f) => placement.get(f.id)!.file_id));
+  for (const d of found) {
+    if (!DECLARATION_FILE.test(d.path) || parts.has(d.id)) continue;
+    const stem = d.path.replace(DECLARATION_FILE, '');
+    const beside = await db.all<{ id: number }>(`SELECT id FROM files WHERE path IN (SELECT value FROM json_each(?))`, [JSON.stringify(IMPLEMENTATION_EXTENSIONS.map((e) => stem + e))]);
+    // The files the declared name is reached through: the implementation beside it, then what it imports or re-exports the name from.
+    const reached = new Set(beside.map((b) => b.id));
+    let frontier = [...reached];
+    for (let hop = 0; hop < 4 && frontier.length && ![...reached].some((f) => implFiles.has(f)); hop++) {
+      const next = await db.all<{ target_file_id: number }>(
+        `SELECT DISTINCT target_file_id FROM imports WHERE file_id IN (SELECT value FROM json_each(?)) AND target_file_id IS NOT NULL AND (name = ? OR local = ?)`,
+        [JSON.stringify(frontier), d.name, d.name],
+      );
+      frontier = next.map((n) => n.target_file_id).filter((f) => !reached.has(f));
+      for (const f of frontier) reached.add(f);
+    }
+    if (implementations.some((m) => reached.has(placement.get(m.id)!.file_id))) parts.add(d.id);
+  }
+  return parts;
 }
 
 /** The receiver type of a Go method declaration line: `func (m *Minter) Calc(` → Minter; `func (k Keeper[T]) Get(` → Keeper. */

@@ -83,7 +83,7 @@ function howWords(i: WhyItem): string {
   const a = i.anchors.find((x) => x.relation === i.relation) ?? i.anchors[0];
   if (i.hops === 2) return `refers to ${i.via}, which reaches it`;
   if (!a) return TIER_WORDS[i.tier];
-  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search') return a.reason;
+  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search' || a.entityType === 'place') return a.reason;
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
 }
 
@@ -103,6 +103,13 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   }
   const q = quoteView(l.quote, 320);
   return { found: true, text: `Why: ${quoteLine({ ...q, source: `${l.handle}${q.source !== l.handle ? `, ${q.source}` : ''}` })} — ${l.category}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, tier: l.tier };
+}
+
+/** Whether a passage says no more than the title (`commit 6f02fbc: refactor!: move …` for the commit titled `refactor!: move …`). */
+export function repeatsTitle(passage: string, title: string): boolean {
+  const words = (t: string) => (t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+  const p = words(passage.replace(/^commit [0-9a-f]{7,40}:\s*/i, ''));
+  return p.length > 0 && p === words(title);
 }
 
 /** The most sentences a source may quote, by its rank (besides the one that leads the answer). */
@@ -138,7 +145,8 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, quotas?: rea
       ...(i.about ? { about: `${RELATION_WORDS[i.about.relation]} ${i.about.qname} (${i.about.tier})` } : {}),
       how: howWords(i),
       gives: reasons ? ('reason' as const) : ('mention' as const),
-      quotes: i.excerpts.slice(0, reasons ? quota + (holdsLead ? 1 : 0) : 1).map((x) => quoteView(x, reasons ? 320 : 200)),
+      // A passage that only repeats the title (a commit's subject line) is not quoted again: the title is on the source's heading line.
+      quotes: i.excerpts.slice(0, reasons ? quota + (holdsLead ? 1 : 0) : 1).filter((x) => !repeatsTitle(x.quote, i.document.title)).map((x) => quoteView(x, reasons ? 320 : 200)),
     };
   });
   const shownConstraints = r.constraints.slice(0, Math.min(3, Math.max(2, Math.ceil(limit / 2))));
@@ -209,7 +217,9 @@ export function renderWhyIsThis(a: WhyIsThisOutput): string {
   }
   if (named.length) lines.push(`Named in them, with no indexed document of their own: ${named.map((c) => `${c.type} ${c.name}${c.via.length ? ` (in ${c.via.join(', ')})` : ''}`).join('; ')}.`);
   if (a.omitted['constraints']) lines.push(`  … ${a.omitted['constraints']} more`);
-  lines.push(`Not seen: ${a.notSeen.join('; ')}.`);
+  // What offline extraction misses is said once, on the extraction line.
+  const offline = a.extraction.includes('reasons phrased without naming it are missed');
+  lines.push(`Not seen: ${a.notSeen.filter((n) => !(offline && n.startsWith('reasons phrased without naming the code'))).join('; ')}.`);
   return lines.join('\n');
 }
 
@@ -223,35 +233,58 @@ export { LINK_TIERS_FOR_AGENTS };
 const BUDGET = 800;
 
 /**
- * The answer within the budget, quoted as deep as it allows: each source
- * starts lean (the first two sentences, the rest one), as many sources as
- * fit; then the remaining budget goes to the next-best sentence of any shown
- * source (its score, discounted by the source's rank), so the decision record
- * that explains most is quoted past its third sentence when there is room.
+ * The answer within the budget, quoted as deep as it allows: the sources
+ * that give a reason first, lean (the first two sentences, the rest one), as
+ * many as fit in their order; then the remaining budget goes to the
+ * next-best sentence of any shown source (its score, discounted by the
+ * source's rank), so the decision record that explains most is quoted past
+ * its third sentence when there is room; then, with what is left, the
+ * sources that merely name the symbol. A source that gives no reason never
+ * takes the place of a sentence that does.
  */
 export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, source?: string): { data: WhyIsThisOutput; text: string } {
   const render = (n: number, quotas?: readonly number[]) => {
     const data = presentWhyIsThis(result, n, quotas, source);
     return { data, text: renderWhyIsThis(data) };
   };
-  let n = limit;
-  let best = render(n);
-  while (n > 1 && tokens(best.text) > budget) best = render(--n);
-  if (tokens(best.text) > budget) return best;
-  const quotas = leanQuotas(result.items, n);
+  // As many sources as fit with the first two quoted three deep and the rest two (one under a limit of six).
+  let n = Math.min(limit, result.items.length);
+  while (n > 1 && tokens(render(n).text) > budget) n--;
   const items = result.items.slice(0, n);
+  const quotas = items.map(() => 0);
+  let best = render(n, quotas);
+  const tryQuota = (k: number, q: number): boolean => {
+    const before = quotas[k]!;
+    quotas[k] = q;
+    const next = render(n, quotas);
+    if (tokens(next.text) <= budget) {
+      best = next;
+      return true;
+    }
+    quotas[k] = before;
+    return false;
+  };
+  const lean = leanQuotas(items.filter((i) => i.reasons.length), n);
+  let r = 0;
+  items.forEach((i, k) => {
+    if (i.reasons.length) tryQuota(k, lean[r++]!);
+  });
   // Every further sentence a shown source could quote, best first.
   const more: { k: number; value: number }[] = [];
   items.forEach((i, k) => {
+    if (!quotas[k]) return;
     for (let j = quotas[k]!; j < Math.min(quoteCap(k), i.reasons.length - (i.reasons.some((x) => x.quote.quote === result.lead?.quote.quote) ? 1 : 0)); j++) more.push({ k, value: (i.reasons[j]?.score ?? 0) * 0.85 ** k });
   });
   more.sort((a, b) => b.value - a.value || a.k - b.k);
-  for (const m of more) {
-    quotas[m.k]!++;
-    const next = render(n, quotas);
-    if (tokens(next.text) <= budget) best = next;
-    else quotas[m.k]!--;
-  }
+  for (const m of more) tryQuota(m.k, quotas[m.k]! + 1);
+  items.forEach((i, k) => {
+    if (!i.reasons.length) tryQuota(k, 1);
+  });
+  if (quotas.some((q) => q > 0) || !items.length) return best;
+  // Not even one source fits whole: the first ones, cut by the renderer's own limits.
+  let m = limit;
+  best = render(m);
+  while (m > 1 && tokens(best.text) > budget) best = render(--m);
   return best;
 }
 

@@ -105,6 +105,14 @@ export async function firstChunkOf(db: Db, docId: number): Promise<ChunkRow | un
   return db.get<ChunkRow>(`${CHUNK_SELECT} WHERE c.doc_id = ? ORDER BY c.ord LIMIT 1`, [docId]);
 }
 
+/** The first chunk of each README stored with a path in one of these folders (`src/experimental` → src/experimental/README.md). */
+export async function readmesIn(db: Db, folders: readonly string[]): Promise<ChunkRow[]> {
+  if (!folders.length || !(await hasTable(db, 'kn_documents'))) return [];
+  const rows = await db.all<ChunkRow>(`${CHUNK_SELECT} WHERE d.kind = 'readme' AND d.path IS NOT NULL AND c.ord = 0`, []);
+  const wanted = new Set(folders);
+  return rows.filter((r) => wanted.has(r.path!.includes('/') ? r.path!.slice(0, r.path!.lastIndexOf('/')) : ''));
+}
+
 export interface ChunkHit {
   readonly chunk_id: number;
   readonly doc_id: number;

@@ -1,0 +1,81 @@
+import * as assert from 'node:assert/strict';
+import type { WhyIsThisResult, WhyItem } from '../../src/core/knowledge/why.js';
+import type { DocumentRef } from '../../src/core/knowledge/quotes.js';
+import { tokens } from '../../src/core/tools/budget.js';
+import { fitWhy, repeatsTitle } from '../../src/core/tools/whyIsThis.js';
+
+/* How why_is_this spends its 800 tokens: on the sentences that give a reason before the sources that merely name the symbol. */
+
+const target = { id: 1, sid: 'go `ledger`/Ledger#Settle().', name: 'Settle', qname: 'ledger.Ledger.Settle', kind: 'method' as const, path: 'ledger/ledger.go', line: 40 };
+
+const ADR_SENTENCES = [
+  'Settlement runs once per batch because the clearing partner charges a fee for every call, and one call per instruction would cost more than the batch saves.',
+  'We keep the batch under 500 instructions so that a failed batch can be retried inside the partner’s 15-minute window without splitting it.',
+  'A batch that is split after it has been submitted is rejected by the partner as a duplicate, which is why the size is fixed before submission.',
+  'Retrying a single instruction instead of the batch was rejected, since the partner would count every retried instruction against the daily quota.',
+  'The ledger therefore records the batch as one entry and the instructions under it, which keeps reconciliation a single lookup per batch.',
+  'Reconciliation must finish before the next cut-off at 18:00, otherwise the next day’s batch would start from an unreconciled balance and drift.',
+];
+
+function adr(): WhyItem {
+  const document: DocumentRef = { id: 7, source: 'docs/adr/0007-batch-settlement.md', kind: 'adr', title: 'ADR-0007: Settle in batches', ref: 'ADR-0007', path: 'docs/adr/0007-batch-settlement.md' };
+  const reasons = ADR_SENTENCES.map((quote, k) => ({ quote: { document, quote, line: 10 + k }, score: 3 - k * 0.3, tie: 2.5, constraint: false }));
+  return { category: 'decision', document, tier: 'exact', relation: 'self', hops: 1, anchors: [{ entity: 'Ledger.Settle', entityType: 'search', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: 'names `Ledger.Settle` verbatim' }], excerpts: reasons.map((r) => r.quote), reasons, extractedBy: 'name search' };
+}
+
+/** A commit of the symbol's lines whose message says nothing about why: its passage is its subject line. */
+function commit(k: number, passage?: string): WhyItem {
+  const sha = `${k}abcdef0123456789`.slice(0, 7);
+  const title = `chore: update, tighten and modernize the linters of the settlement and ledger packages, round ${k} (#${8400 + k})`;
+  const document: DocumentRef = { id: 100 + k, source: `git:${sha}`, kind: 'commit', title, ref: `commit ${sha}` };
+  return { category: 'commit', document, tier: 'exact', relation: 'self', hops: 1, anchors: [{ entity: target.qname, entityType: 'history', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: 'last changed 3 of its lines (git blame)' }], excerpts: [{ document, quote: passage ?? `commit ${sha}: ${title}` }], reasons: [], extractedBy: 'git blame' };
+}
+
+function result(items: WhyItem[]): WhyIsThisResult {
+  const lead = items[0]!.reasons[0]!;
+  return {
+    target,
+    indexed: true,
+    scope: [{ sid: target.sid, qname: target.qname, relation: 'self' }],
+    lead: { quote: lead.quote, category: 'decision', tier: 'exact', relation: 'self', handle: 'ADR-0007' },
+    items,
+    constraints: [],
+    counts: { documents: items.length, byCategory: {}, byTier: { exact: items.length, strong: 0, weak: 0, unresolved: 0 }, unresolved: 0 },
+    extractedBy: ['offline'],
+    summary: `${items.length} sources about ledger.Ledger.Settle itself.`,
+    notSeen: ['documents outside the indexed sources (tickets in other systems, chat, meetings)'],
+  };
+}
+
+describe('why_is_this within its budget', () => {
+  it('quotes the decision record past its second sentence before it lists commits that merely name the symbol', () => {
+    // Commits whose bodies name the symbol and say nothing about why.
+    const r = result([adr(), ...[1, 2, 3, 4, 5, 6, 7].map((k) => commit(k, `Moved Ledger.Settle and its helpers from the settlement package into ledger/ledger.go, renamed the batch variables to match the ledger package and updated call sites ${k}.`))]);
+    const { text } = fitWhy(r, 8, 800);
+    assert.ok(tokens(text) <= 800, `${tokens(text)} tokens`);
+    // The lead and the next four of its sentences (five a first source may quote besides the lead, as far as the budget goes).
+    for (const s of ADR_SENTENCES.slice(0, 5)) assert.ok(text.includes(s), `quoted: ${s.slice(0, 40)}…`);
+    // The commits come after, as far as the budget lets them, and never before a sentence of the record.
+    const firstCommit = text.indexOf('commit 1abcdef');
+    if (firstCommit >= 0) assert.ok(firstCommit > text.indexOf(ADR_SENTENCES[4]!), 'a mention is listed after the reasons');
+  });
+
+  it("a commit whose passage is only its subject line is listed once, with no quote repeating its title", () => {
+    const r = result([adr(), commit(1)]);
+    const { text, data } = fitWhy(r, 8, 800);
+    const shown = data.documents.find((d) => d.ref === 'commit 1abcdef');
+    assert.ok(shown, 'the commit is listed: there is room');
+    assert.equal(shown.gives, 'mention');
+    assert.deepEqual(shown.quotes, []);
+    assert.equal(text.split('round 1 (#8401)').length - 1, 1, 'its title appears once');
+    assert.equal(repeatsTitle('commit 6f02fbc: refactor!: move load_all_events (#187)', 'refactor!: move load_all_events (#187)'), true);
+    assert.equal(repeatsTitle('Without the recomputation, peers stay excluded.', 'fix(blocksync): recompute maxPeerHeight'), false);
+  });
+
+  it('with no reason anywhere, the sources that name the symbol are still listed', () => {
+    const r = { ...result([adr(), commit(1), commit(2)]), items: [commit(1), commit(2)] } as WhyIsThisResult;
+    const { data } = fitWhy({ ...r, lead: undefined } as unknown as WhyIsThisResult, 8, 800);
+    assert.equal(data.why.found, false);
+    assert.deepEqual(data.documents.map((d) => d.ref), ['commit 1abcdef', 'commit 2abcdef']);
+  });
+});
