@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { indexKnowledge } from '../../src/core/knowledge/pipeline';
-import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import type { Workspace } from '../../src/core/store/workspace';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
 import { openWorkspace } from '../../src/core/workspace';
+import { indexStructure } from '../helpers/example';
 import { tempDir, write } from '../helpers/fixtures';
 
 /* The README of the folder a symbol sits in says what the code there is for: a source for why_is_this, weak (it spans the folder), never the repository's own README. */
@@ -23,12 +23,7 @@ describe("knowledge: the README of a symbol's folder", function () {
     write(t.root, 'src/experimental/patterns/app.ts', 'export class AppExperimental {\n  run(): number {\n    return 1;\n  }\n}\n');
     write(t.root, 'src/stable/app.ts', 'export class StableApp {\n  run(): number {\n    return 2;\n  }\n}\n');
     ws = await openWorkspace(t.root);
-    const indexer = await StructuralIndexer.create(ws);
-    try {
-      await indexer.indexAll();
-    } finally {
-      await indexer.dispose();
-    }
+    await indexStructure(ws);
     const report = await indexKnowledge(ws, {});
     assert.equal(report.status, 'done', report.message);
   });

@@ -6,6 +6,7 @@ import { hasSourceSymbols } from '../../src/core/structural/status.js';
 import type { Workspace } from '../../src/core/store/workspace.js';
 import { openWorkspace } from '../../src/core/workspace.js';
 import { askTool } from '../../src/core/tools/ask.js';
+import { indexStructure } from '../helpers/example.js';
 import { copyExample, tempDir, write } from '../helpers/fixtures.js';
 
 /* The symbol namespace, the seam the other memories use: symbols by id and by words, and the rows the linker indexes. */
@@ -134,12 +135,7 @@ describe("a declaration file's typing and the implementation it types are one an
     write(t.root, 'src/Toggle/index.d.ts', 'export const Toggle: any;\n');
     write(t.root, 'src/legacy/Toggle.jsx', 'export const Toggle = () => 1;\n');
     ws = await openWorkspace(t.root);
-    const indexer = await StructuralIndexer.create(ws);
-    try {
-      await indexer.indexAll();
-    } finally {
-      await indexer.dispose();
-    }
+    await indexStructure(ws);
   });
   after(async () => {
     await ws.close();
