@@ -617,12 +617,8 @@ async function attachCandidates(db: Db, ambiguousAt: ReadonlyMap<MutableDependen
  * implements: possible dispatches, unresolved. A use through a base member
  * proven (implementations table) to reach the target is resolved dispatch.
  * `super.m()` and `super(...)` are bound to the base member statically:
- * they never reach an override.
- */
-/**
- * Calls through a base method the target overrides (reads and writes of a
- * base property it implements), the first `bound` by edge id read in full,
- * the rest counted by resolution: a common name (`append`, `put`) has
+ * they never reach an override. The first `bound` by edge id are read in
+ * full, the rest counted by resolution: a common name (`append`, `put`) has
  * thousands of calls through its base methods, which the answer only counts.
  */
 async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>, bound: number): Promise<{ listed: Dispatch[]; unlisted?: { resolved: number; unresolved: number } }> {

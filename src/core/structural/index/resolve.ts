@@ -307,14 +307,12 @@ export class Resolver {
       const py = scheme === 'py';
       for (const imp of this.state.importsByFile.get(t) ?? []) {
         let wanted: string;
-        if (!py) {
-          // An import or re-export names what the module exports under its local name; the bare `export * from` names anything.
-          if (imp.name !== null && (imp.local ?? imp.name) !== name) continue;
-          wanted = imp.name ?? name;
-        } else if (imp.name !== null) {
+        if (imp.name !== null) {
+          // An import or re-export names what the module exports under its local name.
           if ((imp.local ?? imp.name) !== name) continue;
           wanted = imp.name;
-        } else if (imp.wildcard && !name.startsWith('_')) {
+        } else if (!py || (imp.wildcard && !name.startsWith('_'))) {
+          // TypeScript's bare `export * from` names anything; Python's star import, any name not starting with `_`.
           wanted = name;
         } else {
           continue;
