@@ -26,6 +26,12 @@ export function packageRoot(): string {
   }
 }
 
+/** The folder a workspace-relative path sits in (`src/a/b.ts` → `src/a`); '' at the root. */
+export function folderOf(rel: string): string {
+  const dir = path.posix.dirname(rel);
+  return dir === '.' ? '' : dir;
+}
+
 /** Workspace-relative path with forward slashes, the form stored and shown. */
 export function toPosixRelative(root: string, file: string): string {
   return path.relative(root, file).split(path.sep).join('/');

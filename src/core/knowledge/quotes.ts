@@ -163,9 +163,14 @@ export async function knowledgeIndexed(db: Db): Promise<{ documents: number; ext
   return { documents: await documentCount(db), extractedBy: await extractors(db), ...(at !== undefined ? { indexedAt: at } : {}) };
 }
 
+/** How an offline-only knowledge memory was read, and what that misses. */
+export const OFFLINE_EXTRACTION = 'Extracted offline, without a model: documents are found where they name the code; reasons phrased without naming it are missed.';
+/** The same gap as an answer's "not seen" item, for answers that show no extraction line. */
+export const OFFLINE_UNSEEN = 'reasons phrased without naming the code (a model pass finds more)';
+
 export function describeExtraction(extractedBy: readonly string[]): string {
   if (!extractedBy.length) return '';
-  if (extractedBy.every((x) => x === 'offline')) return 'Extracted offline, without a model: documents are found where they name the code; reasons phrased without naming it are missed.';
+  if (extractedBy.every((x) => x === 'offline')) return OFFLINE_EXTRACTION;
   const models = extractedBy.filter((x) => x !== 'offline');
   return `Extracted by ${models.join(', ')}${extractedBy.includes('offline') ? ' (documents changed since then: offline)' : ''}.`;
 }

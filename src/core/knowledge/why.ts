@@ -4,8 +4,9 @@ import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
-import { CATEGORY_ORDER, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
+import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
+import { folderOf } from '../../shared/paths.js';
 import { bestSentences, candidates, containsInverted, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
@@ -361,9 +362,8 @@ async function documentsByInvertedName(db: Db, target: SymbolRef, body: readonly
  */
 async function documentsOfItsFolder(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
   const folders: string[] = [];
-  for (let d = target.path.includes('/') ? target.path.slice(0, target.path.lastIndexOf('/')) : ''; d; d = d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '') folders.push(d);
+  for (let d = folderOf(target.path); d; d = folderOf(d)) folders.push(d);
   const rows = await readmesIn(db, folders);
-  const folderOf = (p: string) => p.slice(0, p.lastIndexOf('/'));
   const nearest = folders.map((f) => rows.find((r) => folderOf(r.path!) === f)).find((r) => r);
   if (!nearest) return;
   const folder = folderOf(nearest.path!);
@@ -712,7 +712,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   }
   const lead = leadOf(items);
   const notSeen = [
-    ...(status.extractedBy.length && status.extractedBy.every((x) => x === 'offline') ? ['reasons phrased without naming the code (a model pass finds more)'] : []),
+    ...(status.extractedBy.length && status.extractedBy.every((x) => x === 'offline') ? [OFFLINE_UNSEEN] : []),
     ...(!options.root ? ["the symbol's own comments and the git history of its lines (not read here)"] : history && history.commits > history.informative ? [`${history.commits - history.informative} commit${history.commits - history.informative === 1 ? '' : 's'} that changed its lines, whose messages explain nothing`] : []),
     'documents outside the indexed sources (tickets in other systems, chat, meetings)',
     ...(items.length > shown.length ? [`${items.length - shown.length} more source${items.length - shown.length === 1 ? '' : 's'} (raise --limit)`] : []),

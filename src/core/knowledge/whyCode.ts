@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { readWorkspaceText } from '../repo/read.js';
+import { folderOf } from '../../shared/paths.js';
 import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
@@ -161,14 +162,14 @@ export async function commitsAway(root: string, target: SymbolRef, docs: Map<num
   const shas = named.map(shaOf).filter((s): s is string => !!s);
   if (!shas.length) return 0;
   const files = await filesOfCommits(root, shas);
-  const folder = path.posix.dirname(target.path);
+  const folder = folderOf(target.path);
   let demoted = 0;
   for (const r of named) {
     const changed = files.get(shaOf(r) ?? '');
     if (!changed) continue;
-    if (changed.some((f) => (folder === '.' ? !f.includes('/') : f.startsWith(`${folder}/`)))) continue;
+    if (changed.some((f) => (folder === '' ? !f.includes('/') : f.startsWith(`${folder}/`)))) continue;
     r.tier = 'weak';
-    const why = `"${r.anchors.find((a) => a.relation === 'self')?.entity ?? target.name}" names it, but the commit changed nothing in ${folder === '.' ? 'its folder' : `${folder}/`} — perhaps another symbol of the name; verify`;
+    const why = `"${r.anchors.find((a) => a.relation === 'self')?.entity ?? target.name}" names it, but the commit changed nothing in ${folder === '' ? 'its folder' : `${folder}/`} — perhaps another symbol of the name; verify`;
     r.anchors.splice(0, r.anchors.length, ...r.anchors.map((a): Anchor => (a.relation === 'self' ? { ...a, entityType: 'search', tier: 'weak', reason: why } : a)));
     demoted++;
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { clockFromEnv, describeAge } from '../episodic/clock.js';
 import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import type { LinkTier as LinkTierT } from '../model/tiers.js';
-import { QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
+import { OFFLINE_EXTRACTION, OFFLINE_UNSEEN, QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
 import { whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
 import { resolveOneSymbol } from '../structural/lookup.js';
 import { clip, moreLine, tokens } from './budget.js';
@@ -218,8 +218,7 @@ export function renderWhyIsThis(a: WhyIsThisOutput): string {
   if (named.length) lines.push(`Named in them, with no indexed document of their own: ${named.map((c) => `${c.type} ${c.name}${c.via.length ? ` (in ${c.via.join(', ')})` : ''}`).join('; ')}.`);
   if (a.omitted['constraints']) lines.push(`  … ${a.omitted['constraints']} more`);
   // What offline extraction misses is said once, on the extraction line.
-  const offline = a.extraction.includes('reasons phrased without naming it are missed');
-  lines.push(`Not seen: ${a.notSeen.filter((n) => !(offline && n.startsWith('reasons phrased without naming the code'))).join('; ')}.`);
+  lines.push(`Not seen: ${a.notSeen.filter((n) => !(a.extraction === OFFLINE_EXTRACTION && n === OFFLINE_UNSEEN)).join('; ')}.`);
   return lines.join('\n');
 }
 

@@ -2,6 +2,7 @@ import { insertRows } from '../../store/bulk.js';
 import type { Db } from '../../store/db.js';
 import type { Chunk } from '../chunk.js';
 import type { DocKind, SourceDocument } from '../sources/document.js';
+import { folderOf } from '../../../shared/paths.js';
 import { hasTable, replaceRows } from './rows.js';
 
 /*
@@ -110,7 +111,7 @@ export async function readmesIn(db: Db, folders: readonly string[]): Promise<Chu
   if (!folders.length || !(await hasTable(db, 'kn_documents'))) return [];
   const rows = await db.all<ChunkRow>(`${CHUNK_SELECT} WHERE d.kind = 'readme' AND d.path IS NOT NULL AND c.ord = 0`, []);
   const wanted = new Set(folders);
-  return rows.filter((r) => wanted.has(r.path!.includes('/') ? r.path!.slice(0, r.path!.lastIndexOf('/')) : ''));
+  return rows.filter((r) => wanted.has(folderOf(r.path!)));
 }
 
 export interface ChunkHit {

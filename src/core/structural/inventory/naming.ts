@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { formatDescriptor, type Descriptor } from '../../model/symbolId.js';
 import type { DefinitionFact, SymbolKind } from '../../model/structural.js';
 import type { LanguageSpec } from './languages.js';
+import { folderOf } from '../../../shared/paths.js';
 
 /**
  * How each language names its modules and symbols. The module part of an id
@@ -37,7 +38,7 @@ function pythonModuleName(rel: string, hasFile: (rel: string) => boolean, python
 }
 
 function goImportPath(rel: string, goModules: ReadonlyMap<string, string>): string {
-  const dir = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
+  const dir = folderOf(rel);
   // The nearest go.mod above the file gives the module path.
   let best: [string, string] | undefined;
   for (const [modDir, modPath] of goModules) {
