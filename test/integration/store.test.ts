@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { insertRows } from '../../src/core/store/bulk';
+import { deferIndexes, insertRows } from '../../src/core/store/bulk';
 import { Db } from '../../src/core/store/db';
 import { SCHEMA } from '../../src/core/workspace';
 import { TenureError } from '../../src/shared/errors';
@@ -45,6 +45,45 @@ describe('SQLite store (real database files)', () => {
     }
     assert.deepEqual(seen, rows.map((r) => r[0]));
     assert.equal(pages, 3);
+    await db.close();
+  });
+
+  it('bulk-inserts cells as the store keeps them: booleans as 0/1, NaN as NULL, an upsert updating the row it meets', async () => {
+    const db = await Db.open(path.join(dir.root, 'c.db'), { migrations: SCHEMA });
+    await db.exec('CREATE TABLE cells (key TEXT PRIMARY KEY, value)');
+    await db.write((d) => insertRows(d, 'cells', ['key', 'value'], [['yes', true], ['no', false], ['nan', Number.NaN], ['n', 7]]));
+    await db.write((d) => insertRows(d, 'cells', ['key', 'value'], [['n', 'eight']], { upsert: 'key' }));
+    const rows = await db.all<{ key: string; value: unknown; t: string }>('SELECT key, value, typeof(value) AS t FROM cells ORDER BY key');
+    assert.deepEqual(rows.map((r) => [r.key, r.value, r.t]), [['n', 'eight', 'text'], ['nan', null, 'null'], ['no', 0, 'integer'], ['yes', 1, 'integer']]);
+    await db.close();
+  });
+
+  it('builds a bulk load\'s indexes once at the end, the same indexes as before; a load that fails keeps them', async () => {
+    const db = await Db.open(path.join(dir.root, 'i.db'), { migrations: SCHEMA });
+    const indexes = () => db.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'symbols' AND sql IS NOT NULL ORDER BY name");
+    const before = await indexes();
+    assert.ok(before.some((i) => i.name === 'symbols_name'), 'the schema indexes symbols by name');
+    await db.write(async (d) => {
+      await d.run("INSERT INTO files (id, path, size, mtime_ms, indexed_at) VALUES (1, 'a.py', 0, 0, 0)");
+      const restore = await deferIndexes(d, ['symbols']);
+      assert.deepEqual(await d.all("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'symbols' AND sql IS NOT NULL"), [], 'dropped for the load');
+      const rows = Array.from({ length: 5000 }, (_, i) => [i + 1, `s${i}`, `n${i % 50}`, `q${i}`, 'function', 1, null, i, 0, i, 1, 0]);
+      await insertRows(d, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], rows);
+      await restore();
+    });
+    assert.deepEqual(await indexes(), before);
+    const plan = await db.all<{ detail: string }>("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE name = 'n7'");
+    assert.ok(plan.some((p) => p.detail.includes('symbols_name')), JSON.stringify(plan));
+    assert.equal((await db.get<{ n: number }>("SELECT count(*) AS n FROM symbols WHERE name = 'n7'"))?.n, 100);
+    // A load that fails rolls the drop back with it.
+    await assert.rejects(
+      db.write(async (d) => {
+        await deferIndexes(d, ['symbols']);
+        throw new Error('load failed');
+      }),
+      /load failed/,
+    );
+    assert.deepEqual(await indexes(), before);
     await db.close();
   });
 

@@ -20,7 +20,7 @@ function processAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-type Param = string | number | bigint | null | Buffer;
+export type Param = string | number | bigint | null | Buffer;
 
 /*
  * The native driver's surface we use (node:sqlite's API, from
@@ -168,6 +168,22 @@ export class Db {
     try {
       const r = this.prepared(sql).statement.run(...params);
       return { changes: Number(r.changes), lastID: Number(r.lastInsertRowid) };
+    } catch (e) {
+      throw sqliteError(e);
+    }
+  }
+
+  /**
+   * Runs one statement once per parameter row, prepared once. With a
+   * synchronous driver this is the fastest bulk insert: a bound parameter
+   * costs nothing to encode, where a JSON array of rows is written by
+   * JSON.stringify and parsed again by SQLite (and a row holding JSON text
+   * is escaped twice).
+   */
+  async runMany(sql: string, rows: readonly (readonly Param[])[]): Promise<void> {
+    try {
+      const { statement } = this.prepared(sql);
+      for (const row of rows) statement.run(...row);
     } catch (e) {
       throw sqliteError(e);
     }

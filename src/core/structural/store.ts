@@ -2,7 +2,7 @@ import type { SymbolKind } from '../model/structural.js';
 import type { SkipKind } from '../model/skips.js';
 import { specOf, type Edge, type FileEntry, type Site, type StructuralState } from './index/state.js';
 import { Yielder } from '../../shared/yielder.js';
-import { deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
+import { deferIndexes, deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
 import { invalidateResolutions } from './enrichment/store.js';
 import type { SiteTuple } from './schema.js';
@@ -188,6 +188,8 @@ export class StructuralStore {
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
       }
+      // A first index fills empty tables: their indexes are built once at the end.
+      const restoreIndexes = change.fresh ? await deferIndexes(db, ['symbols', 'imports', 'edges']) : async () => undefined;
       // Rows are built file by file, giving the thread back between files (a first index holds every file).
       const yielder = new Yielder(12, 1);
       const symbolRows: Cell[][] = [];
@@ -223,6 +225,7 @@ export class StructuralStore {
         await Promise.allSettled(pending);
       }
       await rowsWritten;
+      await restoreIndexes();
       await updateImportTargets(db, change.importTargets?.() ?? []);
       await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
     }
