@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_DEFINITION_DEPTH, ParseTimeout } from '../../src/core/structural/inventory/bounds.js';
+import { MAX_DEFINITION_DEPTH } from '../../src/core/structural/inventory/bounds.js';
 import { Inventory } from '../../src/core/structural/inventory/inventory.js';
-import { languageById } from '../../src/core/structural/inventory/languages.js';
+import { languageById, languageForPath } from '../../src/core/structural/inventory/languages.js';
 import { ParsePool } from '../../src/core/structural/inventory/parsePool.js';
 import { factsOf } from '../../src/core/structural/inventory/parseProtocol.js';
-import { tempDir, write } from '../helpers/fixtures.js';
+import { REPO_ROOT, tempDir, write } from '../helpers/fixtures.js';
 
 /*
  * The cost of a file is bounded: names, scopes and memory stay linear in its
@@ -64,18 +64,49 @@ describe('inventory: bounded cost per file', function () {
     assert.ok(large / small < 24, `16,000 levels took ${Math.round(large)} ms, 2,000 took ${Math.round(small)} ms (${(large / small).toFixed(1)}×)`);
   });
 
-  it("skips a file the grammar's query cannot finish within the budget, with that reason, instead of hanging", async () => {
+  it("skips a file the grammar's query cannot finish within the budget, with that reason, and parses the files after it in a fresh worker", async () => {
     // A 40,000-link method chain: tree-sitter's query cursor is quadratic in such nesting
-    // (20,000 links take 30 s on two loaded cores; this is four times that).
-    let chain = 'const r = x';
-    for (let i = 0; i < 40_000; i++) chain += `.m${i}()`;
-    const t0 = performance.now();
-    await assert.rejects(
-      inventory.parse(ts, chain + ';\n', 1_000),
-      (e: unknown) => e instanceof ParseTimeout && e.message === 'extraction exceeded 10000 ms',
-    );
-    const ms = performance.now() - t0;
-    assert.ok(ms < 30_000, `gave up after ${Math.round(ms)} ms`);
+    // (20,000 links take 30 s on two loaded cores; this is four times that). A cancelled query
+    // leaves the thread's WebAssembly state unsafe: after a large file, the same worker's later
+    // queries read out of bounds and every file after it was lost ("memory access out of bounds").
+    const t = tempDir();
+    const pool = new ParsePool(1);
+    try {
+      let chain = 'const r = x';
+      // One link a line: a single long line would be skipped as minified before it is parsed.
+      for (let i = 0; i < 40_000; i++) chain += `\n  .m${i}()`;
+      write(t.root, 'chain.ts', chain + ';\n');
+      write(t.root, 'nested.ts', nestedFunctions(2_000));
+      const fixtures = path.join(REPO_ROOT, 'test', 'fixtures', 'inventory');
+      const after = ['go/ledger.go', 'go/anonymous.go', 'python/sample.py', 'javascript/service.cjs', 'java/SettlementService.java'];
+      const job = (abs: string, language: string, budgetMs = 10_000) => ({ root: abs.startsWith(t.root) ? t.root : fixtures, abs, language, maxBytes: 1 << 20, budgetMs });
+      const later = after.map((f) => job(path.join(fixtures, f), languageForPath(f)!.id));
+      const t0 = performance.now();
+      // One batch, one worker: the large file, the one given up on, then the others.
+      const out = await pool.parseAll([job(path.join(t.root, 'nested.ts'), 'typescript'), job(path.join(t.root, 'chain.ts'), 'typescript', 1_000), ...later]);
+      const ms = performance.now() - t0;
+      assert.deepEqual(out.map((r) => r.status), ['parsed', 'skipped', ...later.map(() => 'parsed')]);
+      const skipped = out[1]!;
+      assert.ok(skipped.status === 'skipped' && skipped.skip.kind === 'parse-timeout', JSON.stringify(skipped));
+      assert.equal(skipped.skip.reason, 'took longer than its budget: extraction exceeded 10000 ms');
+      assert.ok(ms < 60_000, `gave up after ${Math.round(ms)} ms`);
+      // The files after it have the facts a worker that never gave up finds.
+      const clean = new ParsePool(1);
+      try {
+        const expected = await clean.parseAll(later);
+        out.slice(2).forEach((r, i) => {
+          const e = expected[i]!;
+          assert.ok(r.status === 'parsed' && e.status === 'parsed', after[i]);
+          assert.deepEqual({ ...factsOf(r), parseMs: 0 }, { ...factsOf(e), parseMs: 0 }, after[i]);
+          assert.ok(factsOf(r).definitions.length > 0, `${after[i]} has definitions`);
+        });
+      } finally {
+        await clean.dispose();
+      }
+    } finally {
+      await pool.dispose();
+      t.cleanup();
+    }
   });
 
   it("a file that exhausts a parse worker's heap is skipped with the reason; the rest of its batch is parsed", async () => {

@@ -48,6 +48,16 @@ function initRuntime(): Promise<void> {
 
 export class Inventory {
   private readonly loaded = new Map<string, Promise<Loaded>>();
+  private cancelled = false;
+
+  /**
+   * True once a parse or a query was cancelled for its budget: tree-sitter's
+   * WebAssembly state is then unsafe for the whole thread (a later query, of
+   * any language, can read out of bounds), so the thread must not parse again.
+   */
+  get unsafe(): boolean {
+    return this.cancelled;
+  }
 
   private load(spec: CodeLanguageSpec): Promise<Loaded> {
     let p = this.loaded.get(spec.id);
@@ -93,10 +103,14 @@ export class Inventory {
     if (!tree || timedOut) {
       tree?.delete();
       parser.reset();
+      this.cancelled = true;
       throw new ParseTimeout(`parse exceeded ${budgetMs} ms`);
     }
     try {
       return extractFacts(tree, query, spec, performance.now() - started, new Deadline(budgetMs * EXTRACTION_BUDGET_FACTOR));
+    } catch (e) {
+      if (e instanceof ParseTimeout) this.cancelled = true;
+      throw e;
     } finally {
       tree.delete();
     }

@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../../../shared/errors.js';
-import type { ParseRequest, ParseResponse } from './parseProtocol.js';
+import type { ParseReply, ParseRequest, ParseResponse } from './parseProtocol.js';
 
 export type ParseJob = Omit<ParseRequest, 'id'>;
 
@@ -54,12 +54,16 @@ export class ParsePool {
     // The worker sits next to this module both in tsc output and in the esbuild bundle.
     const worker = new Worker(path.join(__dirname, 'parseWorker.js'), { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
     const slot: Slot = { worker, busy: false };
-    worker.on('message', (out: ParseResponse[]) => {
+    worker.on('message', (reply: ParseReply) => {
       const p = slot.pending;
       slot.pending = undefined;
-      slot.busy = false;
-      p?.resolve(out);
-      this.waiting.shift()?.();
+      if (reply.retire) {
+        this.replace(slot);
+      } else {
+        slot.busy = false;
+        this.waiting.shift()?.();
+      }
+      p?.resolve(reply.responses);
     });
     worker.on('error', (e) => this.fail(slot, e));
     worker.on('exit', (code) => {
@@ -71,13 +75,18 @@ export class ParsePool {
   private fail(slot: Slot, e: Error): void {
     const p = slot.pending;
     slot.pending = undefined;
+    this.replace(slot);
+    p?.reject(e);
+  }
+
+  /** A fresh worker in the slot's place; the old one is stopped (its exit then finds no slot to fail). */
+  private replace(slot: Slot): void {
     const i = this.slots.indexOf(slot);
     if (i >= 0 && !this.disposed) {
       void slot.worker.terminate();
       this.slots[i] = this.spawn();
       this.waiting.shift()?.();
     }
-    p?.reject(e);
   }
 
   private async acquire(): Promise<Slot> {
@@ -121,10 +130,16 @@ export class ParsePool {
     return results;
   }
 
-  /** A batch whose worker crashed is run again one file at a time: the others of the batch lose nothing. */
+  /**
+   * A batch whose worker crashed is run again one file at a time: the others
+   * of the batch lose nothing. A worker that retired part-way (it gave up on
+   * a file) answered only the files before; the rest go to a fresh worker.
+   */
   private async runAlone(batch: ParseRequest[]): Promise<ParseResponse[]> {
     try {
-      return await this.runBatch(batch);
+      const out = await this.runBatch(batch);
+      if (out.length >= batch.length) return out;
+      return [...out, ...(await this.runAlone(batch.slice(out.length)))];
     } catch (e) {
       if (batch.length === 1) {
         const r = batch[0]!;

@@ -16,6 +16,18 @@ export interface ParseRequest {
   readonly text?: string;
 }
 
+/**
+ * A worker's answer to one batch. `retire` asks the pool to replace the
+ * worker: tree-sitter's WebAssembly state is unsafe after a parse or a query
+ * was cancelled (later queries in the same thread can read out of bounds and
+ * fail every file after it), so a worker that gave up on a file is not used
+ * again.
+ */
+export interface ParseReply {
+  readonly responses: ParseResponse[];
+  readonly retire: boolean;
+}
+
 /** A parsed file's facts, read from the text its worker sent. */
 export function factsOf(response: { readonly factsJson: string }): FileFacts {
   return JSON.parse(response.factsJson) as FileFacts;

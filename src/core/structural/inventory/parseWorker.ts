@@ -3,7 +3,7 @@ import type { Skip } from '../../model/skips.js';
 import { readWorkspaceFile } from '../../repo/read.js';
 import { Inventory, ParseTimeout } from './inventory.js';
 import { languageById } from './languages.js';
-import type { ParseRequest, ParseResponse } from './parseProtocol.js';
+import type { ParseReply, ParseRequest, ParseResponse } from './parseProtocol.js';
 import { checkSource, hashBytes } from './readSource.js';
 
 /*
@@ -37,8 +37,13 @@ async function handle(req: ParseRequest): Promise<ParseResponse> {
 
 parentPort?.on('message', (batch: ParseRequest[]) => {
   void (async () => {
-    const out: ParseResponse[] = [];
-    for (const req of batch) out.push(await handle(req));
-    parentPort!.postMessage(out);
+    const responses: ParseResponse[] = [];
+    for (const req of batch) {
+      // After a cancelled parse the rest of the batch waits for a fresh worker: it is sent again.
+      if (inventory.unsafe) break;
+      responses.push(await handle(req));
+    }
+    const reply: ParseReply = { responses, retire: inventory.unsafe };
+    parentPort!.postMessage(reply);
   })();
 });
