@@ -106,6 +106,11 @@ function corpus(opts: ScaleOptions): { files: { abs: string; rel: string }[]; so
   return { files: files.slice(0, opts.files), sources: notes };
 }
 
+/** The scale corpus's first `n` files as a tree under the bench folder, for timing a change by hand; returns its root. */
+export function scaleTree(opts: ScaleOptions, n: number): string {
+  return tree(corpus(opts).files, n);
+}
+
 /** A tree of the first n files, hard-linked (a copy where linking fails). */
 function tree(files: readonly { abs: string; rel: string }[], n: number): string {
   const root = path.join(BENCH_DIR, `scale-${n}`);
