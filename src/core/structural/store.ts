@@ -190,28 +190,9 @@ export class StructuralStore {
       }
       // A first index fills empty tables: their indexes are built once at the end.
       const restoreIndexes = change.fresh ? await deferIndexes(db, ['symbols', 'imports', 'edges']) : async () => undefined;
-      // Rows are built file by file, giving the thread back between files (a first index holds every file).
-      const yielder = new Yielder(12, 1);
-      const symbolRows: Cell[][] = [];
-      const siteRows: Cell[][] = [];
-      const importRows: Cell[][] = [];
-      for (const f of change.replaced) {
-        for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
-        siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => s.nameIs ? [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic, s.nameIs] : [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
-        for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
-        if (yielder.due()) await yielder.yield();
-      }
-      // These rows depend only on the file rows: they are queued without waiting, so SQLite
-      // writes them on its own thread while this thread resolves the edges.
-      const pending: Promise<void>[] = [];
-      pending.push(insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' }));
-      pending.push(insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows));
-      pending.push(insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows));
-      // Edges name symbols: their batches are written after the rows above, in the order they come.
-      const rowsWritten = Promise.all(pending);
-      rowsWritten.catch(() => undefined);
+      // Edges name symbols: the files' own rows go first.
+      await writeFileRows(db, state, change.replaced);
       const writeEdges = async (batch: readonly Edge[]) => {
-        await rowsWritten;
         await insertRows(
           db,
           'edges',
@@ -219,18 +200,36 @@ export class StructuralStore {
           batch.map((e) => [e.siteId, e.srcId, e.dstId, e.kind, e.name, e.tier, e.source, e.reason, e.candidates, e.fileId, e.line, e.col, e.binding]),
         );
       };
-      try {
-        edges = await computeEdges(writeEdges);
-      } finally {
-        await Promise.allSettled(pending);
-      }
-      await rowsWritten;
+      edges = await computeEdges(writeEdges);
       await restoreIndexes();
       await updateImportTargets(db, change.importTargets?.() ?? []);
       await db.run("INSERT INTO meta (key, value) VALUES ('structural.indexedAt', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(now)]);
     }
     return { edges, generation: await bumpGeneration(db) };
   }
+}
+
+/**
+ * The symbols, sites and imports of the files a change rewrites. The rows
+ * are built file by file, giving the thread back between files (a first
+ * index holds every file), and live only in this call: on a large first
+ * index they are hundreds of megabytes (each file's sites as JSON text),
+ * which must not stay reachable while the edges are resolved.
+ */
+async function writeFileRows(db: Db, state: StructuralState, files: readonly FileEntry[]): Promise<void> {
+  const yielder = new Yielder(12, 1);
+  const symbolRows: Cell[][] = [];
+  const siteRows: Cell[][] = [];
+  const importRows: Cell[][] = [];
+  for (const f of files) {
+    for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
+    siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => s.nameIs ? [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic, s.nameIs] : [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
+    for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
+    if (yielder.due()) await yielder.yield();
+  }
+  await insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' });
+  await insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows);
+  await insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows);
 }
 
 /**

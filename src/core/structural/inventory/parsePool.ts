@@ -2,7 +2,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../../../shared/errors.js';
-import { isCode, languageById } from './languages.js';
 import type { ParseReply, ParseRequest, ParseResponse } from './parseProtocol.js';
 
 export type ParseJob = Omit<ParseRequest, 'id'>;
@@ -61,7 +60,8 @@ export class ParsePool {
       if (reply.retire) {
         this.replace(slot);
       } else {
-        this.release(slot);
+        slot.busy = false;
+        this.waiting.shift()?.();
       }
       p?.resolve(reply.responses);
     });
@@ -70,11 +70,6 @@ export class ParsePool {
       if (!this.disposed) this.fail(slot, new Error(`parse worker exited with code ${code}`));
     });
     return slot;
-  }
-
-  private release(slot: Slot): void {
-    slot.busy = false;
-    this.waiting.shift()?.();
   }
 
   private fail(slot: Slot, e: Error): void {
@@ -105,55 +100,32 @@ export class ParsePool {
     }
   }
 
-  private async runBatch(batch: ParseRequest[], given?: Slot): Promise<ParseResponse[]> {
-    const slot = given ?? (await this.acquire());
+  private async runBatch(batch: ParseRequest[]): Promise<ParseResponse[]> {
+    const slot = await this.acquire();
     return new Promise<ParseResponse[]>((resolve, reject) => {
       slot.pending = { batch, resolve, reject };
       slot.worker.postMessage(batch);
     });
   }
 
-  /**
-   * Parses every job; results come back in job order. A crashed batch is
-   * reported per file, never thrown. Batches hold one language each, and a
-   * worker takes its home languages' batches first (`languageHomes`): each
-   * worker compiles the tag query of every language it parses (a few hundred
-   * milliseconds each), so a language with a few files is parsed by one.
-   */
+  /** Parses every job; results come back in job order. A crashed batch is reported per file, never thrown. */
   async parseAll(jobs: readonly ParseJob[], onProgress?: (done: number) => void, signal?: AbortSignal): Promise<ParseResponse[]> {
     const results: ParseResponse[] = new Array(jobs.length);
     const batchSize = Math.max(1, Math.min(16, Math.ceil(jobs.length / (this.size * 8))));
-    const homes = languageHomes(jobs, this.size);
-    const byLanguage = new Map<string, ParseRequest[]>();
-    jobs.forEach((j, id) => {
-      let list = byLanguage.get(j.language);
-      if (!list) byLanguage.set(j.language, (list = []));
-      list.push({ ...j, id });
-    });
-    // The fewest files first: a rare language is done by its home worker while the others start on the common one.
-    const queue: ParseRequest[][] = [];
-    for (const requests of [...byLanguage.values()].sort((a, b) => a.length - b.length)) {
-      for (let i = 0; i < requests.length; i += batchSize) queue.push(requests.slice(i, i + batchSize));
-    }
     let done = 0;
-    const serve = async (): Promise<void> => {
-      while (queue.length) {
+    const batches: ParseRequest[][] = [];
+    for (let i = 0; i < jobs.length; i += batchSize) {
+      batches.push(jobs.slice(i, i + batchSize).map((j, k) => ({ ...j, id: i + k })));
+    }
+    await Promise.all(
+      batches.map(async (batch) => {
         if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
-        const slot = await this.acquire();
-        const at = this.slots.indexOf(slot);
-        const home = queue.findIndex((b) => homes.get(b[0]!.language)?.has(at) ?? true);
-        const batch = queue.splice(Math.max(0, home), 1)[0];
-        if (!batch) {
-          this.release(slot);
-          return;
-        }
-        const out = await this.runAlone(batch, slot);
+        const out = await this.runAlone(batch);
         for (const r of out) results[r.id] = r;
         done += batch.length;
         onProgress?.(done);
-      }
-    };
-    await Promise.all(Array.from({ length: this.size }, serve));
+      }),
+    );
     if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
     return results;
   }
@@ -163,9 +135,9 @@ export class ParsePool {
    * of the batch lose nothing. A worker that retired part-way (it gave up on
    * a file) answered only the files before; the rest go to a fresh worker.
    */
-  private async runAlone(batch: ParseRequest[], slot?: Slot): Promise<ParseResponse[]> {
+  private async runAlone(batch: ParseRequest[]): Promise<ParseResponse[]> {
     try {
-      const out = await this.runBatch(batch, slot);
+      const out = await this.runBatch(batch);
       if (out.length >= batch.length) return out;
       return [...out, ...(await this.runAlone(batch.slice(out.length)))];
     } catch (e) {
@@ -183,30 +155,6 @@ export class ParsePool {
     this.disposed = true;
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
-}
-
-/**
- * Which workers parse which language first: each tree-sitter language gets
- * workers in proportion to its share of the files (at least one), those with
- * the least work so far. Configuration files compile no query: any worker.
- */
-export function languageHomes(jobs: readonly ParseJob[], workers: number): Map<string, Set<number>> {
-  const counts = new Map<string, number>();
-  for (const j of jobs) {
-    const spec = languageById(j.language);
-    if (spec && isCode(spec)) counts.set(j.language, (counts.get(j.language) ?? 0) + 1);
-  }
-  const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  const load = new Array<number>(workers).fill(0);
-  const homes = new Map<string, Set<number>>();
-  for (const [language, n] of [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
-    const share = n / total;
-    const k = Math.min(workers, Math.max(1, Math.ceil(share * workers - 1e-9)));
-    const chosen = load.map((l, i) => [l, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).slice(0, k).map(([, i]) => i);
-    for (const i of chosen) load[i]! += share / k;
-    homes.set(language, new Set(chosen));
-  }
-  return homes;
 }
 
 export function defaultPoolSize(): number {
