@@ -6,7 +6,7 @@ import { whatBreaks } from '../../src/core/structural/impact/whatBreaks';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { type Workspace } from '../../src/core/store/workspace';
 import { openWorkspace } from '../../src/core/workspace';
-import { copyExample, write } from '../helpers/fixtures';
+import { copyExample, tempDir, write } from '../helpers/fixtures';
 
 describe('incremental re-index', () => {
   let ws: Workspace;
@@ -165,6 +165,29 @@ describe('incremental re-index', () => {
       assert.deepEqual(r.skipped.map((s) => [s.path, s.kind]), [['src/blob.ts', 'binary']]);
     } finally {
       await large.dispose();
+    }
+  });
+
+  it('re-indexes a store that holds only skipped files (every file minified): the changed file replaces its row, the first real file indexes', async () => {
+    const t = tempDir();
+    const only = await openWorkspace(t.root);
+    const fresh = await StructuralIndexer.create(only);
+    try {
+      write(t.root, 'min.js', 'var a=1;'.repeat(5000));
+      assert.deepEqual((await fresh.indexAll()).skipped.map((s) => [s.path, s.kind]), [['min.js', 'minified']]);
+      // New bytes, still minified: its rows are written again over the old ones (this failed with
+      // "UNIQUE constraint failed: file_sites.file_id" when a store without symbols counted as empty).
+      write(t.root, 'min.js', 'var b=2;'.repeat(5000));
+      write(t.root, 'a.ts', 'export function a(): number {\n  return 1;\n}\n');
+      const again = await fresh.indexAll();
+      assert.equal(again.parsed, 1);
+      assert.deepEqual(again.skipped.map((s) => [s.path, s.kind]), [['min.js', 'minified']]);
+      assert.equal((await only.db.get<{ n: number }>('SELECT count(*) AS n FROM file_sites'))?.n, 2);
+      assert.ok(await resolveOneSymbol(only.db, 'a', { root: t.root }));
+    } finally {
+      await fresh.dispose();
+      await only.close();
+      t.cleanup();
     }
   });
 

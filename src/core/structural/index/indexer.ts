@@ -418,7 +418,9 @@ export class StructuralIndexer {
       : [...new Set(plan.removedRels)].map((rel) => this.state.fileByRel.get(rel)).filter((id): id is number => id !== undefined);
     const parsed = plan.parsed;
     const batch: Batch = {
-      fresh: this.state.siteCount === 0 && this.state.symbols.size === 0,
+      // Nothing stored yet. A store of skipped files only (every file minified, or failed to parse) holds
+      // rows of them that a write of the same files must replace, so it is not fresh.
+      fresh: this.state.files.size === 0 && this.state.siteCount === 0 && this.state.symbols.size === 0,
       names: new Set(),
       structureChanged: removed.length > 0,
       configChanged: removed.some((id) => this.state.files.get(id)?.language?.scheme === 'config'),
