@@ -267,6 +267,27 @@ const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 
 const UNIT = String.raw`(?:ms|milliseconds?|µs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|%|percent|kb|mb|gb|tb|kib|mib|gib|bytes?|bits?|attempts?|retries|tries|times|requests?|calls?|connections?|threads?|workers?|items?|entries|records?|rows?|characters?|chars|lines?|pages?|events?|messages?|blocks?|heights?|fields?|levels?|users?|instructions?)`;
 const NUMBER_WITH_UNIT = new RegExp(String.raw`(?:\b\d[\d,._]*(?:\.\d+)?|\b(?:${[...NUMBER_WORDS.slice(1), ...TENS.filter(Boolean), 'hundred', 'thousand'].join('|')}))(?:[\s-]+)${UNIT}\b|\b\d+(?:\.\d+)?(?:ms|s|m|h|d|%|kb|mb|gb)\b`, 'i');
 
+/** The cues that say why (a cause, a purpose, a consequence, a decision, an alternative, a condition), not merely a limit or a concern. */
+const CAUSAL_CUES = CUES.filter((c) => c.weight >= 0.7 && !c.constraint);
+
+/**
+ * A code comment that only says what the symbol is ("MaxDenoms corresponds
+ * to the maximum number of denoms a chain can allowlist", "Foo returns the
+ * bar"): its subject is the symbol's name and it has no clause that says
+ * why — no cause, purpose, consequence, decision or alternative, and no
+ * limit stated with its number ("at most 3", "90 seconds"). The comment
+ * names the symbol; it gives no reason for it.
+ */
+export function onlyDescribes(sentence: string, names: readonly string[]): boolean {
+  const t = plain(sentence).replace(/^[`'"*]+/, '');
+  if (!names.some((n) => n && t.startsWith(n) && !/[\w$]/.test(t.charAt(n.length)))) return false;
+  const claim = t.replace(/\([^()]*\)/g, ' ');
+  if (CAUSAL_CUES.some((c) => c.re.test(claim))) return false;
+  if (isWarning(t)) return false;
+  const limit = CUES.some((c) => c.constraint && c.re.test(claim)) && /\d/.test(claim);
+  return !limit && !NUMBER_WITH_UNIT.test(claim);
+}
+
 /** Whether a text states a number with its unit ("240 seconds", "15-minute", "three attempts"). */
 export function hasNumberWithUnit(text: string): boolean {
   return NUMBER_WITH_UNIT.test(plain(text));
