@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { onlyDescribes } from '../../src/core/knowledge/reasons.js';
+import { candidates, onlyDescribes, rankSentences, tieMatcher } from '../../src/core/knowledge/reasons.js';
 import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis.js';
 import { indexedFiles, type FilledExample } from '../helpers/example.js';
@@ -18,6 +18,20 @@ describe('a code comment that only describes its symbol', () => {
     // Another subject, or a longer name that merely starts with it, is not a description of this symbol.
     assert.equal(onlyDescribes('The reward pool holds at most the denoms a chain allowlists.', names), false);
     assert.equal(onlyDescribes('MaxDenomsPerBlock corresponds to the number of denoms per block.', names), false);
+  });
+
+  it('"…, false otherwise" at the end of a description is no consequence; "otherwise chunks will not …" is', () => {
+    assert.equal(onlyDescribes('IsCaughtUp returns true if this node is caught up, false - otherwise.', ['IsCaughtUp']), true);
+    const ex = (x: string) => rankSentences(candidates(x), () => ({ tie: 0 }))[0]!.explains;
+    assert.ok(ex('The message must consist of single-byte characters, otherwise chunks will not be capped.') > ex('The pool returns true if this node is caught up, false otherwise.') + 0.3);
+  });
+
+  it("the symbol's own comment is about it: a causal sentence in its body that names nothing outscores the same sentence in a document about it", () => {
+    const match = tieMatcher({ names: ['IsCaughtUp'], phrases: [], values: [], places: [], neighbours: [] });
+    const body = candidates('Note we use maxPeerHeight - 1 because to sync block H requires block H+1 to verify the LastCommit.');
+    const own = rankSentences(body, match, { focused: true, own: true })[0]!.score;
+    const focused = rankSentences(body, match, { focused: true })[0]!.score;
+    assert.ok(own > focused * 1.3, `${own} vs ${focused}`);
   });
 
   describe('in an answer', function () {

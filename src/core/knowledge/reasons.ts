@@ -248,7 +248,7 @@ interface Cue {
 const CUES: readonly Cue[] = [
   { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay|account for|accommodate|handle|cover|compensate)\b/i, weight: 0.8 },
-  { re: /\botherwise\b|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bin this way\b|\bthat way\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
+  { re: /\botherwise\b(?![\s.,;:!)-]*$)|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bin this way\b|\bthat way\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
@@ -404,6 +404,8 @@ export interface RankOptions {
   readonly threaded?: boolean;
   /** The document as a whole is about the symbol (it names it in its title, or it is the symbol's own docstring or commit): untied sentences count. */
   readonly focused?: boolean;
+  /** The symbol's own comment (its doc comment, a comment inside its body): its sentences are about it, more surely than a document that names it in its title. */
+  readonly own?: boolean;
   /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
   readonly aboutIt?: boolean;
   /** The symbol's names as code: a sentence with one of them as its subject that says what it is ("`X` is an artificial entity") answers for it. */
@@ -461,7 +463,7 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     }
     const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
     const tie = Math.max(self.tie, lent, sectionTie);
-    const base = options.focused ? 0.6 : 0.12;
+    const base = options.own ? 0.9 : options.focused ? 0.6 : 0.12;
     // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
     // Not a short mention with no clause of its own ("For example, `GuEC2App` and `GuLambdaApp` patterns."): that names it, and says nothing about it.
     const statement = cues > 0 || plain(c.text).split(/\s+/).length >= 9;
