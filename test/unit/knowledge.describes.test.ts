@@ -34,6 +34,14 @@ describe('a code comment that only describes its symbol', () => {
     assert.ok(own > focused * 1.3, `${own} vs ${focused}`);
   });
 
+  it('a decision record that reaches the symbol only weakly lends its Decision sentences a little of the tie, less than one that names it', () => {
+    const doc = ['# Inflation', '', '## Context', '', 'CalculateBlockProvision returns the coins minted for one block of the chain.', '', '## Decision', '', 'We compute the schedule from block timestamps so that a change of the block interval keeps the yearly total.', ''].join('\n');
+    const match = tieMatcher({ names: ['CalculateBlockProvision'], phrases: [], values: [], places: [], neighbours: [] });
+    const score = (o: Parameters<typeof rankSentences>[2]) => rankSentences(candidates(doc), match, o).find((s) => s.section === 'decision')!.score;
+    assert.ok(score({ weaklyAbout: true }) > score({}) * 1.5);
+    assert.ok(score({ aboutIt: true }) > score({ weaklyAbout: true }) * 1.5);
+  });
+
   describe('in an answer', function () {
     this.timeout(120_000);
     let fx: FilledExample;

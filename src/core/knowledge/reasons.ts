@@ -406,6 +406,8 @@ export interface RankOptions {
   readonly focused?: boolean;
   /** The symbol's own comment (its doc comment, a comment inside its body): its sentences are about it, more surely than a document that names it in its title. */
   readonly own?: boolean;
+  /** The decision record reaches the symbol only weakly (a concept spanning it and others): its Decision and Context sentences are about it a little. */
+  readonly weaklyAbout?: boolean;
   /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
   readonly aboutIt?: boolean;
   /** The symbol's names as code: a sentence with one of them as its subject that says what it is ("`X` is an artificial entity") answers for it. */
@@ -461,7 +463,7 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
       if (h === undefined) headingTies.set(c.heading, (h = match(plain(c.heading)).tie));
       lent = Math.max(lent, h * 0.5);
     }
-    const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
+    const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : options.weaklyAbout ? (c.section === 'decision' ? 0.15 : c.section === 'context' || c.section === 'consequence' ? 0.1 : 0) : 0;
     const tie = Math.max(self.tie, lent, sectionTie);
     const base = options.own ? 0.9 : options.focused ? 0.6 : 0.12;
     // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
