@@ -8,7 +8,7 @@ import type { Workspace } from '../../src/core/store/workspace';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
 import { indexArtifacts } from '../../src/core/structural/sources/bytecode/artifacts';
 import { openWorkspace } from '../../src/core/workspace';
-import { copyExample } from './fixtures';
+import { copyExample, tempDir, write } from './fixtures';
 
 export interface FilledExample {
   readonly root: string;
@@ -24,6 +24,22 @@ export async function indexStructure(ws: Workspace): Promise<void> {
   } finally {
     await indexer.dispose();
   }
+}
+
+/** A temporary folder holding the files given (path → text), its structural memory indexed. */
+export async function indexedFiles(files: Readonly<Record<string, string>>): Promise<FilledExample> {
+  const t = tempDir();
+  for (const [rel, text] of Object.entries(files)) write(t.root, rel, text);
+  const ws = await openWorkspace(t.root);
+  await indexStructure(ws);
+  return {
+    root: t.root,
+    ws,
+    close: async () => {
+      await ws.close();
+      t.cleanup();
+    },
+  };
 }
 
 /**

@@ -81,6 +81,27 @@ export function identifiers(question: string): string[] {
   return [...out];
 }
 
+/**
+ * The question's subject when it is one plain lower-case word ("Why does
+ * messages work this way?" → `messages`): the first word of the question
+ * that is not a stop word, standing alone (the next word is a stop word or
+ * the clause ends), not already code-like. Such a word may be a symbol's
+ * whole name — a constant, a function — and is tried as one before the
+ * question's phrases are linked; a word that names no symbol stays a word.
+ */
+export function subjectWord(question: string): string | undefined {
+  const clause = question.split(/[.?!;:,()\n]+/).find((c) => c.trim()) ?? '';
+  const toks = clause
+    .split(/\s+/)
+    .map((raw) => raw.replace(/^[^A-Za-z0-9_`$]+|[^A-Za-z0-9_`$]+$/g, ''))
+    .filter(Boolean);
+  const i = toks.findIndex((w) => !STOP.has(w.toLowerCase()));
+  const w = toks[i];
+  if (!w || !/^[a-z][a-z0-9]{2,}$/.test(w)) return undefined;
+  const after = toks[i + 1];
+  return after === undefined || STOP.has(after.toLowerCase()) ? w : undefined;
+}
+
 export async function linkByName(db: Db, question: string, root: string): Promise<{ links: ConceptLink[]; unresolved: string[] }> {
   const links = new Map<string, ConceptLink>();
   const add = (l: ConceptLink) => {
@@ -90,9 +111,13 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   };
   const unresolved: string[] = [];
 
-  for (const id of identifiers(question)) {
+  const written = identifiers(question);
+  const subject = subjectWord(question);
+  for (const id of subject && !written.includes(subject) ? [...written, subject] : written) {
     try {
-      const found = await resolveSymbols(db, id, { root });
+      const resolved = await resolveSymbols(db, id, { root });
+      // The plain word counts only where it is a symbol's whole name (`messages`), never a file or a part of a name.
+      const found = id === subject && !written.includes(id) ? resolved.filter((f) => f.name === id && f.kind !== 'module') : resolved;
       const nonModule = found.filter((f) => f.kind !== 'module');
       const list = nonModule.length ? nonModule : found;
       for (const s of list) {
@@ -100,14 +125,14 @@ export async function linkByName(db: Db, question: string, root: string): Promis
           symbol: s,
           tier: list.length === 1 ? 'exact' : 'weak',
           phrase: id,
-          why: list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
+          why: id === subject && !written.includes(id) ? (list.length === 1 ? `"${id}", the question's subject, is its whole name` : `"${id}", the question's subject, is the whole name of ${list.length} symbols; all are returned`) : list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
           score: 1,
           identifier: true,
         });
       }
     } catch (e) {
       if (TenureError.is(e, 'not-indexed')) throw e;
-      unresolved.push(id);
+      if (written.includes(id)) unresolved.push(id);
     }
   }
 

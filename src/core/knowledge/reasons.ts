@@ -248,7 +248,7 @@ interface Cue {
 const CUES: readonly Cue[] = [
   { re: /\bbecause\b|\bsince (?:the|a|an|we|it|they|there|our|this|that|each|every)\b|,\s*since\b|\bdue to\b|\bas a result\b|\bcaused\b|\bthe reason\b|\bwhich is why\b|\bthat is why\b|\bthis is why\b|\bso that\b|\bin order to\b|\bsuch that\b/i, weight: 1.2 },
   { re: /\bto (?:avoid|prevent|ensure|guarantee|keep|allow|enable|support|reduce|limit|make sure|protect|preserve|stay|account for|accommodate|handle|cover|compensate)\b/i, weight: 0.8 },
-  { re: /\botherwise\b|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bin this way\b|\bthat way\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
+  { re: /\botherwise\b(?![\s.,;:!)-]*$)|\b(?:would|will) (?:break|fail|cause|lead|mean|result|require|no longer)\b|\bwould be\b|\bleads? to\b|\bresults? in\b|\bwhich means\b|\bthis means\b|\bthat means\b|\btherefore\b|\bthus\b|\bin this way\b|\bthat way\b|\bhence\b|\bconsequently\b|, so\b|; so\b/i, weight: 0.9 },
   { re: /\bwe (?:decided|chose|choose|decide|will|use|allow|adopt|keep|opted|prefer|agreed|settled|went with|introduce|add|store|do not|don't|never|always|need|want|must|should|can)\b|\bdecided to\b|\bchose to\b|\bopted (?:for|to)\b|\bis (?:chosen|preferred|used) (?:because|for|to|as)\b/i, weight: 0.9 },
   { re: /\binstead of\b|\brather than\b|\bwhy not\b|\bwe considered\b|\bwas rejected\b|\brejected\b|\bnot chosen\b|\btrade-?off\b|\bdownside\b|\bdrawback\b|\bdisadvantage\b|\badvantage\b|\bbenefit\b|\bthe cost of\b|\bat the cost\b|\bin favou?r of\b|\bover the alternative\b|\btoo (?:slow|short|long|small|large|big|many|few|expensive|complex|risky)\b/i, weight: 0.9 },
   { re: /\bmust(?: not)?\b|\bshall\b|\bnever\b|\balways\b|\bat most\b|\bat least\b|\bno more than\b|\bno later than\b|\bno longer than\b|\bup to\b|\bwithin\b|\blimit(?:s|ed)?\b|\bmaximum\b|\bminimum\b|\bceiling\b|\bthreshold\b|\bdeadline\b|\bSLA\b|\bSLO\b|\bquota\b|\brequire[sd]?\b|\brequirement\b|\bguarantee[sd]?\b|\bcannot\b|\bcan't\b|\bcan not\b|\bnot allowed\b|\bforbidden\b|\bmandatory\b/i, weight: 0.7, constraint: true },
@@ -266,6 +266,27 @@ const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'sev
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const UNIT = String.raw`(?:ms|milliseconds?|µs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|%|percent|kb|mb|gb|tb|kib|mib|gib|bytes?|bits?|attempts?|retries|tries|times|requests?|calls?|connections?|threads?|workers?|items?|entries|records?|rows?|characters?|chars|lines?|pages?|events?|messages?|blocks?|heights?|fields?|levels?|users?|instructions?)`;
 const NUMBER_WITH_UNIT = new RegExp(String.raw`(?:\b\d[\d,._]*(?:\.\d+)?|\b(?:${[...NUMBER_WORDS.slice(1), ...TENS.filter(Boolean), 'hundred', 'thousand'].join('|')}))(?:[\s-]+)${UNIT}\b|\b\d+(?:\.\d+)?(?:ms|s|m|h|d|%|kb|mb|gb)\b`, 'i');
+
+/** The cues that say why (a cause, a purpose, a consequence, a decision, an alternative, a condition), not merely a limit or a concern. */
+const CAUSAL_CUES = CUES.filter((c) => c.weight >= 0.7 && !c.constraint);
+
+/**
+ * A code comment that only says what the symbol is ("MaxDenoms corresponds
+ * to the maximum number of denoms a chain can allowlist", "Foo returns the
+ * bar"): its subject is the symbol's name and it has no clause that says
+ * why — no cause, purpose, consequence, decision or alternative, and no
+ * limit stated with its number ("at most 3", "90 seconds"). The comment
+ * names the symbol; it gives no reason for it.
+ */
+export function onlyDescribes(sentence: string, names: readonly string[]): boolean {
+  const t = plain(sentence).replace(/^[`'"*]+/, '');
+  if (!names.some((n) => n && t.startsWith(n) && !/[\w$]/.test(t.charAt(n.length)))) return false;
+  const claim = t.replace(/\([^()]*\)/g, ' ');
+  if (CAUSAL_CUES.some((c) => c.re.test(claim))) return false;
+  if (isWarning(t)) return false;
+  const limit = CUES.some((c) => c.constraint && c.re.test(claim)) && /\d/.test(claim);
+  return !limit && !NUMBER_WITH_UNIT.test(claim);
+}
 
 /** Whether a text states a number with its unit ("240 seconds", "15-minute", "three attempts"). */
 export function hasNumberWithUnit(text: string): boolean {
@@ -383,6 +404,10 @@ export interface RankOptions {
   readonly threaded?: boolean;
   /** The document as a whole is about the symbol (it names it in its title, or it is the symbol's own docstring or commit): untied sentences count. */
   readonly focused?: boolean;
+  /** The symbol's own comment (its doc comment, a comment inside its body): its sentences are about it, more surely than a document that names it in its title. */
+  readonly own?: boolean;
+  /** The decision record reaches the symbol only weakly (a concept spanning it and others): its Decision and Context sentences are about it a little. */
+  readonly weaklyAbout?: boolean;
   /** The document names the symbol itself: its Decision sentences are about it, its Context a little. */
   readonly aboutIt?: boolean;
   /** The symbol's names as code: a sentence with one of them as its subject that says what it is ("`X` is an artificial entity") answers for it. */
@@ -438,9 +463,9 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
       if (h === undefined) headingTies.set(c.heading, (h = match(plain(c.heading)).tie));
       lent = Math.max(lent, h * 0.5);
     }
-    const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : 0;
+    const sectionTie = aboutIt ? (c.section === 'decision' ? 0.6 : c.section === 'context' || c.section === 'consequence' ? 0.35 : 0) : options.weaklyAbout ? (c.section === 'decision' ? 0.15 : c.section === 'context' || c.section === 'consequence' ? 0.1 : 0) : 0;
     const tie = Math.max(self.tie, lent, sectionTie);
-    const base = options.focused ? 0.6 : 0.12;
+    const base = options.own ? 0.9 : options.focused ? 0.6 : 0.12;
     // A sentence of a Decision or Consequences section that names the symbol is the decision about it, whatever its wording.
     // Not a short mention with no clause of its own ("For example, `GuEC2App` and `GuLambdaApp` patterns."): that names it, and says nothing about it.
     const statement = cues > 0 || plain(c.text).split(/\s+/).length >= 9;

@@ -7,7 +7,7 @@ import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, hasNumberWithUnit, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { bestSentences, candidates, containsInverted, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
@@ -567,8 +567,9 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
     const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && DECISION_KINDS.has(r.document.kind))) && !r.text;
-    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(aboutIt ? { aboutIt: true } : {}), names: own.names });
-    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS);
+    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1 ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(!aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && DECISION_KINDS.has(r.document.kind) ? { weaklyAbout: true } : {}), names: own.names });
+    // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
+    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS && !(r.text && onlyDescribes(s.text, own.names)));
     r.reasons = best.map((s) => reasonFound(r.document, text, s));
   }
 }

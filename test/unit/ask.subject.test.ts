@@ -1,0 +1,50 @@
+import * as assert from 'node:assert/strict';
+import { subjectWord } from '../../src/core/compose/link.js';
+import { askTool } from '../../src/core/tools/ask.js';
+import { indexedFiles, type FilledExample } from '../helpers/example.js';
+
+/* A question whose subject is a plain lower-case word that is a symbol's whole name (`messages`): ask tries it as that symbol before linking phrases. */
+
+describe('ask: a lower-case subject word', () => {
+  it('is the first content word of the question when it stands alone and is not code-like already', () => {
+    assert.equal(subjectWord('Why does messages work this way?'), 'messages');
+    assert.equal(subjectWord('what is capitalize for'), 'capitalize');
+    // The start of a phrase is not a name: "retry policy" is linked as a phrase.
+    assert.equal(subjectWord('Why is the retry policy three attempts?'), undefined);
+    // Code-like words are identifiers already; capitalised words are not plain words.
+    assert.equal(subjectWord('Why does merge_configs work this way?'), undefined);
+    assert.equal(subjectWord('Why does Settlement work this way?'), undefined);
+    assert.equal(subjectWord('Why does it work?'), undefined);
+  });
+
+  describe('on an indexed fixture', function () {
+    this.timeout(120_000);
+    let fx: FilledExample;
+
+    before(async () => {
+      fx = await indexedFiles({
+        'package.json': '{"name":"ui","main":"src/index.js"}\n',
+        'src/i18n/index.js': 'const messages = {\n  ar: {},\n  fr: {},\n};\n\nexport default messages;\n',
+        // A component whose name holds the word: the phrase linker's candidate for "messages".
+        'src/Form/ValidationMessage.jsx': 'export function ValidationMessage({ children }) {\n  return children;\n}\n',
+        'src/retry.js': 'export function retryPolicy() {\n  return 3;\n}\n',
+      });
+    });
+    after(() => fx.close());
+
+    it('the word that is one symbol\'s whole name is the subject, an exact link, before what its phrase links', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does messages work this way?' });
+      const data = r.data as { focus: { qname: string; tier: string }[]; links: { qname: string; at: string; tier: string; why: string }[] };
+      assert.equal(data.focus[0]?.qname.split('.').pop(), 'messages');
+      assert.equal(data.focus[0]?.tier, 'exact');
+      assert.match(data.links.find((l) => l.tier === 'exact')?.at ?? '', /^src\/i18n\/index\.js:1$/);
+    });
+
+    it('a word that names no symbol stays a word: nothing is reported missing and phrases still link', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does validation work this way?' });
+      const data = r.data as { focus: { qname: string }[]; missing?: string[] };
+      assert.ok(!(data.missing ?? []).includes('validation'));
+      assert.ok(!data.focus.some((f) => f.qname.endsWith('messages')));
+    });
+  });
+});
