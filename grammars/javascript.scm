@@ -150,6 +150,9 @@
 ; `export { a as b } from './x'` re-exports `a` of ./x as `b`; `export * from` any name (the bare pattern).
 (export_statement (export_clause (export_specifier name: (identifier) @import.name alias: (identifier) @import.local)) source: (string (string_fragment) @import.module)) @import
 (export_statement (export_clause (export_specifier name: (identifier) @import.name !alias)) source: (string (string_fragment) @import.module)) @import
+; `export { default as b } from './x'`: JavaScript's grammar spells `default` as a keyword, not an identifier.
+(export_statement (export_clause (export_specifier name: "default" @import.name alias: (identifier) @import.local)) source: (string (string_fragment) @import.module)) @import
+(export_statement (export_clause (export_specifier name: "default" @import.name !alias)) source: (string (string_fragment) @import.module)) @import
 (export_statement source: (string (string_fragment) @import.module)) @import
 ; import('./x') with a literal specifier is a (lazy) dependency on that module.
 (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module) .)) @import

@@ -153,6 +153,15 @@ describe('data dependents, configuration keys and honest calls (test/fixtures/da
     });
   });
 
+  describe('JavaScript', () => {
+    it('a default export re-exported under a name (`export { default as messages } from \'./i18n\'`) is read through that name, inferred', async () => {
+      const r = await ask('js/i18n/index.js:2');
+      assert.equal(r.target.name, 'messages');
+      assert.deepEqual(uses(r), ['greeting read inferred', 'js/i18n/index.js read inferred']);
+      assert.match(r.dependents.find((d) => d.symbol.name === 'greeting')!.provenance.reason, /imported from `\.\/index`/);
+    });
+  });
+
   describe('Python, Java, Go', () => {
     it('Python: a module global read and written through `global`, an attribute written through self, tiered', async () => {
       assert.deepEqual(uses(await ask('py.policy.MAX_ATTEMPTS')), ['py.policy.Policy.__init__ read inferred', 'py.policy.bump read inferred']);

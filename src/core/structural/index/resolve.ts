@@ -308,9 +308,11 @@ export class Resolver {
       for (const imp of this.state.importsByFile.get(t) ?? []) {
         let wanted: string;
         if (imp.name !== null) {
-          // An import or re-export names what the module exports under its local name.
+          // An import or re-export names what the module exports under its local name. A default export is
+          // looked for by the name it is re-exported as (`export { default as messages } from './i18n'`),
+          // as a default import is: the inventory does not record which definition a module exports as default.
           if ((imp.local ?? imp.name) !== name) continue;
-          wanted = imp.name;
+          wanted = imp.name === 'default' && !py ? name : imp.name;
         } else if (!py || (imp.wildcard && !name.startsWith('_'))) {
           // TypeScript's bare `export * from` names anything; Python's star import, any name not starting with `_`.
           wanted = name;
