@@ -190,8 +190,10 @@ export class StructuralStore {
       }
       // A first index fills empty tables: their indexes are built once at the end.
       const restoreIndexes = change.fresh ? await deferIndexes(db, ['symbols', 'imports', 'edges']) : async () => undefined;
-      // Edges name symbols: the files' own rows go first.
+      // Edges name symbols: the files' own rows go first. Written, the sites need stay only where
+      // resolution holds them (it lets each go once resolved); the working set keeps their names.
       await writeFileRows(db, state, change.replaced);
+      state.releaseSites();
       const writeEdges = async (batch: readonly Edge[]) => {
         await insertRows(
           db,

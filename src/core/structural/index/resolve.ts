@@ -369,16 +369,17 @@ export class Resolver {
    * resolves every site of the workspace). The edges go to `write` in
    * batches as they are made, each sent once the one before is written: a
    * first index of a large repository makes millions, and held all at once
-   * they were most of its memory.
+   * they were most of its memory. It consumes `sites`: each entry is set
+   * to undefined once resolved, so a caller holds no site it has handed over.
    */
-  async resolveSites(sites: readonly Site[], write: (edges: readonly Edge[]) => Promise<void>): Promise<number> {
+  async resolveSites(sites: (Site | undefined)[], write: (edges: readonly Edge[]) => Promise<void>): Promise<number> {
     this.dropNameTables();
-    const inherit = sites.filter((s) => s.kind === 'extends' || s.kind === 'implements');
-    const rest = sites.filter((s) => s.kind !== 'extends' && s.kind !== 'implements');
+    const inherits = (s: Site) => s.kind === 'extends' || s.kind === 'implements';
     // A site with a common name can take milliseconds (thousands of candidates): read the clock often.
     const yielder = new Yielder(12, 4);
     const inheritance: Edge[] = [];
-    for (const s of inherit) {
+    for (const s of sites) {
+      if (!s || !inherits(s)) continue;
       inheritance.push(...this.resolveSite(s));
       if (yielder.due()) await yielder.yield();
     }
@@ -397,7 +398,12 @@ export class Resolver {
       batch = [];
     };
     try {
-      for (const s of rest) {
+      for (let i = 0; i < sites.length; i++) {
+        const s = sites[i];
+        if (!s) continue;
+        // Let go as soon as resolved: on a first index the sites are most of the working set.
+        sites[i] = undefined;
+        if (inherits(s)) continue;
         batch.push(...this.resolveSite(s));
         if (batch.length >= EDGE_BATCH) await flush();
         if (yielder.due()) await yielder.yield();
