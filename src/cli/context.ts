@@ -20,9 +20,24 @@ export function exitCodeFor(e: unknown): number {
   return EXIT.failure;
 }
 
-/** The workspace root: --cwd, else the nearest folder above that has a .tenure folder, else the current folder. */
+/**
+ * The workspace root: --cwd (or a command's folder argument), else the
+ * nearest folder above that has a .tenure folder, else the current folder.
+ * A folder that was named must exist: a mistyped path is an error, not a new
+ * empty folder with an empty index in it.
+ */
 export function findRoot(cwd: string | undefined): string {
-  if (cwd) return path.resolve(cwd);
+  if (cwd) {
+    const root = path.resolve(cwd);
+    let isDir = false;
+    try {
+      isDir = fs.statSync(root).isDirectory();
+    } catch {
+      throw new TenureError('invalid-input', `${root} does not exist. Give the repository's folder (\`tenure index <folder>\`, \`--cwd <folder>\`) or run tenure inside it.`);
+    }
+    if (!isDir) throw new TenureError('invalid-input', `${root} is a file, not a folder. Give the repository's folder (\`tenure index <folder>\`, \`--cwd <folder>\`) or run tenure inside it.`);
+    return root;
+  }
   let dir = process.cwd();
   for (;;) {
     if (fs.existsSync(path.join(dir, TENURE_DIR))) return dir;

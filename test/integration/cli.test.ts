@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import { CLI, copyExample, tempDir, write } from '../helpers/fixtures';
 
 function tenure(args: string[], cwd?: string) {
@@ -53,6 +54,25 @@ describe('tenure CLI, run as a user runs it', () => {
   it('exits 2 on bad usage', () => {
     assert.equal(tenure(['what-breaks', 'x', '--depth', 'zero', '--cwd', ex.root]).code, 2);
     assert.equal(tenure(['no-such-command']).code, 2);
+  });
+
+  it('exits 2 on a folder that does not exist or is a file, creating nothing', () => {
+    const t = tempDir();
+    try {
+      const missing = `${t.root}/no-such-repo`;
+      for (const args of [['index', missing], ['what-breaks', 'x', '--cwd', missing], ['status', '--cwd', missing]]) {
+        const r = tenure(args);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+        assert.match(r.err, /no-such-repo does not exist\. Give the repository's folder/);
+      }
+      assert.equal(fs.existsSync(missing), false, 'the mistyped folder is not created');
+      write(t.root, 'notes.txt', 'not a folder\n');
+      const file = tenure(['index', `${t.root}/notes.txt`]);
+      assert.equal(file.code, 2);
+      assert.match(file.err, /notes\.txt is a file, not a folder/);
+    } finally {
+      t.cleanup();
+    }
   });
 
   it('status reports files by language and edges by tier', () => {
