@@ -29,13 +29,16 @@ export function exitCodeFor(e: unknown): number {
 export function findRoot(cwd: string | undefined): string {
   if (cwd) {
     const root = path.resolve(cwd);
-    let isDir = false;
+    let stat: fs.Stats | undefined;
     try {
-      isDir = fs.statSync(root).isDirectory();
+      stat = fs.statSync(root);
     } catch {
-      throw new TenureError('invalid-input', `${root} does not exist. Give the repository's folder (\`tenure index <folder>\`, \`--cwd <folder>\`) or run tenure inside it.`);
+      // Missing, or under a file (ENOTDIR), or unreadable: no folder to index either way.
     }
-    if (!isDir) throw new TenureError('invalid-input', `${root} is a file, not a folder. Give the repository's folder (\`tenure index <folder>\`, \`--cwd <folder>\`) or run tenure inside it.`);
+    if (!stat?.isDirectory()) {
+      const what = stat ? 'is a file, not a folder' : 'does not exist';
+      throw new TenureError('invalid-input', `${root} ${what}. Give the repository's folder (\`tenure index <folder>\`, \`--cwd <folder>\`) or run tenure inside it.`);
+    }
     return root;
   }
   let dir = process.cwd();

@@ -3,34 +3,28 @@ import { indexKnowledge } from '../../src/core/knowledge/pipeline';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import type { Workspace } from '../../src/core/store/workspace';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { openWorkspace } from '../../src/core/workspace';
-import { indexStructure } from '../helpers/example';
-import { tempDir, write } from '../helpers/fixtures';
+import { indexedFiles, type FilledExample } from '../helpers/example';
 
 /* The README of the folder a symbol sits in says what the code there is for: a source for why_is_this, weak (it spans the folder), never the repository's own README. */
 
 describe("knowledge: the README of a symbol's folder", function () {
   this.timeout(120_000);
+  let fx: FilledExample;
   let ws: Workspace;
-  let cleanup: () => void;
 
   before(async () => {
-    const t = tempDir('tenure-readme-');
-    cleanup = t.cleanup;
-    write(t.root, 'package.json', '{"name":"cdk"}\n');
-    write(t.root, 'README.md', '# Library\n\nThe library provides constructs and patterns for every stack we deploy, and it is released every week.\n');
-    write(t.root, 'src/experimental/README.md', '# Experimental\n\nAnything in this directory is in the early phase of development and does not guarantee a stable API between versions, so that patterns can change while we learn from the teams that try them.\n');
-    write(t.root, 'src/experimental/patterns/app.ts', 'export class AppExperimental {\n  run(): number {\n    return 1;\n  }\n}\n');
-    write(t.root, 'src/stable/app.ts', 'export class StableApp {\n  run(): number {\n    return 2;\n  }\n}\n');
-    ws = await openWorkspace(t.root);
-    await indexStructure(ws);
+    fx = await indexedFiles({
+      'package.json': '{"name":"cdk"}\n',
+      'README.md': '# Library\n\nThe library provides constructs and patterns for every stack we deploy, and it is released every week.\n',
+      'src/experimental/README.md': '# Experimental\n\nAnything in this directory is in the early phase of development and does not guarantee a stable API between versions, so that patterns can change while we learn from the teams that try them.\n',
+      'src/experimental/patterns/app.ts': 'export class AppExperimental {\n  run(): number {\n    return 1;\n  }\n}\n',
+      'src/stable/app.ts': 'export class StableApp {\n  run(): number {\n    return 2;\n  }\n}\n',
+    });
+    ws = fx.ws;
     const report = await indexKnowledge(ws, {});
     assert.equal(report.status, 'done', report.message);
   });
-  after(async () => {
-    await ws.close();
-    cleanup();
-  });
+  after(() => fx.close());
 
   it('quotes the nearest README above the symbol, weak for it, with why it was reached', async () => {
     const target = await resolveOneSymbol(ws.db, 'AppExperimental', { root: ws.root });

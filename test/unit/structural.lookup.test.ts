@@ -6,7 +6,7 @@ import { hasSourceSymbols } from '../../src/core/structural/status.js';
 import type { Workspace } from '../../src/core/store/workspace.js';
 import { openWorkspace } from '../../src/core/workspace.js';
 import { askTool } from '../../src/core/tools/ask.js';
-import { indexStructure } from '../helpers/example.js';
+import { indexedFiles, type FilledExample } from '../helpers/example.js';
 import { copyExample, tempDir, write } from '../helpers/fixtures.js';
 
 /* The symbol namespace, the seam the other memories use: symbols by id and by words, and the rows the linker indexes. */
@@ -115,32 +115,28 @@ describe('Go methods named with their receiver type', function () {
 
 describe("a declaration file's typing and the implementation it types are one answer", function () {
   this.timeout(120_000);
+  let fx: FilledExample;
   let ws: Workspace;
-  let cleanup: () => void;
 
   before(async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    write(t.root, 'package.json', '{"name":"ui","main":"src/index.js","types":"src/index.d.ts"}\n');
-    // A component that wraps a function of its own name, exported from the package's index, whose .d.ts beside it types it as `any`.
-    write(t.root, 'src/Dropdown/index.jsx', "import React from 'react';\n\nconst DropdownToggle = React.forwardRef(\n  function DropdownToggle({ as, ...props }, ref) {\n    return <button ref={ref} {...props} />;\n  },\n);\n\nconst Plain = function Plain() { return null; };\n\nexport { DropdownToggle, Plain };\n");
-    write(t.root, 'src/index.js', "export { DropdownToggle, Plain } from './Dropdown';\nexport { Menu } from './menus';\n");
-    write(t.root, 'src/menus.js', "export { Menu } from './Menu/Menu';\n");
-    write(t.root, 'src/Menu/Menu.jsx', 'export function Menu() { return null; }\n');
-    write(t.root, 'src/index.d.ts', 'export const\n  DropdownToggle: any,\n  Plain: any,\n  Menu: any;\n');
-    // Same names with no tie: a vendor typing nobody re-exports, and a second Toggle implementation.
-    write(t.root, 'types/vendor.d.ts', 'export const Sidebar: any;\n');
-    write(t.root, 'src/Sidebar.jsx', 'export const Sidebar = () => null;\n');
-    write(t.root, 'src/Toggle/index.jsx', 'export const Toggle = () => null;\n');
-    write(t.root, 'src/Toggle/index.d.ts', 'export const Toggle: any;\n');
-    write(t.root, 'src/legacy/Toggle.jsx', 'export const Toggle = () => 1;\n');
-    ws = await openWorkspace(t.root);
-    await indexStructure(ws);
+    fx = await indexedFiles({
+      'package.json': '{"name":"ui","main":"src/index.js","types":"src/index.d.ts"}\n',
+      // A component that wraps a function of its own name, exported from the package's index, whose .d.ts beside it types it as `any`.
+      'src/Dropdown/index.jsx': "import React from 'react';\n\nconst DropdownToggle = React.forwardRef(\n  function DropdownToggle({ as, ...props }, ref) {\n    return <button ref={ref} {...props} />;\n  },\n);\n\nconst Plain = function Plain() { return null; };\n\nexport { DropdownToggle, Plain };\n",
+      'src/index.js': "export { DropdownToggle, Plain } from './Dropdown';\nexport { Menu } from './menus';\n",
+      'src/menus.js': "export { Menu } from './Menu/Menu';\n",
+      'src/Menu/Menu.jsx': 'export function Menu() { return null; }\n',
+      'src/index.d.ts': 'export const\n  DropdownToggle: any,\n  Plain: any,\n  Menu: any;\n',
+      // Same names with no tie: a vendor typing nobody re-exports, and a second Toggle implementation.
+      'types/vendor.d.ts': 'export const Sidebar: any;\n',
+      'src/Sidebar.jsx': 'export const Sidebar = () => null;\n',
+      'src/Toggle/index.jsx': 'export const Toggle = () => null;\n',
+      'src/Toggle/index.d.ts': 'export const Toggle: any;\n',
+      'src/legacy/Toggle.jsx': 'export const Toggle = () => 1;\n',
+    });
+    ws = fx.ws;
   });
-  after(async () => {
-    await ws.close();
-    cleanup();
-  });
+  after(() => fx.close());
 
   it('resolves a name declared in index.d.ts and re-exported by index.js to the implementation, a re-export or two deep', async () => {
     const toggle = await resolveOneSymbol(ws.db, 'DropdownToggle', { root: ws.root });

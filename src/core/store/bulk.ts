@@ -27,6 +27,7 @@ export async function insertRows(db: Db, table: string, columns: readonly string
     await db.runMany(sql, chunk);
   }
 }
+
 /** Deletes rows whose column is in a (possibly large) id list. */
 export async function deleteWhereIn(db: Db, table: string, column: string, ids: readonly number[]): Promise<void> {
   for (let i = 0; i < ids.length; i += CHUNK) {

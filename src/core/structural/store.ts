@@ -177,13 +177,12 @@ export class StructuralStore {
         await deleteWhereIn(db, 'edges', 'file_id', replacedIds);
         await deleteWhereIn(db, 'edges', 'site_id', change.resolvedSites);
       }
-      await db.run(
-        `INSERT INTO files (id, path, language, hash, size, mtime_ms, skip_reason, error_nodes, parse_ms, package, indexed_at, skip_kind, computed_accesses)
-         SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11, value->>12 FROM json_each(?) WHERE true
-         ON CONFLICT(id) DO UPDATE SET path=excluded.path, language=excluded.language, hash=excluded.hash, size=excluded.size,
-           mtime_ms=excluded.mtime_ms, skip_reason=excluded.skip_reason, error_nodes=excluded.error_nodes, parse_ms=excluded.parse_ms,
-           package=excluded.package, indexed_at=excluded.indexed_at, skip_kind=excluded.skip_kind, computed_accesses=excluded.computed_accesses`,
-        [JSON.stringify(change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skip?.reason ?? null, f.errorNodes, f.parseMs, f.packageName, now, f.skip?.kind ?? null, f.computedAccesses]))],
+      await insertRows(
+        db,
+        'files',
+        ['id', 'path', 'language', 'hash', 'size', 'mtime_ms', 'skip_reason', 'error_nodes', 'parse_ms', 'package', 'indexed_at', 'skip_kind', 'computed_accesses'],
+        change.replaced.map((f) => [f.id, f.rel, f.language?.id ?? null, f.hash, f.size, f.mtimeMs, f.skip?.reason ?? null, f.errorNodes, f.parseMs, f.packageName, now, f.skip?.kind ?? null, f.computedAccesses]),
+        { upsert: 'id' },
       );
       for (const f of change.touched) {
         await db.run('UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?', [f.mtimeMs, f.size, f.id]);
@@ -236,8 +235,8 @@ async function writeFileRows(db: Db, state: StructuralState, files: readonly Fil
 
 /**
  * Makes the edges of a change and hands them to `write` in batches, each once
- * the one before is written (so SQLite writes while the next is made, and
- * memory holds two batches, not every edge); resolves to how many it made.
+ * the one before is written (memory holds a batch or two, not every edge);
+ * resolves to how many it made.
  */
 export type EdgeSource = (write: (edges: readonly Edge[]) => Promise<void>) => Promise<number>;
 

@@ -442,7 +442,7 @@ export class StructuralIndexer {
     const affected = await this.affectedSites(db, batch, importChanged);
     const replacedIds = new Set(batch.replaced.map((f) => f.id));
     let t1 = performance.now();
-    // Edges are resolved inside the write, while SQLite stores the files' symbols and sites.
+    // Edges are resolved inside the write, after the files' symbols, sites and imports are stored.
     const written = await StructuralStore.applyIn(
       db,
       this.state,
