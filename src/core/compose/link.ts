@@ -112,12 +112,15 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   const unresolved: string[] = [];
 
   const written = identifiers(question);
-  const subject = subjectWord(question);
-  for (const id of subject && !written.includes(subject) ? [...written, subject] : written) {
+  const word = subjectWord(question);
+  // The plain subject word is tried only where the question does not already write it as code.
+  const subject = word && !written.includes(word) ? word : undefined;
+  for (const id of subject ? [...written, subject] : written) {
+    const asWord = id === subject;
     try {
       const resolved = await resolveSymbols(db, id, { root });
       // The plain word counts only where it is a symbol's whole name (`messages`), never a file or a part of a name.
-      const found = id === subject && !written.includes(id) ? resolved.filter((f) => f.name === id && f.kind !== 'module') : resolved;
+      const found = asWord ? resolved.filter((f) => f.name === id && f.kind !== 'module') : resolved;
       const nonModule = found.filter((f) => f.kind !== 'module');
       const list = nonModule.length ? nonModule : found;
       for (const s of list) {
@@ -125,14 +128,16 @@ export async function linkByName(db: Db, question: string, root: string): Promis
           symbol: s,
           tier: list.length === 1 ? 'exact' : 'weak',
           phrase: id,
-          why: id === subject && !written.includes(id) ? (list.length === 1 ? `"${id}", the question's subject, is its whole name` : `"${id}", the question's subject, is the whole name of ${list.length} symbols; all are returned`) : list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
+          why: asWord
+            ? list.length === 1 ? `"${id}", the question's subject, is its whole name` : `"${id}", the question's subject, is the whole name of ${list.length} symbols; all are returned`
+            : list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
           score: 1,
           identifier: true,
         });
       }
     } catch (e) {
       if (TenureError.is(e, 'not-indexed')) throw e;
-      if (written.includes(id)) unresolved.push(id);
+      if (!asWord) unresolved.push(id);
     }
   }
 
