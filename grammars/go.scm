@@ -54,8 +54,8 @@
 
 ; ---- type and value references -----------------------------------------------
 ; Predeclared types are not uses of anything in the workspace.
-(((type_identifier) @name) @ref.reference
-  (#not-any-of? @name "any" "bool" "byte" "comparable" "complex64" "complex128" "error" "float32" "float64" "int" "int8" "int16" "int32" "int64" "rune" "string" "uint" "uint8" "uint16" "uint32" "uint64" "uintptr"))
+((type_identifier) @ref.reference
+  (#not-any-of? @ref.reference "any" "bool" "byte" "comparable" "complex64" "complex128" "error" "float32" "float64" "int" "int8" "int16" "int32" "int64" "rune" "string" "uint" "uint8" "uint16" "uint32" "uint64" "uintptr"))
 (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @ref.reference
 (argument_list (identifier) @name) @ref.reference
 (argument_list (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @ref.reference
@@ -67,7 +67,7 @@
 ; a package or type it names is no edge of its own (the selector is).
 ((selector_expression operand: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ; Bare names in expressions: package variables and constants (locals dropped by the extractor).
-(((identifier) @name) @ref.read (#not-eq? @name "_"))
+((identifier) @ref.read (#not-eq? @ref.read "_"))
 (assignment_statement left: (expression_list (selector_expression operand: (_) @receiver field: (field_identifier) @name))) @ref.write
 ((assignment_statement left: (expression_list (identifier) @name)) @ref.write (#not-eq? @name "_"))
 (inc_statement (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @ref.write

@@ -37,7 +37,7 @@
 ; ---- type and value references -----------------------------------------------
 ; Type names start with a capital by convention; a lowercase one is a package prefix
 ; (`java.io.Serializable`) or `var`, which parses as a type name but is a keyword.
-(((type_identifier) @name) @ref.reference (#match? @name "^[A-Z_$]"))
+((type_identifier) @ref.reference (#match? @ref.reference "^[A-Z_$]"))
 (marker_annotation name: (identifier) @name) @ref.reference
 (marker_annotation name: (scoped_identifier name: (identifier) @name)) @ref.reference
 (annotation name: (identifier) @name) @ref.reference
@@ -52,7 +52,7 @@
 ((field_access object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ((method_invocation object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ; Bare names in expressions: fields of the enclosing classes, static imports (locals dropped).
-((identifier) @name) @ref.read
+((identifier) @ref.read)
 (assignment_expression left: (field_access object: (_) @receiver field: (identifier) @name)) @ref.write
 (assignment_expression left: (identifier) @name) @ref.write
 (update_expression (field_access object: (_) @receiver field: (identifier) @name)) @ref.write

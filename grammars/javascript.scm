@@ -89,8 +89,8 @@
 ; expressions (locals dropped by the extractor), writes, destructuring.
 (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name) @ref.read
 ((member_expression object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
-((identifier) @name) @ref.read
-((shorthand_property_identifier) @name) @ref.read
+((identifier) @ref.read)
+((shorthand_property_identifier) @ref.read)
 (assignment_expression left: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.write
 (augmented_assignment_expression left: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.write
 (update_expression argument: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.write

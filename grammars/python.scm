@@ -33,7 +33,7 @@
 (attribute object: (_) @receiver attribute: (identifier) @name) @ref.read
 ((attribute object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ; Bare names in expressions: module globals, imported values (locals dropped by the extractor).
-((identifier) @name) @ref.read
+((identifier) @ref.read)
 (assignment left: (attribute object: (_) @receiver attribute: (identifier) @name)) @ref.write
 (augmented_assignment left: (attribute object: (_) @receiver attribute: (identifier) @name)) @ref.write
 (assignment left: (identifier) @name) @ref.write

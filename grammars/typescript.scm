@@ -42,7 +42,7 @@
 (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @ref.instantiate
 
 ; ---- type and value references -----------------------------------------------
-((type_identifier) @name) @ref.reference
+((type_identifier) @ref.reference)
 (arguments (identifier) @name) @ref.reference
 (arguments (member_expression object: (_) @receiver property: (property_identifier) @name)) @ref.reference
 (decorator (identifier) @name) @ref.call
@@ -58,8 +58,8 @@
 ((member_expression object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ; Bare names in expressions: module constants and variables, imported values. Names bound
 ; locally (@local below) are dropped by the extractor.
-((identifier) @name) @ref.read
-((shorthand_property_identifier) @name) @ref.read
+((identifier) @ref.read)
+((shorthand_property_identifier) @ref.read)
 (assignment_expression left: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.write
 (augmented_assignment_expression left: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.write
 (update_expression argument: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @ref.write

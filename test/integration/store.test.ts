@@ -58,6 +58,23 @@ describe('SQLite store (real database files)', () => {
     await db.close();
   });
 
+  it('bulk-inserts every row once whatever the count (several rows per statement, the rest one by one), an upsert deciding conflicts in row order', async () => {
+    const db = await Db.open(path.join(dir.root, 'm.db'), { migrations: SCHEMA });
+    await db.exec('CREATE TABLE many (id INTEGER PRIMARY KEY, label TEXT, flag INTEGER)');
+    // 4,037 rows: past one chunk, and neither count a whole number of statements.
+    const rows = Array.from({ length: 4037 }, (_, i) => [i + 1, `r${i + 1}`, i % 2 === 0]);
+    await db.write((d) => insertRows(d, 'many', ['id', 'label', 'flag'], rows));
+    const stored = await db.all<{ id: number; label: string; flag: number }>('SELECT id, label, flag FROM many ORDER BY id');
+    assert.deepEqual(stored.map((r) => [r.id, r.label, r.flag]), rows.map(([id, label, flag]) => [id, label, flag ? 1 : 0]));
+    // The same key twice among rows that share a statement: the later row is what stays.
+    const again = Array.from({ length: 20 }, (_, i) => [(i % 10) + 1, `second${i}`, false]);
+    await db.write((d) => insertRows(d, 'many', ['id', 'label', 'flag'], again, { upsert: 'id' }));
+    const updated = await db.all<{ id: number; label: string }>('SELECT id, label FROM many WHERE id <= 11 ORDER BY id');
+    assert.deepEqual(updated.map((r) => r.label), [...Array.from({ length: 10 }, (_, i) => `second${i + 10}`), 'r11']);
+    assert.equal((await db.get<{ n: number }>('SELECT count(*) AS n FROM many'))?.n, 4037);
+    await db.close();
+  });
+
   it('builds a bulk load\'s indexes once at the end, the same indexes as before; a load that fails keeps them', async () => {
     const db = await Db.open(path.join(dir.root, 'i.db'), { migrations: SCHEMA });
     const indexes = () => db.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'symbols' AND sql IS NOT NULL ORDER BY name");

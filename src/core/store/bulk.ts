@@ -12,19 +12,44 @@ function bound(cell: Cell | undefined): Param {
 }
 
 /**
- * Inserts many rows through one prepared statement, a chunk at a time (a
+ * Rows per INSERT statement. Each `run` is a crossing into the native
+ * driver that binds its parameters one call at a time; sixteen rows in one
+ * statement write about 1.5–2× faster than one row per statement (1.6 M
+ * edges on 8,000 files: measured in docs/benchmarks.md), and 16 × the widest
+ * table's columns stays far below SQLite's limit of host parameters.
+ */
+const ROWS_PER_STATEMENT = 16;
+
+/**
+ * Inserts many rows through prepared statements, a chunk at a time (a
  * chunk is one synchronous stretch of the thread). `upsert` names the key
- * column whose conflict updates the other columns instead of failing.
+ * column whose conflict updates the other columns instead of failing; a
+ * conflict is decided row by row, in order, also within one statement.
  */
 export async function insertRows(db: Db, table: string, columns: readonly string[], rows: readonly Cell[][], options: { upsert?: string } = {}): Promise<void> {
   if (rows.length === 0) return;
   const conflict = options.upsert
     ? ` ON CONFLICT(${options.upsert}) DO UPDATE SET ${columns.filter((c) => c !== options.upsert).map((c) => `${c} = excluded.${c}`).join(', ')}`
     : '';
-  const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})${conflict}`;
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const sql = (n: number) => `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: n }, () => tuple).join(', ')}${conflict}`;
+  const many = sql(ROWS_PER_STATEMENT);
+  const one = sql(1);
+  const width = columns.length;
   for (let start = 0; start < rows.length; start += CHUNK) {
-    const chunk = rows.slice(start, start + CHUNK).map((row) => columns.map((_, i) => bound(row[i])));
-    await db.runMany(sql, chunk);
+    const end = Math.min(rows.length, start + CHUNK);
+    const whole = start + Math.floor((end - start) / ROWS_PER_STATEMENT) * ROWS_PER_STATEMENT;
+    const statements: Param[][] = [];
+    for (let r = start; r < whole; r += ROWS_PER_STATEMENT) {
+      const params = new Array<Param>(width * ROWS_PER_STATEMENT);
+      for (let k = 0; k < ROWS_PER_STATEMENT; k++) {
+        const row = rows[r + k]!;
+        for (let c = 0; c < width; c++) params[k * width + c] = bound(row[c]);
+      }
+      statements.push(params);
+    }
+    if (statements.length) await db.runMany(many, statements);
+    if (whole < end) await db.runMany(one, rows.slice(whole, end).map((row) => columns.map((_, c) => bound(row[c]))));
   }
 }
 

@@ -294,7 +294,14 @@ function useCaptures(m: QueryMatch): UseCaptures {
         break;
     }
   }
+  // A catch-all such as `((identifier) @ref.read)` captures the name node once, as the use itself.
+  if (u.refNode && !u.nameNode) u.nameNode = u.refNode;
   return u;
+}
+
+/** A use the whole name node makes by itself: no receiver, nothing `#set!` (a bare name read, a catch-all type reference). */
+function isBare(m: QueryMatch, u: UseCaptures): boolean {
+  return u.refNode !== undefined && u.refNode.id === u.nameNode?.id && !u.receiverNode && m.setProperties === undefined;
 }
 
 /** Properties a pattern sets with `#set!`: a name or receiver that the captured text does not spell, what the name is. */
@@ -342,15 +349,32 @@ function useSites(
   const sitesByNode = new Map<number, { kind: EdgeKind; site: SiteFact }[]>();
   const dynamicSites = new Map<number, { pattern: number; site: SiteFact }>();
   const importStatements = new Map<number, ImportFact[]>();
+  // `#set!` properties belong to a pattern, not a match: read once per pattern.
+  const propsByPattern: SiteProperties[] = [];
+  const propsOf = (m: QueryMatch): SiteProperties => (propsByPattern[m.patternIndex] ??= siteProperties(m));
   let packageName: string | undefined;
-  for (const m of matches) {
+  // Bare uses come last: most of their nodes already hold a more telling site (the name of a
+  // member use, a call, a write), which a bare use never displaces, so they are dropped at once.
+  const bare: { m: QueryMatch; u: UseCaptures }[] = [];
+  const ordered = function* (): Generator<{ m: QueryMatch; u: UseCaptures }> {
+    for (const m of matches) {
+      const u = useCaptures(m);
+      if (isBare(m, u)) bare.push({ m, u });
+      else yield { m, u };
+    }
+    yield* bare;
+  };
+  for (const { m, u } of ordered()) {
     deadline.check();
     try {
-      const u = useCaptures(m);
+      if (isBare(m, u) && u.refKind && u.nameNode) {
+        const held = sitesByNode.get(u.nameNode.id)?.[0];
+        if (held && rank(held) >= rank({ kind: u.refKind, site: { nameIs: undefined, receiver: undefined } })) continue;
+      }
       if (u.isPackage && u.nameNode) {
         packageName ??= u.nameNode.text;
       } else if (u.dynamicNode) {
-        const site = dynamicSite(m, u, u.dynamicNode, containment);
+        const site = dynamicSite(propsOf(m), u, u.dynamicNode, containment);
         // Patterns are listed most specific first: the earliest pattern's reason for a node is kept
         // (matches do not arrive in pattern order).
         const prev = dynamicSites.get(u.dynamicNode.id);
@@ -361,7 +385,7 @@ function useSites(
         list.push(importFact(u, u.importNode, u.importModule, containment));
       } else if (u.refKind && u.nameNode && u.refNode) {
         if (defNameNodes.has(u.nameNode.id)) continue; // the declaration's own name is not a use
-        const props = siteProperties(m);
+        const props = propsOf(m);
         const kind = props.kind ?? u.refKind;
         const isData = kind === 'read' || kind === 'write';
         // `self` in `self.x` is the instance, not a variable anything could depend on.
@@ -384,6 +408,11 @@ function useSites(
   return { packageName, sites, imports: mergeImports(importStatements) };
 }
 
+/** How telling a site of a name node is: a receiver, then the kind, then knowing what the name is. */
+function rank(s: { kind: EdgeKind; site: Pick<SiteFact, 'receiver' | 'nameIs'> }): number {
+  return (s.site.receiver !== undefined ? 100 : 0) + REF_PRIORITY[s.kind] * 2 + (s.site.nameIs !== undefined ? 1 : 0);
+}
+
 /**
  * One name node, several patterns: a site that knows its receiver (a member
  * use, `this::handle`) wins over the bare name; then the most telling kind;
@@ -392,7 +421,6 @@ function useSites(
  * annotation) are all kept.
  */
 function keepMostTelling(list: readonly { kind: EdgeKind; site: SiteFact }[], next: { kind: EdgeKind; site: SiteFact }): { kind: EdgeKind; site: SiteFact }[] {
-  const rank = (s: { kind: EdgeKind; site: SiteFact }) => (s.site.receiver !== undefined ? 100 : 0) + REF_PRIORITY[s.kind] * 2 + (s.site.nameIs !== undefined ? 1 : 0);
   const isKey = (s: { site: SiteFact }) => s.site.nameIs === 'config-key' || s.site.nameIs === 'config-prefix';
   const same = list.findIndex((s) => s.site.name === next.site.name || !(isKey(s) && isKey(next)));
   if (same < 0) return [...list, next];
@@ -415,8 +443,7 @@ function shadowed(site: SiteFact, scopes: Bindings, definitions: readonly (Defin
   }
 }
 
-function dynamicSite(m: QueryMatch, u: UseCaptures, dynamicNode: Node, containment: Containment): SiteFact {
-  const props = siteProperties(m);
+function dynamicSite(props: SiteProperties, u: UseCaptures, dynamicNode: Node, containment: Containment): SiteFact {
   const byKey = props.nameIs === 'config-key' || props.nameIs === 'env-var';
   const reason = props.reason ?? (byKey ? COMPUTED_CONFIG_READ : 'target computed at run time');
   // A literal name (getattr(x, "retry")) still says which name is meant.
