@@ -355,21 +355,28 @@ function useSites(
   let packageName: string | undefined;
   // Bare uses come last: most of their nodes already hold a more telling site (the name of a
   // member use, a call, a write), which a bare use never displaces, so they are dropped at once.
-  const bare: { m: QueryMatch; u: UseCaptures }[] = [];
-  const ordered = function* (): Generator<{ m: QueryMatch; u: UseCaptures }> {
-    for (const m of matches) {
-      const u = useCaptures(m);
-      if (isBare(m, u)) bare.push({ m, u });
-      else yield { m, u };
-    }
-    yield* bare;
+  const telling: { m: QueryMatch; u: UseCaptures; bare: boolean }[] = [];
+  const bare: { m: QueryMatch; u: UseCaptures; bare: boolean }[] = [];
+  // A match the extractor fails on is skipped with its reason; the rest of the file is kept.
+  const skipUse = (m: QueryMatch, e: unknown): void => {
+    const first = m.captures[0]?.node;
+    skipped.push({ at: first ? pos(first) : { line: 1, col: 0 }, reason: `use site skipped: ${errorMessage(e)}` });
   };
-  for (const { m, u } of ordered()) {
+  for (const m of matches) {
+    try {
+      const u = useCaptures(m);
+      if (isBare(m, u)) bare.push({ m, u, bare: true });
+      else telling.push({ m, u, bare: false });
+    } catch (e) {
+      skipUse(m, e);
+    }
+  }
+  for (const { m, u, bare: isBareUse } of [...telling, ...bare]) {
     deadline.check();
     try {
-      if (isBare(m, u) && u.refKind && u.nameNode) {
+      if (isBareUse && u.refKind && u.nameNode) {
         const held = sitesByNode.get(u.nameNode.id)?.[0];
-        if (held && rank(held) >= rank({ kind: u.refKind, site: { nameIs: undefined, receiver: undefined } })) continue;
+        if (held && rank(held) >= rank({ kind: u.refKind, site: {} })) continue;
       }
       if (u.isPackage && u.nameNode) {
         packageName ??= u.nameNode.text;
@@ -398,8 +405,7 @@ function useSites(
         }
       }
     } catch (e) {
-      const first = m.captures[0]?.node;
-      skipped.push({ at: first ? pos(first) : { line: 1, col: 0 }, reason: `use site skipped: ${errorMessage(e)}` });
+      skipUse(m, e);
     }
   }
   const sites = [...[...sitesByNode.values()].flatMap((l) => l.map((s) => s.site)), ...[...dynamicSites.values()].map((d) => d.site)].sort(
