@@ -41,11 +41,14 @@ import { median, percentile, type Row } from './stats.js';
  * inside this repository. A corpus that is missing gets a row saying how to
  * place it.
  *
- *   node out/bench/knowledgeReasons.js [--model] [--only=id,id] [--set=tuning|held-out] [--keep-index] [--answers] [--json]
+ *   node out/bench/knowledgeReasons.js [--model] [--only=id,id] [--set=tuning|held-out] [--keep-index | --reuse-index] [--answers] [--json]
  *
  * --keep-index answers from the index a previous offline run left in each
- * corpus (brought up to date incrementally) instead of rebuilding it: for
- * trying a change to how answers are found, never for the numbers reported.
+ * corpus (brought up to date incrementally) instead of rebuilding it;
+ * --reuse-index answers from that index as it is, with no structural or
+ * knowledge pass (seconds instead of minutes: only the answering code is
+ * new). Both are for trying a change to how answers are found, never for
+ * the numbers reported.
  */
 
 interface Case {
@@ -241,7 +244,7 @@ export interface ReasonBench {
   readonly missing: { corpus: string; error: string }[];
 }
 
-export async function runReasonBench(options: { readonly model?: boolean; readonly only?: readonly string[]; readonly set?: Case['set']; readonly keepIndex?: boolean; readonly log?: (m: string) => void } = {}): Promise<ReasonBench> {
+export async function runReasonBench(options: { readonly model?: boolean; readonly only?: readonly string[]; readonly set?: Case['set']; readonly keepIndex?: boolean; readonly reuseIndex?: boolean; readonly log?: (m: string) => void } = {}): Promise<ReasonBench> {
   const log = options.log ?? (() => undefined);
   const out: ReasonBench = { results: [], runs: [], missing: [] };
   for (const corpus of loadCases()) {
@@ -253,14 +256,17 @@ export async function runReasonBench(options: { readonly model?: boolean; readon
       out.missing.push({ corpus: corpus.id, error: error! });
       continue;
     }
-    if (!options.keepIndex || options.model) fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
+    const reuse = !!options.reuseIndex && !options.model && fs.existsSync(path.join(root, '.tenure'));
+    if (!reuse && (!options.keepIndex || options.model)) fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
     const ws = await openWorkspace(root);
     try {
-      log(`${corpus.id}: structural index`);
-      await structural(ws, corpus.exclude);
-      log(`${corpus.id}: knowledge index, offline`);
-      const offline = await indexKnowledge(ws);
-      out.runs.push({ corpus: corpus.id, path: 'offline', status: offline.status, ...(offline.message ? { message: offline.message } : {}), documents: offline.documents.total, ms: offline.ms });
+      if (!reuse) {
+        log(`${corpus.id}: structural index`);
+        await structural(ws, corpus.exclude);
+        log(`${corpus.id}: knowledge index, offline`);
+        const offline = await indexKnowledge(ws);
+        out.runs.push({ corpus: corpus.id, path: 'offline', status: offline.status, ...(offline.message ? { message: offline.message } : {}), documents: offline.documents.total, ms: offline.ms });
+      }
       for (const c of cases) out.results.push(await ask(ws, corpus, c, 'offline'));
       if (options.model) {
         log(`${corpus.id}: knowledge index, model path (loopback endpoint)`);
@@ -330,7 +336,7 @@ async function main(): Promise<void> {
   const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
   const set = args.find((a) => a.startsWith('--set='))?.slice('--set='.length) as Case['set'] | undefined;
   if (set && set !== 'tuning' && set !== 'held-out') throw new Error(`--set is tuning or held-out, not ${set}`);
-  const b = await runReasonBench({ model: args.includes('--model'), keepIndex: args.includes('--keep-index'), ...(only ? { only } : {}), ...(set ? { set } : {}), log: (m) => process.stderr.write(`[reasons] ${m}\n`) });
+  const b = await runReasonBench({ model: args.includes('--model'), keepIndex: args.includes('--keep-index'), reuseIndex: args.includes('--reuse-index'), ...(only ? { only } : {}), ...(set ? { set } : {}), log: (m) => process.stderr.write(`[reasons] ${m}\n`) });
   if (args.includes('--json')) {
     process.stdout.write(JSON.stringify(b, null, 2) + '\n');
     return;
