@@ -46,9 +46,10 @@ import { median, percentile, type Row } from './stats.js';
  * --keep-index answers from the index a previous offline run left in each
  * corpus (brought up to date incrementally) instead of rebuilding it;
  * --reuse-index answers from that index as it is, with no structural or
- * knowledge pass (seconds instead of minutes: only the answering code is
- * new). Both are for trying a change to how answers are found, never for
- * the numbers reported.
+ * knowledge pass (minutes instead of many: only the answering code is
+ * new) — and answers from whatever that run built, a --model run's
+ * knowledge included, so it follows an offline run. Both are for trying a
+ * change to how answers are found, never for the numbers reported.
  */
 
 interface Case {
