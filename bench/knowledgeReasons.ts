@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { indexKnowledge, type KnowledgeIndexReport } from '../src/core/knowledge/pipeline.js';
+import { knowledgeIndexed } from '../src/core/knowledge/quotes.js';
 import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
 import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
@@ -47,9 +48,9 @@ import { median, percentile, type Row } from './stats.js';
  * corpus (brought up to date incrementally) instead of rebuilding it;
  * --reuse-index answers from that index as it is, with no structural or
  * knowledge pass (minutes instead of many: only the answering code is
- * new) — and answers from whatever that run built, a --model run's
- * knowledge included, so it follows an offline run. Both are for trying a
- * change to how answers are found, never for the numbers reported.
+ * new), where its knowledge was extracted offline (one a --model run left
+ * is built again offline first). Both are for trying a change to how
+ * answers are found, never for the numbers reported.
  */
 
 interface Case {
@@ -257,10 +258,16 @@ export async function runReasonBench(options: { readonly model?: boolean; readon
       out.missing.push({ corpus: corpus.id, error: error! });
       continue;
     }
-    const reuse = !!options.reuseIndex && !options.model && fs.existsSync(path.join(root, '.tenure'));
-    if (!reuse && (!options.keepIndex || options.model)) fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
+    const kept = !!options.reuseIndex && !options.model && fs.existsSync(path.join(root, '.tenure'));
+    if (!kept && (!options.keepIndex || options.model)) fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
     const ws = await openWorkspace(root);
     try {
+      // A kept index answers as it is only if its knowledge was extracted offline: a --model run leaves the replayed model's, and these answers are the offline path's.
+      const reuse = kept && (await knowledgeIndexed(ws.db)).extractedBy.every((x) => x === 'offline');
+      if (kept && !reuse) {
+        log(`${corpus.id}: its knowledge index was built by a model; built again offline`);
+        await clearKnowledge(ws.db);
+      }
       if (!reuse) {
         log(`${corpus.id}: structural index`);
         await structural(ws, corpus.exclude);
