@@ -57,14 +57,16 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
   const rules = new IgnoreRules(root, options.exclude ?? [], (rel) => skipped.push({ rel, kind: 'unreadable-gitignore', reason: 'unreadable .gitignore (its rules were not applied)' }));
   const seenDirs = new Set<string>();
   const start = options.under ?? '';
-  const stack: { dir: string; rel: string }[] = [{ dir: start ? path.join(root, start) : root, rel: start }];
+  // A folder's real path is known without a system call unless it was reached through a symlink: a plain
+  // folder's is its parent's joined with its name. Only the start and linked folders are resolved.
+  const stack: { dir: string; rel: string; real?: string }[] = [{ dir: start ? path.join(root, start) : root, rel: start }];
   const yielder = new Yielder(12, 8);
 
   while (stack.length > 0) {
     const frame = stack.pop()!;
     let real: string;
     try {
-      real = fs.realpathSync(frame.dir);
+      real = frame.real ?? fs.realpathSync(frame.dir);
     } catch (e) {
       skipped.push({ rel: frame.rel || '.', kind: 'unreadable-folder', reason: `unreadable folder (${errCode(e)})` });
       continue;
@@ -90,8 +92,8 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
       const rel = frame.rel ? `${frame.rel}/${entry.name}` : entry.name;
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
+      let target: string | undefined;
       if (entry.isSymbolicLink()) {
-        let target: string;
         try {
           target = fs.realpathSync(abs);
           const st = fs.statSync(target);
@@ -116,7 +118,7 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
       }
       if (isDir) {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || here.ignores(rel, true)) continue;
-        stack.push({ dir: abs, rel });
+        stack.push({ dir: abs, rel, real: target ?? path.join(real, entry.name) });
       } else if (isFile) {
         const tag = options.pick(entry.name);
         if (tag === undefined || here.ignores(rel, false)) continue;

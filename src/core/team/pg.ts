@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { resolvePassword, type PasswordSources } from './config.js';
 import { classifyPgError } from './errors.js';
 
@@ -26,7 +26,10 @@ export class TeamDb {
   ) {}
 
   static open(url: string, options: TeamDbOptions = {}): TeamDb {
-    const pool = new Pool({
+    // Loaded on first use: every CLI command's bundle holds the team store, few commands open it, and `pg` costs about 30 ms to load.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Pool: PgPool } = require('pg') as typeof import('pg');
+    const pool = new PgPool({
       connectionString: url,
       password: () => resolvePassword(url, options) as Promise<string>,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,

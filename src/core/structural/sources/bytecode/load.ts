@@ -40,10 +40,11 @@ export function findBytecode(root: string, options: { maxDepth?: number } = {}):
   const generatedSourceDirs: string[] = [];
   const aotSourceDirs: string[] = [];
   const seen = new Set<string>();
-  const walk = (abs: string, rel: string, depth: number) => {
+  // Only the root and folders reached through a symlink are resolved: a plain folder's real path is its parent's and its name.
+  const walk = (abs: string, rel: string, depth: number, known?: string) => {
     let real: string;
     try {
-      real = fs.realpathSync(abs);
+      real = known ?? fs.realpathSync(abs);
     } catch {
       return;
     }
@@ -71,7 +72,8 @@ export function findBytecode(root: string, options: { maxDepth?: number } = {}):
     for (const e of entries) {
       if (NEVER.has(e.name)) continue;
       const childRel = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory() || (e.isSymbolicLink() && isDir(path.join(abs, e.name)))) walk(path.join(abs, e.name), childRel, depth + 1);
+      if (e.isDirectory()) walk(path.join(abs, e.name), childRel, depth + 1, path.join(real, e.name));
+      else if (e.isSymbolicLink() && isDir(path.join(abs, e.name))) walk(path.join(abs, e.name), childRel, depth + 1);
       else if (jarDir && /\.(jar|war)$/i.test(e.name) && !/-(sources|javadoc)\.jar$/.test(e.name)) jars.push(childRel);
     }
   };
