@@ -260,13 +260,16 @@ export async function runReasonBench(options: { readonly model?: boolean; readon
     }
     const kept = !!options.reuseIndex && !options.model && fs.existsSync(path.join(root, '.tenure'));
     if (!kept && (!options.keepIndex || options.model)) fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
-    const ws = await openWorkspace(root);
+    let ws = await openWorkspace(root);
     try {
       // A kept index answers as it is only if its knowledge was extracted offline: a --model run leaves the replayed model's, and these answers are the offline path's.
       const reuse = kept && (await knowledgeIndexed(ws.db)).extractedBy.every((x) => x === 'offline');
       if (kept && !reuse) {
-        log(`${corpus.id}: its knowledge index was built by a model; built again offline`);
-        await clearKnowledge(ws.db);
+        // Not cleared but removed: an offline pass defers to the model extractions a store keeps (they are the expensive part), so only a new store is offline throughout.
+        log(`${corpus.id}: its knowledge index was built by a model; built again offline from a new store`);
+        await ws.close();
+        fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
+        ws = await openWorkspace(root);
       }
       if (!reuse) {
         log(`${corpus.id}: structural index`);

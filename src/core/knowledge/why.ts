@@ -672,6 +672,24 @@ function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
   return { quote: best.reason.quote, category: best.item.category, tier: best.item.tier, relation: best.item.relation, handle: handleOf(best.item.document) };
 }
 
+/** A comment or doc comment in the symbol's own code: its authors' words about it, linked exact. */
+function isOwnComment(i: WhyItem): boolean {
+  return i.category === 'docstring' && i.relation === 'self' && i.hops === 1 && i.tier === 'exact';
+}
+
+/**
+ * The sources an answer shows, in rank order: those that give a reason, then the symbol's own comments that
+ * give none (a formula, a terse "approximate block time times the catch-up workers": its authors' words about
+ * it, which the budget quotes when it has room), then at most three more that merely name it. The own comments
+ * keep their places within the limit, so a limit full of weakly linked commits never pushes them out.
+ */
+export function selectShown(items: readonly WhyItem[], limit: number): WhyItem[] {
+  const own = items.filter((i) => !i.reasons.length && isOwnComment(i)).slice(0, limit);
+  const ordered = [...items.filter((i) => i.reasons.length), ...own, ...items.filter((i) => !i.reasons.length && !isOwnComment(i)).slice(0, 3)];
+  const kept = new Set([...own, ...ordered.filter((i) => !own.includes(i)).slice(0, limit - own.length)]);
+  return ordered.filter((i) => kept.has(i));
+}
+
 export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: WhyOptions = {}): Promise<WhyIsThisResult> {
   const status = await knowledgeIndexed(db);
   const scope = await scopeOf(db, target);
@@ -702,9 +720,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const constraints = status.documents ? await constraintsAround(db, best, docs) : [];
 
   const items = rankItems(docs.values());
-  // Sources that give a reason first; of those that merely name the symbol, at most three.
-  const mentions = items.filter((i) => !i.reasons.length);
-  const shown = [...items.filter((i) => i.reasons.length), ...mentions.slice(0, 3)].slice(0, Math.max(limit, 1));
+  const shown = selectShown(items, Math.max(limit, 1));
   const byCategory: Partial<Record<Category, number>> = {};
   const byTier = zeroTiers();
   for (const i of shown) {
