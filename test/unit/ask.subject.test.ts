@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { subjectWord } from '../../src/core/compose/link.js';
+import { identifiers, subjectWord } from '../../src/core/compose/link.js';
 import { askTool } from '../../src/core/tools/ask.js';
 import { indexedFiles, type FilledExample } from '../helpers/example.js';
 
@@ -45,6 +45,60 @@ describe('ask: a lower-case subject word', () => {
       const data = r.data as { focus: { qname: string }[]; missing?: string[] };
       assert.ok(!(data.missing ?? []).includes('validation'));
       assert.ok(!data.focus.some((f) => f.qname.endsWith('messages')));
+    });
+  });
+});
+
+describe('ask: identifiers written in the question', () => {
+  it('reads a leading underscore and UPPER_SNAKE as part of the name, not as prose', () => {
+    assert.deepEqual(identifiers('Why does _all_updates work this way?'), ['_all_updates']);
+    assert.deepEqual(identifiers('Why does __init__ take no arguments?'), ['__init__']);
+    assert.deepEqual(identifiers('Why is _private a module?'), ['_private']);
+    assert.deepEqual(identifiers('Why is MAX_RETRIES three and A_BIT so small?'), ['MAX_RETRIES', 'A_BIT']);
+    assert.deepEqual(identifiers('Why does Poller._all_updates loop?'), ['Poller._all_updates']);
+    // Words of prose stay words; a path keeps its line.
+    assert.deepEqual(identifiers('Why is the API slow?'), []);
+    assert.deepEqual(identifiers('Why is src/poll_utils.py:12 so?'), ['src/poll_utils.py:12']);
+  });
+
+  describe('on an indexed Python fixture', function () {
+    this.timeout(120_000);
+    let fx: FilledExample;
+
+    before(async () => {
+      fx = await indexedFiles({
+        'pkg/__init__.py': '',
+        'pkg/poll.py': [
+          'A_BIT = 0.05',
+          '',
+          '',
+          'async def _all_updates(signal):',
+          '    """Yields every update, the first one included."""',
+          '    while True:',
+          '        yield await signal.next()',
+          '',
+          '',
+          'async def all_updates(signal):',
+          '    async for u in _all_updates(signal):',
+          '        yield u',
+          '',
+        ].join('\n'),
+      });
+    });
+    after(() => fx.close());
+
+    it('the private function the question names is its subject, not its public namesake', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does _all_updates work this way?' });
+      const data = r.data as { focus: { qname: string; tier: string }[] };
+      assert.match(data.focus[0]?.qname ?? '', /(^|\.)poll\._all_updates$/);
+      assert.equal(data.focus[0]?.tier, 'exact');
+    });
+
+    it('an UPPER_SNAKE constant the question names is its subject', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does A_BIT work this way?' });
+      const data = r.data as { focus: { qname: string; tier: string }[] };
+      assert.match(data.focus[0]?.qname ?? '', /(^|\.)poll\.A_BIT$/);
+      assert.equal(data.focus[0]?.tier, 'exact');
     });
   });
 });

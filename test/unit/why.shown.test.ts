@@ -3,10 +3,11 @@ import type { DocumentRef } from '../../src/core/knowledge/quotes.js';
 import { selectShown, type WhyItem } from '../../src/core/knowledge/why.js';
 
 /*
- * Which sources an answer shows within its limit: the symbol's own comment is
- * its authors' words about it, so a limit full of weakly linked commits that
- * give a reason never pushes it out, and it stays behind every source that
- * gives one.
+ * Which sources an answer shows within its limit: a comment inside the
+ * symbol's own code is its authors' words about how it is, so a limit full of
+ * weakly linked commits that give a reason never pushes it out, and it stays
+ * behind every source that gives one; its doc comment, which says what it
+ * does, competes like any other source.
  */
 
 const target = { sid: 'py pkg/timeouts.SampleTimeout.', qname: 'pkg.timeouts.SampleTimeout' };
@@ -28,6 +29,17 @@ function ownComment(): WhyItem {
     category: 'docstring', document, tier: 'exact', relation: 'self', hops: 1,
     anchors: [{ entity: target.qname, entityType: 'code', tier: 'exact', symbol: target, relation: 'self', reason: 'a comment in it at pkg/timeouts.py:12' }],
     excerpts: [quote], reasons: [], extractedBy: 'code comment',
+  };
+}
+
+/** The symbol's doc comment, which says what it does. */
+function docComment(): WhyItem {
+  const document: DocumentRef = { id: -2, source: 'pkg/timeouts.py#L10', kind: 'doc', title: 'doc comment of pkg.timeouts.SampleTimeout', path: 'pkg/timeouts.py' };
+  const quote = { document, quote: 'The timeout of one sample.', line: 10 };
+  return {
+    category: 'docstring', document, tier: 'exact', relation: 'self', hops: 1,
+    anchors: [{ entity: target.qname, entityType: 'code', tier: 'exact', symbol: target, relation: 'self', reason: 'its doc comment at pkg/timeouts.py:10' }],
+    excerpts: [quote], reasons: [], extractedBy: 'docstring',
   };
 }
 
@@ -56,9 +68,9 @@ describe('the sources why_is_this shows within its limit', () => {
     assert.deepEqual(shown.map((i) => i.document.source), ['git:1abcdef', 'pkg/timeouts.py#L12', 'docs/notes-1.md', 'docs/notes-2.md', 'docs/notes-3.md']);
   });
 
-  it('shows only sources that give a reason when there is no own comment, as before', () => {
+  it('shows only sources that give a reason when there is no comment in its code, its doc comment included', () => {
     const reasons = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((k) => commit(k, 'exact'));
-    const shown = selectShown([...reasons, mention(1)], 8);
+    const shown = selectShown([...reasons, docComment(), mention(1)], 8);
     assert.deepEqual(shown, reasons.slice(0, 8));
   });
 });

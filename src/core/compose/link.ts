@@ -77,7 +77,9 @@ function containsPhrase(hay: readonly string[], needle: readonly string[]): bool
 export function identifiers(question: string): string[] {
   const out = new Set<string>();
   for (const m of question.matchAll(/`([^`]+)`/g)) out.add(m[1]!.trim());
-  for (const m of question.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
+  // Dotted names, camelCase, PascalCase with a second capital, a name with a leading underscore (`_all_updates`, `__init__`:
+  // Python's private names, whole), snake_case, UPPER_SNAKE (`MAX_RETRIES`) and path:line.
+  for (const m of question.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|(?<![\w$])_+[A-Za-z0-9][\w$]*|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
   return [...out];
 }
 

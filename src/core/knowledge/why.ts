@@ -672,20 +672,25 @@ function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
   return { quote: best.reason.quote, category: best.item.category, tier: best.item.tier, relation: best.item.relation, handle: handleOf(best.item.document) };
 }
 
-/** A comment or doc comment in the symbol's own code: its authors' words about it, linked exact. */
-function isOwnComment(i: WhyItem): boolean {
-  return i.category === 'docstring' && i.relation === 'self' && i.hops === 1 && i.tier === 'exact';
+/**
+ * A comment inside the symbol's own code (not its doc comment), linked exact: where its authors say how or why
+ * a line is as it is ("SampleTimeout = approximate block time * max amount of catchup workers"). A doc comment
+ * mostly says what the symbol does ("Submits the instruction, retrying transient failures as the policy allows")
+ * and competes for a place like any other source.
+ */
+function isOwnBodyComment(i: WhyItem): boolean {
+  return i.category === 'docstring' && i.relation === 'self' && i.hops === 1 && i.tier === 'exact' && i.extractedBy.split(', ').includes('code comment');
 }
 
 /**
- * The sources an answer shows, in rank order: those that give a reason, then the symbol's own comments that
- * give none (a formula, a terse "approximate block time times the catch-up workers": its authors' words about
- * it, which the budget quotes when it has room), then at most three more that merely name it. The own comments
- * keep their places within the limit, so a limit full of weakly linked commits never pushes them out.
+ * The sources an answer shows, in rank order: those that give a reason, then the comments inside the symbol's
+ * own code that give none the reason finder can read (a formula, a terse note: its authors' words about it,
+ * quoted where the budget has room), then at most three more that merely name it. Those comments keep their
+ * places within the limit, so a limit full of weakly linked commits never pushes them out.
  */
 export function selectShown(items: readonly WhyItem[], limit: number): WhyItem[] {
-  const own = items.filter((i) => !i.reasons.length && isOwnComment(i)).slice(0, limit);
-  const ordered = [...items.filter((i) => i.reasons.length), ...own, ...items.filter((i) => !i.reasons.length && !isOwnComment(i)).slice(0, 3)];
+  const own = items.filter((i) => !i.reasons.length && isOwnBodyComment(i)).slice(0, limit);
+  const ordered = [...items.filter((i) => i.reasons.length), ...own, ...items.filter((i) => !i.reasons.length && !isOwnBodyComment(i)).slice(0, 3)];
   const kept = new Set([...own, ...ordered.filter((i) => !own.includes(i)).slice(0, limit - own.length)]);
   return ordered.filter((i) => kept.has(i));
 }
