@@ -5,7 +5,7 @@ import { importEpisodes } from '../../src/core/episodic/seed';
 import { indexKnowledge } from '../../src/core/knowledge/pipeline';
 import { refreshRules } from '../../src/core/procedural/refresh';
 import type { Workspace } from '../../src/core/store/workspace';
-import { StructuralIndexer } from '../../src/core/structural/index/indexer';
+import { StructuralIndexer, type IndexReport } from '../../src/core/structural/index/indexer';
 import { indexArtifacts } from '../../src/core/structural/sources/bytecode/artifacts';
 import { openWorkspace } from '../../src/core/workspace';
 import { copyExample, tempDir, write } from './fixtures';
@@ -17,24 +17,25 @@ export interface FilledExample {
 }
 
 /** Indexes a folder's structural memory, as `tenure index --no-knowledge` does without the build output. */
-export async function indexStructure(ws: Workspace): Promise<void> {
+export async function indexStructure(ws: Workspace): Promise<IndexReport> {
   const indexer = await StructuralIndexer.create(ws);
   try {
-    await indexer.indexAll();
+    return await indexer.indexAll();
   } finally {
     await indexer.dispose();
   }
 }
 
 /** A temporary folder holding the files given (path → text), its structural memory indexed. */
-export async function indexedFiles(files: Readonly<Record<string, string>>): Promise<FilledExample> {
+export async function indexedFiles(files: Readonly<Record<string, string>>): Promise<FilledExample & { readonly report: IndexReport }> {
   const t = tempDir();
   for (const [rel, text] of Object.entries(files)) write(t.root, rel, text);
   const ws = await openWorkspace(t.root);
-  await indexStructure(ws);
+  const report = await indexStructure(ws);
   return {
     root: t.root,
     ws,
+    report,
     close: async () => {
       await ws.close();
       t.cleanup();

@@ -40,6 +40,8 @@ export interface WalkOptions<T> {
   readonly under?: string;
   /** Told of each folder walked, with its entries, before they are. */
   readonly onFolder?: (rel: string, abs: string, entries: readonly fs.Dirent[]) => void;
+  /** Files `pick` passes over that are still worth counting, by the key this gives (never opened or even stat'ed). */
+  readonly tally?: (name: string) => string | undefined;
 }
 
 export interface Walk<T> {
@@ -47,6 +49,8 @@ export interface Walk<T> {
   readonly files: WalkedFile<T>[];
   /** Paths passed over with the reason (unreadable folders, symlink loops). */
   readonly skipped: SkippedPath[];
+  /** How many files `tally` counted, by its key. */
+  readonly tallied: ReadonlyMap<string, number>;
 }
 
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? 'error';
@@ -54,6 +58,7 @@ const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? 'error';
 export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): Promise<Walk<T>> {
   const files: WalkedFile<T>[] = [];
   const skipped: SkippedPath[] = [];
+  const tallied = new Map<string, number>();
   const rules = new IgnoreRules(root, options.exclude ?? [], (rel) => skipped.push({ rel, kind: 'unreadable-gitignore', reason: 'unreadable .gitignore (its rules were not applied)' }));
   const seenDirs = new Set<string>();
   const start = options.under ?? '';
@@ -121,7 +126,12 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
         stack.push({ dir: abs, rel, real: target ?? path.join(real, entry.name) });
       } else if (isFile) {
         const tag = options.pick(entry.name);
-        if (tag === undefined || here.ignores(rel, false)) continue;
+        if (tag === undefined) {
+          const key = options.tally?.(entry.name);
+          if (key !== undefined && !here.ignores(rel, false)) tallied.set(key, (tallied.get(key) ?? 0) + 1);
+          continue;
+        }
+        if (here.ignores(rel, false)) continue;
         let st: fs.Stats;
         try {
           st = fs.statSync(abs);
@@ -134,5 +144,5 @@ export async function walkWorkspace<T>(root: string, options: WalkOptions<T>): P
     }
   }
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  return { files, skipped };
+  return { files, skipped, tallied };
 }

@@ -5,6 +5,9 @@ import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { SymbolIndex, type SymbolRow } from '../linking/symbolIndex.js';
+import type { UnreadLanguage } from './inventory/discover.js';
+import { READ_LANGUAGE_NAMES, unreadLanguageForPath } from './inventory/languages.js';
+import { unreadLanguages } from './store.js';
 
 /*
  * The symbol namespace, the seam where the memories meet: what a person or
@@ -63,7 +66,7 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
     if (rows.length) return rows.map(ref);
     const mod = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [rel]);
     if (mod.length) return mod.map(ref);
-    throw new TenureError('symbol-not-found', `No indexed file ${rel}. Check the path (relative to the workspace root) or run \`tenure index\`.`);
+    throw new TenureError('symbol-not-found', `No indexed file ${rel}. Check the path (relative to the workspace root) or run \`tenure index\`.${await unreadNote(db, rel)}`);
   }
 
   const asFile = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [toRel(query, options.root)]);
@@ -87,7 +90,30 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
 
   const like = await db.all<Row>(`${SELECT} WHERE s.name LIKE ? AND s.kind != 'module' LIMIT 8`, [`%${name}%`]);
   const hint = like.length ? ` Did you mean: ${like.map((l) => `${l.qname} (${l.path}:${l.line})`).join(', ')}?` : '';
-  throw new TenureError('symbol-not-found', `No symbol matches "${query}" in the index.${hint}`, { suggestions: like.map(ref) });
+  throw new TenureError('symbol-not-found', `No symbol matches "${query}" in the index.${hint}${await unreadNote(db)}`, { suggestions: like.map(ref) });
+}
+
+/**
+ * What a "not found" cannot rule out: the workspace's files in languages the
+ * inventory does not read. Said only where such files exist (for a path, only
+ * when that file is one of them).
+ */
+export async function unreadNote(db: Db, rel?: string): Promise<string> {
+  const unread = await unreadLanguages(db);
+  if (rel !== undefined) {
+    const language = unreadLanguageForPath(rel);
+    return language ? ` ${rel} is ${language}, a language Tenure does not index (it reads ${READ_LANGUAGE_NAMES}).` : '';
+  }
+  if (!unread.length) return '';
+  return ` This workspace also has ${describeUnread(unread)}, which Tenure does not index: a symbol defined there is in no answer.`;
+}
+
+/** "1,204 Rust files (.rs) and 12 C files (.c, .h)". */
+export function describeUnread(unread: readonly UnreadLanguage[], most = 3): string {
+  const parts = unread.slice(0, most).map((u) => `${u.files.toLocaleString('en-US')} ${u.language} file${u.files === 1 ? '' : 's'} (${u.extensions.join(', ')})`);
+  const rest = unread.slice(most).reduce((n, u) => n + u.files, 0);
+  if (rest) parts.push(`${rest.toLocaleString('en-US')} in ${unread.length - most} more language${unread.length - most === 1 ? '' : 's'}`);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0]!;
 }
 
 /** Like resolveSymbols, but exactly one symbol or an error listing the candidates. */
@@ -278,8 +304,10 @@ export async function symbolIndexOf(db: Db): Promise<SymbolIndex> {
 // ---------------------------------------------------------------- reads other memories make through the seam
 
 /** Whether the inventory has indexed anything here yet (a file row, read or skipped). */
+/** Whether an index has run: files are stored, or a full index found none it reads (a repository of Rust alone has been indexed, with nothing in it). */
 export async function isIndexed(db: Db): Promise<boolean> {
-  return !!(await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n;
+  if ((await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n) return true;
+  return !!(await db.get<{ n: number }>("SELECT count(*) AS n FROM meta WHERE key IN ('structural.walkSkips', 'structural.unread')"))?.n;
 }
 
 export interface IndexedFile {

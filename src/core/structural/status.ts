@@ -1,4 +1,7 @@
-import { StructuralStore } from './store.js';
+import type { UnreadLanguage } from './inventory/discover.js';
+import { READ_LANGUAGE_NAMES } from './inventory/languages.js';
+import { describeUnread } from './lookup.js';
+import { StructuralStore, unreadLanguages } from './store.js';
 import { EDGE_TIERS, type EdgeTier } from '../model/tiers.js';
 import type { SkipKind } from '../model/skips.js';
 import type { Db } from '../store/db.js';
@@ -15,6 +18,8 @@ export interface StatusReport {
   readonly edges: number;
   readonly edgesByTier: Record<EdgeTier, number>;
   readonly edgesBySource: Record<string, number>;
+  /** Source files in languages the inventory does not read, by language. */
+  readonly unread: readonly UnreadLanguage[];
 }
 
 export async function getStatus(ws: Workspace): Promise<StatusReport> {
@@ -39,6 +44,7 @@ export async function getStatus(ws: Workspace): Promise<StatusReport> {
     edges: tiers.reduce((n, t) => n + t.n, 0),
     edgesByTier,
     edgesBySource: Object.fromEntries(sources.map((s) => [s.source, s.n])),
+    unread: await unreadLanguages(db),
   };
 }
 
@@ -56,6 +62,7 @@ export function renderStatus(s: StatusReport): string {
     `Symbols: ${s.symbols}. Edges: ${s.edges} — ${EDGE_TIERS.map((t) => `${t} ${s.edgesByTier[t]}`).join(', ')}`,
     `Edge sources: ${Object.entries(s.edgesBySource).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
   ];
+  if (s.unread.length) lines.push(`Not read: ${describeUnread(s.unread)} (Tenure's structural memory reads ${READ_LANGUAGE_NAMES})`);
   for (const sk of s.skipped.slice(0, 10)) lines.push(`  skipped ${sk.path}: ${sk.reason}`);
   if (s.skipped.length > 10) lines.push(`  … and ${s.skipped.length - 10} more (--json lists them all)`);
   return lines.join('\n');

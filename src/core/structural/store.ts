@@ -6,6 +6,7 @@ import { deferIndexes, deleteWhereIn, insertRows, type Cell } from '../store/bul
 import type { Db } from '../store/db.js';
 import { invalidateResolutions } from './enrichment/store.js';
 import type { SiteTuple } from './schema.js';
+import type { UnreadLanguage } from './inventory/discover.js';
 
 
 /** A table's rows, a page at a time, checking the clock before each row: a large workspace has hundreds of thousands. */
@@ -52,6 +53,15 @@ export class StructuralStore {
    */
   async saveWalkSkips(skips: readonly { path: string; kind: SkipKind; reason: string }[]): Promise<void> {
     await this.db.write((db) => db.run("INSERT INTO meta (key, value) VALUES ('structural.walkSkips', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [JSON.stringify(skips)]).then(() => undefined));
+  }
+
+  /** Source files of languages the inventory does not read, as the last full index counted them. */
+  async saveUnread(unread: readonly UnreadLanguage[]): Promise<void> {
+    await this.db.write((db) => db.run("INSERT INTO meta (key, value) VALUES ('structural.unread', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [JSON.stringify(unread)]).then(() => undefined));
+  }
+
+  async unread(): Promise<UnreadLanguage[]> {
+    return unreadLanguages(this.db);
   }
 
   async walkSkips(): Promise<{ path: string; kind: SkipKind; reason: string }[]> {
@@ -270,3 +280,8 @@ async function updateImportTargets(db: Db, rows: readonly { id: number; target: 
   );
 }
 
+/** The source files in languages Tenure does not read, by language, as the last full index counted them (none before one has run). */
+export async function unreadLanguages(db: Db): Promise<UnreadLanguage[]> {
+  const row = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.unread'");
+  return row ? (JSON.parse(row.value) as UnreadLanguage[]) : [];
+}

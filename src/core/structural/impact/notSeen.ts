@@ -1,6 +1,9 @@
 import { COMPUTED_CONFIG_READ, DATA_KINDS } from '../../model/structural.js';
 import type { Db } from '../../store/db.js';
 import { UNKNOWN_RECEIVER } from '../index/resolve.js';
+import type { UnreadLanguage } from '../inventory/discover.js';
+import { describeUnread } from '../lookup.js';
+import { unreadLanguages } from '../store.js';
 import type { WhatBreaksResult } from './result.js';
 
 /*
@@ -128,6 +131,21 @@ async function namesakes(db: Db, targetId: number, name: string, language: strin
   return row?.n ?? 0;
 }
 
+/** Languages the inventory does not read whose code calls straight into a language it does: Kotlin and Scala into Java, a Vue or Svelte component into TypeScript. */
+const CALLS_INTO: Record<string, readonly string[]> = {
+  java: ['Kotlin', 'Scala', 'Groovy'],
+  typescript: ['Vue', 'Svelte'],
+  tsx: ['Vue', 'Svelte'],
+  javascript: ['Vue', 'Svelte'],
+};
+
+/** The gap of the workspace's unread files that can use a target in `language`, if it has any. */
+function unreadCallers(unread: readonly UnreadLanguage[], language: string | undefined): string | undefined {
+  const callers = unread.filter((u) => language && CALLS_INTO[language]?.includes(u.language));
+  if (!callers.length) return undefined;
+  return `uses in ${describeUnread(callers)}, which Tenure does not index`;
+}
+
 function plural(n: number, one: string, many = one + 's'): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -177,6 +195,8 @@ export async function workspaceGaps(db: Db, r: Answer, placement: { readonly fil
     if (computed) gaps.push(`dynamic property access (${plural(computed, 'member access', 'member accesses')} by a computed name \`obj[key]\` in its file and the files importing it)`);
   }
 
+  const callersUnread = unreadCallers(await unreadLanguages(db), language);
+  if (callersUnread) gaps.push(callersUnread);
   if (language === 'java') gaps.push('reflection targets');
   // What a container injects is an implementation, called through its interface: no reader of a constant waits on it.
   if (!isData && !ws.artifacts.has('beans') && injects(ws, language)) {

@@ -8,7 +8,7 @@ import type { Db } from '../../store/db.js';
 import { worthRetrying, type SkipKind } from '../../model/skips.js';
 import { IgnoreRules } from '../../repo/gitignore.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
-import { discover, type DiscoveredFile } from '../inventory/discover.js';
+import { discover, type DiscoveredFile, type UnreadLanguage } from '../inventory/discover.js';
 import { languageForPath } from '../inventory/languages.js';
 import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePool.js';
 import { factsOf, type ParseResponse } from '../inventory/parseProtocol.js';
@@ -46,6 +46,8 @@ export interface IndexReport {
   readonly ms: number;
   /** Where the time went, in milliseconds. */
   readonly phases: { discover: number; load: number; parse: number; resolve: number; write: number };
+  /** Source files in languages the inventory does not read (Rust, C, …), by language: no answer sees their code. */
+  readonly unread: readonly UnreadLanguage[];
 }
 
 interface Parsed {
@@ -242,7 +244,9 @@ export class StructuralIndexer {
       const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response, mtimeMs: jobFiles[i]!.mtimeMs }));
       const result = await this.apply({ parsed, removedRels: removed, discovered: d.files });
       const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
-      await new StructuralStore(this.workspace.db).saveWalkSkips(walkSkips);
+      const store = new StructuralStore(this.workspace.db);
+      await store.saveWalkSkips(walkSkips);
+      await store.saveUnread(d.unread);
       const skipped = [
         ...walkSkips,
         ...[...this.state.files.values()].flatMap((f) => (f.skip ? [{ path: f.rel, kind: f.skip.kind, reason: f.skip.reason }] : [])),
@@ -260,6 +264,7 @@ export class StructuralIndexer {
         bytes: d.files.reduce((n, f) => n + f.size, 0),
         ms: performance.now() - t0,
         phases: { discover: tDiscover, load: tLoad, parse: tParse, resolve: result.resolveMs, write: result.writeMs },
+        unread: d.unread,
       };
       this.options.log?.(`indexed ${report.files} files (${report.parsed} parsed, ${report.unchanged} unchanged, ${report.removed} removed, ${skipped.length} skipped) in ${Math.round(report.ms)} ms`);
       return report;

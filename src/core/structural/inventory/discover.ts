@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readWorkspaceText } from '../../repo/read.js';
 import { walkWorkspace, type SkippedPath } from '../../repo/walk.js';
-import { languageForPath, mayBeConfigByFolder, type LanguageSpec } from './languages.js';
+import { languageForPath, mayBeConfigByFolder, unreadLanguageForPath, type LanguageSpec } from './languages.js';
 
 /**
  * The source files of a workspace, each with the language the inventory
@@ -29,6 +29,14 @@ export interface Discovery {
   readonly goModules: Map<string, string>;
   /** The Python package the workspace root is, by its own account; '' when the root is not a package or nothing names it. */
   readonly pythonRoot: string;
+  /** Source files in languages the inventory has no grammar for, counted by language (most files first): what answers cannot see. */
+  readonly unread: readonly UnreadLanguage[];
+}
+
+export interface UnreadLanguage {
+  readonly language: string;
+  readonly files: number;
+  readonly extensions: readonly string[];
 }
 
 export interface DiscoverOptions {
@@ -45,6 +53,11 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
   const goModules = new Map<string, string>();
   const walk = await walkWorkspace<LanguageSpec | typeof BY_FOLDER>(root, {
     pick: (name) => languageForPath(name) ?? (mayBeConfigByFolder(name) ? BY_FOLDER : undefined),
+    // A source file in a language the inventory does not read is counted, never opened: by language and extension.
+    tally: (name) => {
+      const language = unreadLanguageForPath(name);
+      return language && `${language}\u0000${path.extname(name).toLowerCase()}`;
+    },
     exclude: options.exclude ?? [],
     ...(options.under ? { under: options.under } : {}),
     onFolder: (rel, abs, entries) => {
@@ -60,7 +73,26 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
     const language = f.tag === BY_FOLDER || f.tag.scheme === 'config' ? languageForPath(f.rel) : f.tag;
     if (language) files.push({ abs: f.abs, rel: f.rel, language, size: f.size, mtimeMs: f.mtimeMs });
   }
-  return { files, skipped: walk.skipped, goModules, pythonRoot: options.under ? '' : pythonRootPackage(root, files) };
+  return {
+    files,
+    skipped: walk.skipped,
+    goModules,
+    pythonRoot: options.under ? '' : pythonRootPackage(root, files),
+    unread: unreadOf(walk.tallied),
+  };
+}
+
+/** The walk's tally of unread files (keyed language NUL extension), by language, most files first. */
+function unreadOf(tallied: ReadonlyMap<string, number>): UnreadLanguage[] {
+  const by = new Map<string, { files: number; extensions: string[] }>();
+  for (const [key, n] of tallied) {
+    const [language, ext] = key.split('\u0000') as [string, string];
+    const u = by.get(language) ?? { files: 0, extensions: [] };
+    u.files += n;
+    u.extensions.push(ext);
+    by.set(language, u);
+  }
+  return [...by].map(([language, u]) => ({ language, files: u.files, extensions: u.extensions.sort() })).sort((a, b) => b.files - a.files || a.language.localeCompare(b.language));
 }
 
 /** How many of the package's modules are read to learn the name it imports itself by. */

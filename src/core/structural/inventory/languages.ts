@@ -90,3 +90,41 @@ export function mayBeConfigByFolder(name: string): boolean {
 export function languageById(id: string): LanguageSpec | undefined {
   return LANGUAGES.find((l) => l.id === id);
 }
+
+/**
+ * Programming languages the inventory has no grammar for, by extension. Their
+ * files are counted, not read, so an answer can say what it could not see
+ * ("this workspace has 1,204 Rust files, which Tenure does not index")
+ * instead of "No dependents found" or "no such symbol" as if the code were
+ * not there. Extensions that more than one language uses (`.m`, `.pl`) are
+ * left out rather than guessed.
+ */
+const UNREAD_LANGUAGES: ReadonlyMap<string, string> = new Map([
+  ...['.rs'].map((e) => [e, 'Rust'] as const),
+  ...['.c', '.h'].map((e) => [e, 'C'] as const),
+  ...['.cc', '.cpp', '.cxx', '.hpp', '.hh', '.hxx'].map((e) => [e, 'C++'] as const),
+  ...['.cs'].map((e) => [e, 'C#'] as const),
+  ...['.kt', '.kts'].map((e) => [e, 'Kotlin'] as const),
+  ...['.scala', '.sc'].map((e) => [e, 'Scala'] as const),
+  ...['.swift'].map((e) => [e, 'Swift'] as const),
+  ...['.rb'].map((e) => [e, 'Ruby'] as const),
+  ...['.php'].map((e) => [e, 'PHP'] as const),
+  ...['.dart'].map((e) => [e, 'Dart'] as const),
+  ...['.ex', '.exs'].map((e) => [e, 'Elixir'] as const),
+  ...['.erl', '.hrl'].map((e) => [e, 'Erlang'] as const),
+  ...['.hs'].map((e) => [e, 'Haskell'] as const),
+  ...['.clj', '.cljs', '.cljc'].map((e) => [e, 'Clojure'] as const),
+  ...['.lua'].map((e) => [e, 'Lua'] as const),
+  ...['.zig'].map((e) => [e, 'Zig'] as const),
+  ...['.groovy'].map((e) => [e, 'Groovy'] as const),
+  ...['.vue'].map((e) => [e, 'Vue'] as const),
+  ...['.svelte'].map((e) => [e, 'Svelte'] as const),
+]);
+
+/** The programming language of a file the inventory does not read, if its extension names one. */
+export function unreadLanguageForPath(file: string): string | undefined {
+  return UNREAD_LANGUAGES.get(path.extname(file).toLowerCase());
+}
+
+/** The languages whose code the structural memory holds, as people name them. */
+export const READ_LANGUAGE_NAMES = 'TypeScript, JavaScript, Python, Java and Go';
