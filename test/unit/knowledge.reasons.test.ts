@@ -82,9 +82,32 @@ describe('reason finding', () => {
     ].join('\n');
     const ranked = rankSentences(candidates(doc), tieMatcher(ties));
     const texts = bestSentences(ranked, 6).map((b) => b.text);
-    // "It must outlast …" points back to the sentence that names the timeout ("It" is the timeout), so it is tied through it; the other reason is tied only through its section and scores a fifth to a quarter of the first: a long record's later reasons are of this kind.
-    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'It must outlast the ', 'A shorter timeout wo'], texts.join(' | '));
+    // The sentence that names the timeout leads. After it, the sentences are chosen by how much they explain: "A shorter timeout …"
+    // (a consequence, a limit with its number) before "It must outlast …", which is tied more (it points back to the timeout) but explains less.
+    assert.deepEqual(texts.map((t) => t.slice(0, 20)), ['We set `GatewayClien', 'A shorter timeout wo', 'It must outlast the '], texts.join(' | '));
     assert.equal(bestSentences(ranked, 2).length, 2);
+  });
+
+  it("past a source's first sentence, one that explains more outranks one that repeats the name; one about other code counts half", () => {
+    const doc = [
+      '## Decision',
+      '',
+      'We set `GatewayClient.TIMEOUT_SECONDS = 90` because the partner may take 80 seconds under load.',
+      '',
+      '`GatewayClient.TIMEOUT_SECONDS` should be read from the settings file when the client starts.',
+      '',
+      'The `SandboxGateway` is registered only in tests, so that production code can never construct it by accident.',
+      '',
+      'A shorter wait would abandon answers the partner still sends, because under load it answers after 80 seconds.',
+      '',
+    ].join('\n');
+    const ranked = rankSentences(candidates(doc), tieMatcher(ties), { aboutIt: true, names: ties.names });
+    // Ranked alone, the reason about the timeout comes last: the sentences that name the timeout again or name other code outscore it on their ties.
+    assert.deepEqual(ranked.map((r) => r.text.slice(0, 12)), ['We set `Gate', '`GatewayClie', 'The `Sandbox', 'A shorter wa']);
+    assert.ok(ranked[2]!.aboutOther, 'the sandbox sentence names other code and not the timeout');
+    assert.ok(!ranked[3]!.aboutOther);
+    // Chosen as reasons: the sentence that names it leads, then the one that explains most; the sandbox sentence, about other code, is not one of three.
+    assert.deepEqual(bestSentences(ranked, 3).map((b) => b.text.slice(0, 12)), ['We set `Gate', 'A shorter wa', '`GatewayClie']);
   });
 
   it('a subsection without a telling heading belongs to its parent section: markdown levels and reStructuredText underlines', () => {

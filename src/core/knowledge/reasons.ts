@@ -57,6 +57,8 @@ export interface RankedSentence extends Candidate {
   readonly tiedBy?: string;
   /** It states a constraint with a number (a limit, an SLA, a window). */
   readonly constraint: boolean;
+  /** It names other code (a code span that is not one of the symbol's names) and not the symbol: most likely about that code. */
+  readonly aboutOther?: boolean;
 }
 
 // ---------------------------------------------------------------- document structure
@@ -473,19 +475,29 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     const defines = self.tie >= 2.5 && DEFINES.test(plain(c.text)) && names.some((n) => plain(c.text).replace(/^[`'"*]+/, '').startsWith(n));
     const decided = ((c.section === 'decision' || c.section === 'consequence') && self.tie >= 1.4 && statement) || defines ? explains + 0.5 : explains;
     const score = decided * (base + tie);
-    return { ...c, score, explains: decided, tie, ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
+    const spans = [...c.text.matchAll(/`+([A-Za-z_$][\w$.#:]*)(?:\(\))?`+/g)].map((m) => m[1]!);
+    const aboutOther = self.tie < 1 && spans.some((x) => !names.some((n) => n === x || n.endsWith(`.${x}`) || x.endsWith(`.${n}`)));
+    return { ...c, score, explains: decided, tie, ...(aboutOther ? { aboutOther } : {}), ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
   });
   return out.sort((a, b) => b.score - a.score || a.start - b.start);
 }
+
+/** How much of a sentence's tie to the symbol counts after the first sentence of a source. */
+const TAIL_TIE = 1.5;
 
 /** The best sentences, best first: the top, and those close behind it that explain something (a sentence that explains little is passed over, not the end of the list). */
 export function bestSentences(ranked: readonly RankedSentence[], max = 3): RankedSentence[] {
   const top = ranked[0];
   if (!top) return [];
   const chosen = [top];
-  for (const r of ranked.slice(1)) {
+  // Once the best sentence has tied the source to the symbol, the rest are chosen more by how much they explain:
+  // its name repeated past a first mention adds little to a sentence's claim to be the reason. A sentence that
+  // names other code and not the symbol is most likely about that code, and counts half.
+  const capped = (r: RankedSentence) => (r.score - r.explains * Math.max(0, r.tie - TAIL_TIE)) * (r.aboutOther ? 0.5 : 1);
+  const rest = ranked.slice(1).sort((a, b) => capped(b) - capped(a) || a.start - b.start);
+  for (const r of rest) {
     if (chosen.length >= max) break;
-    if (r.score < top.score * 0.2) break;
+    if (capped(r) < capped(top) * 0.2) break;
     if (r.explains < 0.5) continue;
     if (chosen.some((c) => c.start === r.start)) continue;
     chosen.push(r);
