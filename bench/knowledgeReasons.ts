@@ -180,19 +180,18 @@ async function askReaches(ws: Workspace, c: Case, target: { sid: string; name: s
 
 async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult['path']): Promise<CaseResult> {
   const base = { corpus: corpus.id, id: c.id, set: c.set, path: via, needed: c.needed?.length ?? 0, documents: c.documents?.length ?? 0, ...(c.noReason ? { noReason: true } : {}) };
-  let sid: string;
   let name: string;
   let target: Awaited<ReturnType<typeof resolveOneSymbol>>;
   try {
     target = await resolveOneSymbol(ws.db, c.symbol, { root: ws.root });
-    sid = target.sid;
     name = target.name;
   } catch (e) {
     return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '', answer: '' };
   }
   let r: Awaited<ReturnType<typeof whyIsThisTool.invoke>>;
   try {
-    r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: sid });
+    // Asked as the case writes it, as a person or agent would (a `path:line` keeps its line), once it is known to resolve to one symbol.
+    r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: c.symbol });
   } catch (e) {
     return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '', answer: '' };
   }

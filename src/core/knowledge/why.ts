@@ -57,6 +57,8 @@ export interface WhyItem {
   readonly reasons: readonly ReasonFound[];
   /** How it was found: the graph's extractor, `code comment`, `docstring`, `git blame`. */
   readonly extractedBy: string;
+  /** The comment on or just above the line the question asked about (`path:line` inside the symbol). */
+  readonly atLine?: number;
 }
 
 export interface WhyConstraint {
@@ -96,6 +98,8 @@ export interface WhyIsThisResult {
   readonly extractedBy: readonly string[];
   readonly summary: string;
   readonly notSeen: readonly string[];
+  /** The line asked about, when it is inside the symbol rather than its declaration (`path:line`). */
+  readonly line?: number;
 }
 
 export interface WhyOptions {
@@ -103,6 +107,8 @@ export interface WhyOptions {
   readonly root?: string;
   /** Read the git history of its lines (default true when root is given). */
   readonly history?: boolean;
+  /** The line asked about, inside the symbol (a `path:line` question): the comment on or just above it comes first. */
+  readonly line?: number;
 }
 
 /** A sentence explains enough to be called a reason. */
@@ -607,7 +613,7 @@ export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | '
 }
 
 function rankItems(docs: Iterable<Reached>): WhyItem[] {
-  const group = (r: Reached) => (r.relation !== 'self' ? 2 : r.hops === 2 ? 1 : 0);
+  const group = (r: Reached) => (r.atLine !== undefined ? -1 : r.relation !== 'self' ? 2 : r.hops === 2 ? 1 : 0);
   const list = [...docs];
   const weight = bandWeights(list);
   const band = (r: Reached) => (r.tier === 'unresolved' ? 1 : 0);
@@ -643,6 +649,7 @@ function rankItems(docs: Iterable<Reached>): WhyItem[] {
         excerpts: a.reasons.length ? a.reasons.map((x) => x.quote) : a.passages.slice(0, 1),
         reasons: a.reasons,
         extractedBy: [...a.extractedBy].sort().join(', '),
+        ...(a.atLine !== undefined ? { atLine: a.atLine } : {}),
       };
     });
 }
@@ -657,6 +664,9 @@ function handleOf(d: DocumentRef): string {
 
 /** The best reason about the symbol itself, whatever source it is in. */
 function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
+  // The question asked about a line: what its comment says is the answer's first line, when it gives a reason.
+  const atLine = items.find((i) => i.atLine !== undefined && i.reasons.length);
+  if (atLine) return { quote: atLine.reasons[0]!.quote, category: atLine.category, tier: atLine.tier, relation: atLine.relation, handle: handleOf(atLine.document) };
   let best: { item: WhyItem; reason: ReasonFound; score: number } | undefined;
   for (const item of items) {
     // Only a source about the symbol itself, linked exact or strong, may say why it is so; a weak link is a concept spanning it and others.
@@ -689,8 +699,10 @@ function isOwnBodyComment(i: WhyItem): boolean {
  * places within the limit, so a limit full of weakly linked commits never pushes them out.
  */
 export function selectShown(items: readonly WhyItem[], limit: number): WhyItem[] {
-  const own = items.filter((i) => !i.reasons.length && isOwnBodyComment(i)).slice(0, limit);
-  const ordered = [...items.filter((i) => i.reasons.length), ...own, ...items.filter((i) => !i.reasons.length && !isOwnBodyComment(i)).slice(0, 3)];
+  const atLine = items.filter((i) => i.atLine !== undefined);
+  const rest = items.filter((i) => i.atLine === undefined);
+  const own = [...atLine, ...rest.filter((i) => !i.reasons.length && isOwnBodyComment(i))].slice(0, limit);
+  const ordered = [...atLine, ...rest.filter((i) => i.reasons.length), ...own.filter((i) => i.atLine === undefined), ...rest.filter((i) => !i.reasons.length && !isOwnBodyComment(i)).slice(0, 3)];
   const kept = new Set([...own, ...ordered.filter((i) => !own.includes(i)).slice(0, limit - own.length)]);
   return ordered.filter((i) => kept.has(i));
 }
@@ -704,7 +716,8 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
   const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
-  if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next).declaration;
+  const line = options.line !== undefined && options.line !== target.line ? options.line : undefined;
+  if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next, line).declaration;
   const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;
   if (status.documents) {
     await documentsMentioning(db, best, docs);
@@ -750,6 +763,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     ...(history ? { history } : {}),
     extractedBy: status.extractedBy,
     notSeen,
+    ...(line !== undefined ? { line } : {}),
   };
   return { ...result, summary: summarize(result) };
 }
@@ -780,7 +794,9 @@ function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
     const tiers = LINK_TIERS.map((t) => [t, list.filter((i) => i.tier === t).length] as const).filter(([, n]) => n).map(([t, n]) => `${n} ${t}`).join(', ');
     return `${plural(list.length, ...CATEGORY_WORDS[c])} (${tiers})`;
   }).filter(Boolean);
-  let s = `${plural(about.length, 'source')} about ${r.target.qname} itself`;
+  const onLine = r.line !== undefined ? r.items.find((i) => i.atLine !== undefined) : undefined;
+  let s = r.line === undefined ? '' : onLine ? `line ${r.line} is inside it, and a comment there comes first; ` : `line ${r.line} is inside it, with no comment on or just above it; `;
+  s += `${plural(about.length, 'source')} about ${r.target.qname} itself`;
   if (parts.length) s += ` — ${parts.join(', ')}`;
   const hop2 = r.items.filter((i) => i.relation === 'self' && i.hops === 2).length;
   const neighbours = r.items.filter((i) => i.relation !== 'self').length;

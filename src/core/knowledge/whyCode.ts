@@ -63,15 +63,18 @@ export function noteTitle(note: CodeNote, qname: string, own: boolean): string {
 }
 
 /** The symbol's own notes and its class's, as sources. */
-export function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbol[], ranges: Ranges, docs: Map<number, Reached>, next: () => number): { declaration?: string } {
+export function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbol[], ranges: Ranges, docs: Map<number, Reached>, next: () => number, at?: number): { declaration?: string } {
   const index = ranges.get(target.sid);
   const line = target.line;
   const endLine = index?.endLine ?? target.line;
   const own = readSymbolText(root, target.path, line, endLine, true);
   const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
     const id = next();
-    const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title: noteTitle(note, sym.qname, relation === 'self'), path: sym.path };
+    const onLine = relation === 'self' && at !== undefined && isAtLine(note, at);
+    const title = onLine ? `${note.tag ? `${note.tag} comment` : 'comment'} ${note.line <= at && at <= note.endLine ? 'on' : 'above'} line ${at} of ${sym.qname}` : noteTitle(note, sym.qname, relation === 'self');
+    const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title, path: sym.path };
     const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
+    if (onLine) r.atLine = at;
     r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
     const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
     r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
@@ -94,6 +97,14 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
   }
   return own ? { declaration: own.declaration } : {};
+}
+
+/**
+ * Whether a comment is about one line: it is on that line, or it ends at most
+ * two lines above it (a comment block over a `case`, a statement, a field).
+ */
+export function isAtLine(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): boolean {
+  return (note.line <= at && at <= note.endLine) || (note.endLine < at && note.endLine >= at - 2);
 }
 
 /** The constructors among a class's members: named as the class (Java, C#), `constructor` (TypeScript), `__init__` (Python). */

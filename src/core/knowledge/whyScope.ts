@@ -65,6 +65,8 @@ export interface Reached {
   pullRequest?: string;
   /** The README of the folder the symbol sits in (or the nearest folder above it): about the code there as a whole. */
   folder?: string;
+  /** A comment on or just above the line the question asked about, inside the symbol (`path:line`): what its authors wrote about that line. */
+  atLine?: number;
 }
 
 /** Whether reaching by this tier and relation is better than `than`: the symbol itself before a neighbour, then a stronger tier, then closer. */

@@ -315,7 +315,9 @@ export const whyIsThisTool = defineTool({
     const { db, root } = ctx.workspace;
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
-    const result = await whyIsThis(db, target, input.limit, { root });
+    // Asked as `path:line`: the line may be inside the symbol (a `case`, a statement), and a comment there is about it.
+    const asked = /:(\d+)(?::\d+)?$/.exec(input.symbol.trim());
+    const result = await whyIsThis(db, target, input.limit, { root, ...(asked ? { line: Number(asked[1]) } : {}) });
     const source = teamSourceWords(await teamKnowledgeSource(db), clockFromEnv().now());
     return fitWhy(result, input.limit, BUDGET, source);
   },

@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import { isAtLine } from '../../src/core/knowledge/whyCode.js';
+import { whyIsThisTool } from '../../src/core/tools/whyIsThis.js';
+import { indexedFiles, type FilledExample } from '../helpers/example.js';
+
+/*
+ * A `path:line` question whose line is inside a symbol (a `case` of a
+ * reducer, a statement) is about that line: the comment on it or just above
+ * it leads the answer, before the symbol's other comments and commits.
+ */
+
+const REDUCER = [
+  'export function tableReducer(state, action) {',
+  '  // Keeps the table state as react-table returns it.',
+  '  switch (action.type) {',
+  '    // Note: we override toggleAllRowsSelected because react-table only clears',
+  '    // the selections on the visible page, so selections on other pages would stay.',
+  "    case 'toggleAllRowsSelected': {",
+  '      return { ...state, selectedRowIds: {} };',
+  '    }',
+  "    case 'toggleRowSelected': {",
+  '      return state;',
+  '    }',
+  '    default:',
+  '      return state;',
+  '  }',
+  '}',
+  '',
+].join('\n');
+
+describe('why_is_this on a line inside a symbol', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await indexedFiles({ 'src/table.js': REDUCER });
+  });
+  after(() => fx?.close());
+
+  it('a comment is about a line when it is on it or ends at most two lines above it', () => {
+    assert.ok(isAtLine({ line: 4, endLine: 5 }, 6));
+    assert.ok(isAtLine({ line: 4, endLine: 5 }, 7));
+    assert.ok(isAtLine({ line: 4, endLine: 6 }, 5));
+    assert.ok(!isAtLine({ line: 4, endLine: 5 }, 8));
+    assert.ok(!isAtLine({ line: 4, endLine: 5 }, 3));
+  });
+
+  it('the comment above the asked line leads, exact, and the answer says which line it is about', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'src/table.js:6' });
+    const first = r.text.split('\n')[0]!;
+    assert.match(first, /^Why: "Note: we override toggleAllRowsSelected because react-table only clears/, r.text);
+    assert.match(first, /comment above line 6 of tableReducer/);
+    assert.match(r.text, /line 6 is inside it, and a comment there comes first/);
+    const data = r.data as { documents: { title: string; tier: string; relation: string }[] };
+    assert.equal(data.documents[0]?.title, 'comment above line 6 of tableReducer');
+    assert.equal(data.documents[0]?.tier, 'exact');
+    assert.equal(data.documents[0]?.relation, 'self');
+  });
+
+  it('a line with no comment on or above it says so, and the declaration line asks about the whole symbol', async () => {
+    const bare = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'src/table.js:10' });
+    assert.match(bare.text, /line 10 is inside it, with no comment on or just above it/);
+    assert.doesNotMatch(bare.text, /comment above line/);
+    const whole = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'src/table.js:1' });
+    assert.doesNotMatch(whole.text, /line 1 is inside it|comment above line/);
+    const byName = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'tableReducer' });
+    assert.doesNotMatch(byName.text, /is inside it|comment above line/);
+  });
+});
