@@ -64,12 +64,28 @@ export async function symbolAtCursor(ctx: CommandHost): Promise<SymbolRef | unde
   return symbolAt(ws.db, rel, pos.line + 1, range ? range.start.character : pos.character, word);
 }
 
+/**
+ * "Why is this?" on a line inside a function (a `case`, a statement, not the
+ * declaration and not a name that denotes another symbol) asks about that
+ * line, as `path:line`: the comment there leads the answer.
+ */
+async function lineInside(ctx: CommandHost, atCursor: SymbolRef): Promise<string | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const ws = ctx.workspaceIfReady();
+  if (!editor || !ws) return undefined;
+  const rel = path.relative(ws.root, editor.document.uri.fsPath).split(path.sep).join('/');
+  const line = editor.selection.active.line + 1;
+  if (rel !== atCursor.path || line === atCursor.line) return undefined;
+  const enclosing = await symbolAt(ws.db, rel, line, editor.selection.active.character, undefined);
+  return enclosing?.sid === atCursor.sid ? `${rel}:${line}` : undefined;
+}
+
 /** A symbol from a command argument, the cursor, or a prompt; several matches become a quick pick, never a silent choice. */
-async function pickSymbol(ctx: CommandHost, arg: unknown, title: string): Promise<string | undefined> {
+async function pickSymbol(ctx: CommandHost, arg: unknown, title: string, atLine = false): Promise<string | undefined> {
   if (typeof arg === 'string' && arg) return arg;
   if (arg instanceof vscode.Uri) return undefined;
   const atCursor = await symbolAtCursor(ctx).catch(() => undefined);
-  if (atCursor) return atCursor.sid;
+  if (atCursor) return (atLine && (await lineInside(ctx, atCursor))) || atCursor.sid;
   const text = await vscode.window.showInputBox({
     title,
     prompt: 'A symbol: a name (retry), a qualified name (SettlementService.retry), a symbol id or path/file.ts:42',
@@ -380,7 +396,7 @@ export function registerCommands(ctx: CommandHost, plans: PlanDocuments): vscode
     reg('tenure.openDatabaseFolder', () => openDatabaseFolder(ctx)),
     reg('tenure.showOutput', () => ctx.log.show()),
     reg('tenure.whyIsThis', async (arg?: unknown) => {
-      const sym = await pickSymbol(ctx, arg, 'Tenure: Why Is This?');
+      const sym = await pickSymbol(ctx, arg, 'Tenure: Why Is This?', true);
       if (sym) await ctx.panels.show('why', sym);
     }),
     reg('tenure.whatBreaks', async (arg?: unknown) => {

@@ -134,7 +134,9 @@ class Panel implements vscode.Disposable {
           const result = await whatBreaks(ws.db, target, this.depth);
           return { type: 'impact', view: { result, restricted: this.host.restricted, generatedAt: Date.now() } };
         }
-        const a = await answerAbout(ws, target, { clock: clockFromEnv(), options: this.host.memoryOptions(), depth: this.depth, limit: 8 });
+        // Asked at a line (the cursor inside a function, `path:line`): the comment there leads the knowledge part.
+        const line = /:(\d+)$/.exec(symbol)?.[1];
+        const a = await answerAbout(ws, target, { clock: clockFromEnv(), options: this.host.memoryOptions(), depth: this.depth, limit: 8, ...(line ? { line: Number(line) } : {}) });
         return { type: 'why', view: { target, restricted: this.host.restricted, structural: a.structural, knowledge: a.knowledge, episodic: a.episodic, procedural: a.procedural, generatedAt: Date.now() } };
       });
       if (seq === this.seq) this.post(message);

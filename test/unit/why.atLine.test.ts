@@ -1,5 +1,9 @@
 import * as assert from 'node:assert/strict';
+import { answerAbout } from '../../src/core/compose/ask.js';
+import { systemClock } from '../../src/core/episodic/clock.js';
+import { DEFAULT_OPTIONS } from '../../src/core/episodic/options.js';
 import { isAtLine } from '../../src/core/knowledge/whyCode.js';
+import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis.js';
 import { indexedFiles, type FilledExample } from '../helpers/example.js';
 
@@ -65,5 +69,16 @@ describe('why_is_this on a line inside a symbol', function () {
     assert.doesNotMatch(whole.text, /line 1 is inside it|comment above line/);
     const byName = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'tableReducer' });
     assert.doesNotMatch(byName.text, /is inside it|comment above line/);
+  });
+
+  it('the editor\'s "Why is this?" at a line asks the knowledge memory about that line', async () => {
+    const target = await resolveOneSymbol(fx.ws.db, 'src/table.js:6', { root: fx.ws.root });
+    assert.equal(target.qname.split('.').pop(), 'tableReducer');
+    const v = await answerAbout(fx.ws, target, { clock: systemClock, options: DEFAULT_OPTIONS, line: 6 });
+    const k = v.knowledge.data!;
+    assert.equal(k.items[0]?.atLine, 6);
+    assert.match(k.lead?.quote.quote ?? '', /^Note: we override toggleAllRowsSelected/);
+    const whole = await answerAbout(fx.ws, target, { clock: systemClock, options: DEFAULT_OPTIONS });
+    assert.ok(!whole.knowledge.data!.items.some((i) => i.atLine !== undefined));
   });
 });

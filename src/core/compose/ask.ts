@@ -54,6 +54,8 @@ export interface AboutOptions {
   readonly depth?: number;
   /** Documents and attempts each memory returns at most. */
   readonly limit?: number;
+  /** The line asked about, inside the symbol (the editor's cursor, a `path:line`): the knowledge memory leads with its comment. */
+  readonly line?: number;
 }
 
 export const KNOWLEDGE_EMPTY = 'knowledge memory empty: run tenure knowledge index';
@@ -80,7 +82,7 @@ export async function answerAbout(ws: Workspace, symbol: SymbolRef, o: AboutOpti
     return { status: any ? 'answered' : 'empty', data: r };
   });
   const knowledge = await part<WhyIsThisResult>(async () => {
-    const r = await whyIsThis(db, symbol, o.limit ?? 8, { root: ws.root });
+    const r = await whyIsThis(db, symbol, o.limit ?? 8, { root: ws.root, ...(o.line !== undefined ? { line: o.line } : {}) });
     if (!r.indexed) return { status: 'empty', data: r, hint: `${KNOWLEDGE_EMPTY}. No decision record, post-mortem, pull-request export or commit message has been indexed in this repository. Index them offline (no model, no cost): \`tenure knowledge index\`, or “Tenure: Index Knowledge” in VS Code.` };
     if (r.items.length || r.constraints.length) return { status: 'answered', data: r };
     const { documents } = await knowledgeIndexed(db);
