@@ -5,6 +5,8 @@ import { ruleCountsByStatus } from '../core/procedural/store.js';
 import type { Db } from '../core/store/db.js';
 import type { EdgeTier } from '../core/model/tiers.js';
 import { LENS_KINDS, lensCounts, structuralTotals, symbolAt, type LensCounts } from '../core/structural/editorReads.js';
+import type { UnreadLanguage } from '../core/structural/inventory/discover.js';
+import { unreadLanguages } from '../core/structural/store.js';
 
 /*
  * The cheap reads behind the editor's CodeLens, hover, "symbol at cursor" and
@@ -135,6 +137,8 @@ export interface MemoryTotals {
   readonly episodes: number;
   readonly failedEpisodes: number;
   readonly rules: Readonly<Partial<Record<string, number>>>;
+  /** Source files in languages the inventory does not read, by language. */
+  readonly unread: readonly UnreadLanguage[];
 }
 
 /** One row per memory for the status view and the status bar tooltip. */
@@ -153,6 +157,7 @@ export async function memoryTotals(db: Db): Promise<MemoryTotals> {
     episodes: episodes.episodes,
     failedEpisodes: episodes.failedEpisodes,
     rules: await ruleCountsByStatus(db),
+    unread: await unreadLanguages(db),
   };
 }
 

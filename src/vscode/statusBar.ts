@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { IndexCounts, SessionState } from '../core/session/session.js';
 import type { EnrichProgress } from '../core/structural/enrichment/enrich.js';
 import { formatCount, resolvedShare, type MemoryTotals } from './memoryQueries.js';
-import { describeEnrichment, languageShares, sharesText, sharesTooltip, type ResolverState } from './statusText.js';
+import { describeEnrichment, languageShares, sharesText, sharesTooltip, unreadTooltip, type ResolverState } from './statusText.js';
 
 /** The session's state, and the one state only the editor has: no folder open. */
 export type IndexState = { readonly kind: 'no-folder' } | SessionState;
@@ -106,7 +106,8 @@ export class StatusBar implements vscode.Disposable {
           (shares.length ? `\n${sharesTooltip(shares).map((l) => `  ${l}`).join('\n')}` : '') +
           `\nKnowledge: ${t.documents ? `${fmt(t.documents)} documents, ${fmt(t.communities)} communities` : 'empty (Tenure: Index Knowledge)'}.` +
           `\nEpisodes: ${t.episodes ? `${fmt(t.episodes)} attempts, ${fmt(t.failedEpisodes)} failed or rejected` : 'none recorded yet'}.` +
-          `\nRules: ${Object.entries(t.rules).map(([k, n]) => `${n} ${k}`).join(', ') || 'none learned yet'}.`;
+          `\nRules: ${Object.entries(t.rules).map(([k, n]) => `${n} ${k}`).join(', ') || 'none learned yet'}.` +
+          unreadTooltip(t.unread);
       }
     }
     if (state.kind === 'no-folder') {

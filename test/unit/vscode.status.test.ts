@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { serverCandidates, type ExtensionManifest } from '../../src/vscode/editorServers.js';
-import { describeEnrichment, languageShares, sharesText, sharesTooltip } from '../../src/vscode/statusText.js';
+import { describeEnrichment, languageShares, sharesText, sharesTooltip, unreadTooltip } from '../../src/vscode/statusText.js';
 
 /*
  * What the status bar says while and after the language servers confirm
@@ -84,5 +84,16 @@ describe('a language server is detected from the installed extensions before any
     const pyright = { id: 'ms-pyright.pyright', packageJSON: { main: './client/out/extension', contributes: { languages: [{ id: 'python' }] } } };
     assert.deepEqual(serverCandidates(py, [...builtins, pylance], 'tenure.tenure'), ['ms-python.vscode-pylance']);
     assert.deepEqual(serverCandidates(py, [...builtins, pyright], 'tenure.tenure'), ['ms-pyright.pyright']);
+  });
+});
+
+describe('status bar: files in languages Tenure does not read', () => {
+  it('the tooltip names them, most files first, and says nothing when there are none', () => {
+    const line = unreadTooltip([
+      { language: 'Rust', files: 1204, extensions: ['.rs'] },
+      { language: 'C', files: 12, extensions: ['.c', '.h'] },
+    ]);
+    assert.equal(line, "\nNot read: 1,204 Rust files (.rs) and 12 C files (.c, .h). Tenure's structural memory reads TypeScript, JavaScript, Python, Java and Go; what these files define is in no answer.");
+    assert.equal(unreadTooltip([]), '');
   });
 });
