@@ -113,6 +113,8 @@ export interface WhyOptions {
 
 /** A sentence explains enough to be called a reason. */
 const REASON_SCORE = 0.65;
+/** After a source's first reason: the source is the symbol's already, and a sentence that explains needs less tie. */
+const TAIL_REASON_SCORE = 0.45;
 const REASON_EXPLAINS = 0.35;
 /** Reasons kept per source; how many are quoted is the answer's budget's call (tools/whyIsThis.ts). */
 const REASONS_PER_SOURCE = 6;
@@ -575,7 +577,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && DECISION_KINDS.has(r.document.kind))) && !r.text;
     const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1 ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(!aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && DECISION_KINDS.has(r.document.kind) ? { weaklyAbout: true } : {}), names: own.names });
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
-    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s) => s.score >= REASON_SCORE && s.explains >= REASON_EXPLAINS && !(r.text && onlyDescribes(s.text, own.names)));
+    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s, k) => s.score >= (k ? TAIL_REASON_SCORE : REASON_SCORE) && s.explains >= REASON_EXPLAINS && !(r.text && onlyDescribes(s.text, own.names)));
     r.reasons = best.map((s) => reasonFound(r.document, text, s));
   }
 }

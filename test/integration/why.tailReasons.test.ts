@@ -1,0 +1,50 @@
+import * as assert from 'node:assert/strict';
+import { indexKnowledge } from '../../src/core/knowledge/pipeline';
+import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
+import { indexedFiles, type FilledExample } from '../helpers/example';
+
+/*
+ * Once a decision record has a reason that names the symbol, its other
+ * sentences that explain (a Context sentence saying what went wrong before)
+ * need less of a tie to be quoted: the record is about the symbol already.
+ */
+
+describe('why_is_this: a decision record quoted past its first reason', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await indexedFiles({
+      'src/slug.ts': 'export function recordSlug(title: string): string {\n  return title.toLowerCase();\n}\n',
+      'docs/adr/0002-slugs.md': [
+        '# 2. Record slugs',
+        '',
+        '## Context',
+        '',
+        'Records were named with a number prefix. It causes an issue during a `git merge` when two developers have created a new record on their branches at the same time.',
+        '',
+        '## Decision',
+        '',
+        'Each record is named by `recordSlug` from its title only.',
+        '',
+        'The number is kept in the front matter instead.',
+        '',
+      ].join('\n'),
+    });
+    const report = await indexKnowledge(fx.ws, {});
+    assert.equal(report.status, 'done', report.message);
+  });
+  after(() => fx.close());
+
+  it('quotes the Context sentence that says what went wrong, after the decision that names the symbol', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'recordSlug' });
+    assert.match(r.text.split('\n')[0]!, /^Why: "Each record is named by `recordSlug` from its title only\."/);
+    const data = r.data as { documents: { where?: string; tier: string; quotes: { text: string }[] }[] };
+    const adr = data.documents.find((d) => d.where === 'docs/adr/0002-slugs.md');
+    assert.ok(adr, r.text);
+    assert.equal(adr.tier, 'exact');
+    assert.ok(adr.quotes.some((q) => q.text.startsWith('It causes an issue during a `git merge`')), r.text);
+    // A sentence that explains nothing is still not a reason.
+    assert.ok(!r.text.includes('The number is kept in the front matter instead.'), r.text);
+  });
+});
