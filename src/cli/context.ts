@@ -4,8 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { IndexReport } from '../core/structural/index/indexer.js';
-import { READ_LANGUAGE_NAMES } from '../core/structural/inventory/languages.js';
-import { describeUnread } from '../core/structural/lookup.js';
+import { unreadLine } from '../core/structural/lookup.js';
 import { type Workspace, TENURE_DIR } from '../core/store/workspace.js';
 import { openWorkspace } from '../core/workspace.js';
 
@@ -69,7 +68,7 @@ export function renderIndexReport(r: IndexReport): string {
     `Structural memory: ${r.symbols} symbols, ${r.sites} use sites, ${r.edges} edges.`,
     `Where the time went: ${(Object.entries(r.phases) as [string, number][]).map(([phase, ms]) => `${phase} ${seconds(ms)}`).join(' · ')}.`,
   ];
-  if (r.unread.length) lines.push(`Not read: ${describeUnread(r.unread)}. Tenure's structural memory reads ${READ_LANGUAGE_NAMES}; what these files define is in no answer, and impact counts do not include their callers.`);
+  if (r.unread.length) lines.push(unreadLine(r.unread));
   if (r.skipped.length) {
     lines.push('Skipped (not in the index):');
     for (const s of r.skipped.slice(0, 10)) lines.push(`  ${s.path}: ${s.reason}`);

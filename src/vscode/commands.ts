@@ -52,12 +52,19 @@ export const TEAM_PASSWORD_SECRET = 'tenure.team.password';
  * The symbol at the cursor, as the index knows it: the symbol a use site there
  * refers to, else the one declared there, else the innermost one around it.
  */
-export async function symbolAtCursor(ctx: CommandHost): Promise<SymbolRef | undefined> {
+/** The active editor's file in the workspace, workspace-relative; undefined for an untitled or outside file. */
+function cursorFile(ctx: CommandHost): { editor: vscode.TextEditor; ws: Workspace; rel: string } | undefined {
   const editor = vscode.window.activeTextEditor;
   const ws = ctx.workspaceIfReady();
   if (!editor || !ws || editor.document.uri.scheme !== 'file') return undefined;
   const rel = path.relative(ws.root, editor.document.uri.fsPath).split(path.sep).join('/');
-  if (rel.startsWith('..')) return undefined;
+  return rel.startsWith('..') ? undefined : { editor, ws, rel };
+}
+
+export async function symbolAtCursor(ctx: CommandHost): Promise<SymbolRef | undefined> {
+  const at = cursorFile(ctx);
+  if (!at) return undefined;
+  const { editor, ws, rel } = at;
   const pos = editor.selection.active;
   const range = editor.document.getWordRangeAtPosition(pos, /[A-Za-z_$][\w$]*/);
   const word = range ? editor.document.getText(range) : undefined;
@@ -70,10 +77,9 @@ export async function symbolAtCursor(ctx: CommandHost): Promise<SymbolRef | unde
  * line, as `path:line`: the comment there leads the answer.
  */
 async function lineInside(ctx: CommandHost, atCursor: SymbolRef): Promise<string | undefined> {
-  const editor = vscode.window.activeTextEditor;
-  const ws = ctx.workspaceIfReady();
-  if (!editor || !ws) return undefined;
-  const rel = path.relative(ws.root, editor.document.uri.fsPath).split(path.sep).join('/');
+  const at = cursorFile(ctx);
+  if (!at) return undefined;
+  const { editor, ws, rel } = at;
   const line = editor.selection.active.line + 1;
   if (rel !== atCursor.path || line === atCursor.line) return undefined;
   const enclosing = await symbolAt(ws.db, rel, line, editor.selection.active.character, undefined);

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveOneSymbol } from '../core/structural/lookup.js';
+import { locationOf, resolveOneSymbol } from '../core/structural/lookup.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 import { whatBreaks } from '../core/structural/impact/whatBreaks.js';
 import type { Workspace } from '../core/store/workspace.js';
@@ -135,8 +135,8 @@ class Panel implements vscode.Disposable {
           return { type: 'impact', view: { result, restricted: this.host.restricted, generatedAt: Date.now() } };
         }
         // Asked at a line (the cursor inside a function, `path:line`): the comment there leads the knowledge part.
-        const line = /:(\d+)$/.exec(symbol)?.[1];
-        const a = await answerAbout(ws, target, { clock: clockFromEnv(), options: this.host.memoryOptions(), depth: this.depth, limit: 8, ...(line ? { line: Number(line) } : {}) });
+        const asked = locationOf(symbol);
+        const a = await answerAbout(ws, target, { clock: clockFromEnv(), options: this.host.memoryOptions(), depth: this.depth, limit: 8, ...(asked ? { line: asked.line } : {}) });
         return { type: 'why', view: { target, restricted: this.host.restricted, structural: a.structural, knowledge: a.knowledge, episodic: a.episodic, procedural: a.procedural, generatedAt: Date.now() } };
       });
       if (seq === this.seq) this.post(message);

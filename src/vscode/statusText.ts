@@ -1,8 +1,7 @@
 import type { EnrichProgress } from '../core/structural/enrichment/enrich.js';
 import type { EdgeTier } from '../core/model/tiers.js';
 import type { UnreadLanguage } from '../core/structural/inventory/discover.js';
-import { READ_LANGUAGE_NAMES } from '../core/structural/inventory/languages.js';
-import { describeUnread } from '../core/structural/lookup.js';
+import { unreadLine } from '../core/structural/lookup.js';
 import { formatCount } from './memoryQueries.js';
 
 /*
@@ -125,5 +124,5 @@ export function describeEnrichment(p: EnrichProgress): { text: string; label: st
 
 /** The tooltip's line for files in languages Tenure does not read; none when there are none. */
 export function unreadTooltip(unread: readonly UnreadLanguage[]): string {
-  return unread.length ? `\nNot read: ${describeUnread(unread)}. Tenure's structural memory reads ${READ_LANGUAGE_NAMES}; what these files define is in no answer.` : '';
+  return unread.length ? `\n${unreadLine(unread)}` : '';
 }

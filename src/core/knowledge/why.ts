@@ -703,9 +703,10 @@ function isOwnBodyComment(i: WhyItem): boolean {
 export function selectShown(items: readonly WhyItem[], limit: number): WhyItem[] {
   const atLine = items.filter((i) => i.atLine !== undefined);
   const rest = items.filter((i) => i.atLine === undefined);
-  const own = [...atLine, ...rest.filter((i) => !i.reasons.length && isOwnBodyComment(i))].slice(0, limit);
-  const ordered = [...atLine, ...rest.filter((i) => i.reasons.length), ...own.filter((i) => i.atLine === undefined), ...rest.filter((i) => !i.reasons.length && !isOwnBodyComment(i)).slice(0, 3)];
-  const kept = new Set([...own, ...ordered.filter((i) => !own.includes(i)).slice(0, limit - own.length)]);
+  const bodyComments = rest.filter((i) => !i.reasons.length && isOwnBodyComment(i));
+  const reserved = [...atLine, ...bodyComments].slice(0, limit);
+  const ordered = [...atLine, ...rest.filter((i) => i.reasons.length), ...bodyComments, ...rest.filter((i) => !i.reasons.length && !isOwnBodyComment(i)).slice(0, 3)];
+  const kept = new Set([...reserved, ...ordered.filter((i) => !reserved.includes(i)).slice(0, limit - reserved.length)]);
   return ordered.filter((i) => kept.has(i));
 }
 

@@ -70,11 +70,11 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
   const own = readSymbolText(root, target.path, line, endLine, true);
   const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
     const id = next();
-    const onLine = relation === 'self' && at !== undefined && isAtLine(note, at);
-    const title = onLine ? `${note.tag ? `${note.tag} comment` : 'comment'} ${note.line <= at && at <= note.endLine ? 'on' : 'above'} line ${at} of ${sym.qname}` : noteTitle(note, sym.qname, relation === 'self');
+    const place = relation === 'self' && at !== undefined ? placeAgainst(note, at) : undefined;
+    const title = place ? `${note.tag ? `${note.tag} comment` : 'comment'} ${place} line ${at} of ${sym.qname}` : noteTitle(note, sym.qname, relation === 'self');
     const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title, path: sym.path };
     const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
-    if (onLine) r.atLine = at;
+    if (place) r.atLine = at;
     r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
     const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
     r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
@@ -104,7 +104,12 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
  * two lines above it (a comment block over a `case`, a statement, a field).
  */
 export function isAtLine(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): boolean {
-  return (note.line <= at && at <= note.endLine) || (note.endLine < at && note.endLine >= at - 2);
+  return placeAgainst(note, at) !== undefined;
+}
+
+function placeAgainst(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): 'on' | 'above' | undefined {
+  if (note.line <= at && at <= note.endLine) return 'on';
+  return note.endLine < at && note.endLine >= at - 2 ? 'above' : undefined;
 }
 
 /** The constructors among a class's members: named as the class (Java, C#), `constructor` (TypeScript), `__init__` (Python). */

@@ -55,10 +55,10 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
     if (rows.length) return rows.map(ref);
   }
 
-  const loc = /^(.+?):(\d+)(?::\d+)?$/.exec(query);
+  const loc = locationOf(query);
   if (loc) {
-    const rel = toRel(loc[1]!, options.root);
-    const line = Number(loc[2]);
+    const rel = toRel(loc.path, options.root);
+    const line = loc.line;
     const rows = await db.all<Row>(
       `${SELECT} WHERE f.path = ? AND s.kind != 'module' AND s.line <= ? AND s.end_line >= ? ORDER BY (s.end_line - s.line) ASC LIMIT 1`,
       [rel, line, line],
@@ -93,17 +93,23 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
   throw new TenureError('symbol-not-found', `No symbol matches "${query}" in the index.${hint}${await unreadNote(db)}`, { suggestions: like.map(ref) });
 }
 
+/** A `path:line` or `path:line:col` as people type it, else undefined. */
+export function locationOf(text: string): { path: string; line: number } | undefined {
+  const m = /^(.+?):(\d+)(?::\d+)?$/.exec(text.trim());
+  return m ? { path: m[1]!, line: Number(m[2]) } : undefined;
+}
+
 /**
  * What a "not found" cannot rule out: the workspace's files in languages the
  * inventory does not read. Said only where such files exist (for a path, only
  * when that file is one of them).
  */
 export async function unreadNote(db: Db, rel?: string): Promise<string> {
-  const unread = await unreadLanguages(db);
   if (rel !== undefined) {
     const language = unreadLanguageForPath(rel);
     return language ? ` ${rel} is ${language}, a language Tenure does not index (it reads ${READ_LANGUAGE_NAMES}).` : '';
   }
+  const unread = await unreadLanguages(db);
   if (!unread.length) return '';
   return ` This workspace also has ${describeUnread(unread)}, which Tenure does not index: a symbol defined there is in no answer.`;
 }
@@ -114,6 +120,11 @@ export function describeUnread(unread: readonly UnreadLanguage[], most = 3): str
   const rest = unread.slice(most).reduce((n, u) => n + u.files, 0);
   if (rest) parts.push(`${rest.toLocaleString('en-US')} in ${unread.length - most} more language${unread.length - most === 1 ? '' : 's'}`);
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0]!;
+}
+
+/** The line every report of the index ends with where such files exist (CLI index and status, the editor's status bar); '' where none do. */
+export function unreadLine(unread: readonly UnreadLanguage[]): string {
+  return unread.length ? `Not read: ${describeUnread(unread)}. Tenure's structural memory reads ${READ_LANGUAGE_NAMES}; what these files define is in no answer.` : '';
 }
 
 /** Like resolveSymbols, but exactly one symbol or an error listing the candidates. */
@@ -303,7 +314,6 @@ export async function symbolIndexOf(db: Db): Promise<SymbolIndex> {
 
 // ---------------------------------------------------------------- reads other memories make through the seam
 
-/** Whether the inventory has indexed anything here yet (a file row, read or skipped). */
 /** Whether an index has run: files are stored, or a full index found none it reads (a repository of Rust alone has been indexed, with nothing in it). */
 export async function isIndexed(db: Db): Promise<boolean> {
   if ((await db.get<{ n: number }>('SELECT count(*) AS n FROM files'))?.n) return true;

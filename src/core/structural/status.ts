@@ -1,6 +1,5 @@
 import type { UnreadLanguage } from './inventory/discover.js';
-import { READ_LANGUAGE_NAMES } from './inventory/languages.js';
-import { describeUnread } from './lookup.js';
+import { unreadLine } from './lookup.js';
 import { StructuralStore, unreadLanguages } from './store.js';
 import { EDGE_TIERS, type EdgeTier } from '../model/tiers.js';
 import type { SkipKind } from '../model/skips.js';
@@ -62,7 +61,7 @@ export function renderStatus(s: StatusReport): string {
     `Symbols: ${s.symbols}. Edges: ${s.edges} — ${EDGE_TIERS.map((t) => `${t} ${s.edgesByTier[t]}`).join(', ')}`,
     `Edge sources: ${Object.entries(s.edgesBySource).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
   ];
-  if (s.unread.length) lines.push(`Not read: ${describeUnread(s.unread)} (Tenure's structural memory reads ${READ_LANGUAGE_NAMES})`);
+  if (s.unread.length) lines.push(unreadLine(s.unread));
   for (const sk of s.skipped.slice(0, 10)) lines.push(`  skipped ${sk.path}: ${sk.reason}`);
   if (s.skipped.length > 10) lines.push(`  … and ${s.skipped.length - 10} more (--json lists them all)`);
   return lines.join('\n');

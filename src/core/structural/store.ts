@@ -52,16 +52,16 @@ export class StructuralStore {
    * links): kept so `tenure status` reports them, not only the index run.
    */
   async saveWalkSkips(skips: readonly { path: string; kind: SkipKind; reason: string }[]): Promise<void> {
-    await this.db.write((db) => db.run("INSERT INTO meta (key, value) VALUES ('structural.walkSkips', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [JSON.stringify(skips)]).then(() => undefined));
+    await this.saveMeta('structural.walkSkips', skips);
   }
 
   /** Source files of languages the inventory does not read, as the last full index counted them. */
   async saveUnread(unread: readonly UnreadLanguage[]): Promise<void> {
-    await this.db.write((db) => db.run("INSERT INTO meta (key, value) VALUES ('structural.unread', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [JSON.stringify(unread)]).then(() => undefined));
+    await this.saveMeta('structural.unread', unread);
   }
 
-  async unread(): Promise<UnreadLanguage[]> {
-    return unreadLanguages(this.db);
+  private async saveMeta(key: string, value: unknown): Promise<void> {
+    await this.db.write((db) => db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, JSON.stringify(value)]).then(() => undefined));
   }
 
   async walkSkips(): Promise<{ path: string; kind: SkipKind; reason: string }[]> {

@@ -4,7 +4,7 @@ import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import type { LinkTier as LinkTierT } from '../model/tiers.js';
 import { OFFLINE_EXTRACTION, OFFLINE_UNSEEN, QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
 import { whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
-import { resolveOneSymbol } from '../structural/lookup.js';
+import { locationOf, resolveOneSymbol } from '../structural/lookup.js';
 import { clip, moreLine, tokens } from './budget.js';
 import { LinkTier, Omitted, QuoteView, SymbolView, quoteLine, symbolView, symbolWords } from './present.js';
 import { defineTool } from './types.js';
@@ -316,8 +316,8 @@ export const whyIsThisTool = defineTool({
     const target = await resolveOneSymbol(db, input.symbol, { root });
     ctx.queried?.([target.sid]);
     // Asked as `path:line`: the line may be inside the symbol (a `case`, a statement), and a comment there is about it.
-    const asked = /:(\d+)(?::\d+)?$/.exec(input.symbol.trim());
-    const result = await whyIsThis(db, target, input.limit, { root, ...(asked ? { line: Number(asked[1]) } : {}) });
+    const asked = locationOf(input.symbol);
+    const result = await whyIsThis(db, target, input.limit, { root, ...(asked ? { line: asked.line } : {}) });
     const source = teamSourceWords(await teamKnowledgeSource(db), clockFromEnv().now());
     return fitWhy(result, input.limit, BUDGET, source);
   },

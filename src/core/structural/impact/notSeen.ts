@@ -139,9 +139,9 @@ const CALLS_INTO: Record<string, readonly string[]> = {
   javascript: ['Vue', 'Svelte'],
 };
 
-/** The gap of the workspace's unread files that can use a target in `language`, if it has any. */
-function unreadCallers(unread: readonly UnreadLanguage[], language: string | undefined): string | undefined {
-  const callers = unread.filter((u) => language && CALLS_INTO[language]?.includes(u.language));
+/** The gap of the workspace's unread files in languages that can use the target (`callerLanguages`), if it has any. */
+function unreadCallers(unread: readonly UnreadLanguage[], callerLanguages: readonly string[]): string | undefined {
+  const callers = unread.filter((u) => callerLanguages.includes(u.language));
   if (!callers.length) return undefined;
   return `uses in ${describeUnread(callers)}, which Tenure does not index`;
 }
@@ -195,7 +195,8 @@ export async function workspaceGaps(db: Db, r: Answer, placement: { readonly fil
     if (computed) gaps.push(`dynamic property access (${plural(computed, 'member access', 'member accesses')} by a computed name \`obj[key]\` in its file and the files importing it)`);
   }
 
-  const callersUnread = unreadCallers(await unreadLanguages(db), language);
+  // Read only for a language such code calls into: what_breaks is a hot path.
+  const callersUnread = language && CALLS_INTO[language] ? unreadCallers(await unreadLanguages(db), CALLS_INTO[language]) : undefined;
   if (callersUnread) gaps.push(callersUnread);
   if (language === 'java') gaps.push('reflection targets');
   // What a container injects is an implementation, called through its interface: no reader of a constant waits on it.
