@@ -6,7 +6,7 @@ import { defaultPoolSize } from '../src/core/structural/inventory/parsePool.js';
 import type { FullResult, QueryResult, ThreadResult } from './child.js';
 import { claimBenchDir, prepareDjango, prepareSettlement, prepareTsPackage, BENCH_DIR, type Corpus } from './corpora.js';
 import { describeMachine } from './machine.js';
-import { fmtInt, fmtMB, fmtMs, median, medianIndex, percentile, verdict, type Row } from './stats.js';
+import { fmtInt, fmtMB, fmtMs, median, medianIndex, percentile, verdict, withKeptSections, type Row } from './stats.js';
 import { artifactRows } from './artifacts.js';
 import { historyAtScaleRows, runOverheadRows } from './episodic.js';
 import { knowledgeBenchRows } from './knowledge.js';
@@ -22,6 +22,11 @@ import { djangoProcessRows, scaleRows } from './scale.js';
  * written to docs/benchmarks.md). Every full index and every re-index runs in
  * its own process. Options: --only=django,ts,settlement,leiden,knowledge,reasons,episodic,artifacts,tokens,team,scale   --no-write
  * --scale-files=N (the scale section's full size; 4,000 by default, 40000 for the large corpus)
+ *
+ * Only a full run rewrites docs/benchmarks.md, and only its generated part:
+ * the sections written by hand below its end marker (stats.ts) are measurements of their
+ * own (dated, with their commands) and are kept. A section that fails is a
+ * row of the table and makes the run exit 1.
  */
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -228,7 +233,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const args = process.argv.slice(2);
   const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-  const write = !args.includes('--no-write');
+  // A partial run's table would replace the full one: it prints, and leaves the file alone.
+  const write = !args.includes('--no-write') && !only;
   const command = process.env.npm_lifecycle_event === 'bench' ? 'npm run bench' : `node ${path.relative(REPO_ROOT, process.argv[1] ?? 'out/bench/run.js')}${args.length ? ' ' + args.join(' ') : ''}`;
   const machine = describeMachine();
   const loadBefore = os.loadavg()[0]!;
@@ -343,8 +349,13 @@ async function main(): Promise<void> {
   if (write) {
     const out = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, markdown);
+    fs.writeFileSync(out, withKeptSections(markdown, fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''));
     log(`wrote ${path.relative(REPO_ROOT, out)}`);
+  } else if (only) log('a partial run (--only) prints its table and does not rewrite docs/benchmarks.md');
+  const failed = rows.filter((r) => r[1] === 'not run' || /^failed\b/.test(r[2] ?? '') || /\bfailed: /.test(r[2] ?? ''));
+  if (failed.length) {
+    log(`${failed.length} row(s) failed: ${failed.map((r) => `${r[0]} (${r[1]})`).join('; ')}`);
+    process.exitCode = 1;
   }
 }
 

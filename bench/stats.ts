@@ -44,3 +44,18 @@ export type Row = [corpus: string, measurement: string, result: string, target: 
 export function verdict(ok: boolean, text: string): string {
   return `${text} ${ok ? '✓' : '✗'}`;
 }
+
+/** Where the generated part of docs/benchmarks.md ends; what follows is written by hand and kept. */
+export const GENERATED_END = '<!-- Everything above this line is written by `npm run bench`; the sections below are kept as they are. -->';
+
+/**
+ * The new generated part, then what the old file kept below its end marker.
+ * A file written before the marker existed keeps everything from its first
+ * second-level heading: the generated part has none.
+ */
+export function withKeptSections(generated: string, previous: string): string {
+  const at = previous.indexOf(GENERATED_END);
+  const heading = previous.search(/^## /m);
+  const kept = (at >= 0 ? previous.slice(at + GENERATED_END.length) : heading >= 0 ? previous.slice(heading) : '').replace(/^\n+/, '');
+  return `${generated.trimEnd()}\n\n${GENERATED_END}\n${kept ? `\n${kept}` : ''}`;
+}
