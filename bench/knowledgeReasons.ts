@@ -8,7 +8,7 @@ import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
 import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { goReceiverType, resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { goReceiverType, isIndexed, resolveOneSymbol } from '../src/core/structural/lookup.js';
 import { askTool } from '../src/core/tools/ask.js';
 import { tokens } from '../src/core/tools/budget.js';
 import { whyIsThisTool } from '../src/core/tools/whyIsThis.js';
@@ -262,10 +262,13 @@ export async function runReasonBench(options: { readonly model?: boolean; readon
     let ws = await openWorkspace(root);
     try {
       // A kept index answers as it is only if its knowledge was extracted offline: a --model run leaves the replayed model's, and these answers are the offline path's.
-      const reuse = kept && (await knowledgeIndexed(ws.db)).extractedBy.every((x) => x === 'offline');
+      // Only a whole index is kept: a run stopped part-way leaves a store with no structural index or no finished knowledge run, whose answers would be "not indexed".
+      const known = kept ? await knowledgeIndexed(ws.db) : undefined;
+      const whole = !!known && known.indexedAt !== undefined && (await isIndexed(ws.db));
+      const reuse = whole && known!.extractedBy.every((x) => x === 'offline');
       if (kept && !reuse) {
         // Not cleared but removed: an offline pass defers to the model extractions a store keeps (they are the expensive part), so only a new store is offline throughout.
-        log(`${corpus.id}: its knowledge index was built by a model; built again offline from a new store`);
+        log(`${corpus.id}: its index ${whole ? 'was built by a model' : 'is incomplete (a run stopped part-way)'}; built again offline from a new store`);
         await ws.close();
         fs.rmSync(path.join(root, '.tenure'), { recursive: true, force: true });
         ws = await openWorkspace(root);

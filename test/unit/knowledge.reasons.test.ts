@@ -537,3 +537,27 @@ describe('a condition and what follows from it', () => {
     assert.deepEqual(best, ['The reader is not thread-safe because the underlying Yaml object is not thread safe.', 'If you implement a singleton pattern, you get some weird exceptions, e.g., when opening the modeler.']);
   });
 });
+
+describe('a problem said as what went wrong', () => {
+  it('the Context sentence that says what broke ("causing …", "led to …", "vulnerable to …") explains; a description beside it does not', () => {
+    const doc = [
+      '# Status patch retries',
+      '',
+      '## Context',
+      '',
+      'The restore controller patches the status of the restore at the end of each phase. The patch goes to the API server over the same connection as every other call.',
+      'After the connection was restored, it didn\'t attempt to update, causing the restore to be stuck at "In progress" indefinitely.',
+      'Sharing one store for reads and writes also led to coupling between services.',
+      '',
+      '## Decision',
+      '',
+      'Status patches go through `PatchResourceWithRetriesOnErrors`.',
+    ].join('\n');
+    const t = tieMatcher({ names: ['PatchResourceWithRetriesOnErrors'], phrases: proseForms('PatchResourceWithRetriesOnErrors'), values: [], places: ['patch.go'], neighbours: [] });
+    const ranked = rankSentences(candidates(doc), t, { aboutIt: true });
+    const explains = (start: string) => ranked.find((r) => r.text.startsWith(start))!.explains;
+    assert.ok(explains('After the connection') >= 0.5, `stuck: ${explains('After the connection')}`);
+    assert.ok(explains('Sharing one store') >= 0.5, `led to: ${explains('Sharing one store')}`);
+    assert.ok(explains('The patch goes') < 0.5, `a description: ${explains('The patch goes')}`);
+  });
+});

@@ -79,3 +79,27 @@ describe('why_is_this within its budget', () => {
     assert.deepEqual(data.documents.map((d) => d.ref), ['commit 1abcdef', 'commit 2abcdef']);
   });
 });
+
+describe('why_is_this source headings say each thing once', () => {
+  // The answer's first lines name the symbol in full; a heading that names it again, and its file twice, costs an agent tokens for nothing.
+  function comment(line: number, text: string): WhyItem {
+    const document: DocumentRef = { id: -line, source: `${target.path}#L${line}`, kind: 'doc', title: `comment of ${target.qname}`, path: target.path };
+    const quote = { document, quote: text, line };
+    return { category: 'docstring', document, tier: 'exact', relation: 'self', hops: 1, anchors: [{ entity: target.qname, entityType: 'code', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `a comment in it at ${target.path}:${line}` }], excerpts: [quote], reasons: [{ quote, score: 1, tie: 1, constraint: false }], extractedBy: 'code comment' };
+  }
+
+  it('heads a comment of the symbol with its file once and its line, not its name', () => {
+    const r = result([adr(), comment(52, 'The partner rejects a split batch, so the size is fixed before submission.')]);
+    const { text } = fitWhy(r, 8, 800);
+    const heading = text.split('\n').find((l) => l.startsWith('docstring — '));
+    assert.equal(heading, 'docstring — comment in ledger/ledger.go [exact: a comment in it at line 52]');
+  });
+
+  it('names a document\'s anchor as written, without the symbol it denotes when that is the symbol asked about', () => {
+    const item = adr();
+    const anchored: WhyItem = { ...item, anchors: [{ entity: 'settle the ledger', entityType: 'concept', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: '' }], tier: 'weak' };
+    const { text } = fitWhy(result([anchored]), 8, 800);
+    assert.ok(text.includes('[weak: "settle the ledger" — names a concept spanning it and other symbols — verify]'), text.split('\n').find((l) => l.startsWith('decision — ')));
+    assert.ok(!text.includes(`→ ${target.qname}`));
+  });
+});

@@ -799,7 +799,8 @@ function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
   }).filter(Boolean);
   const onLine = r.line !== undefined ? r.items.find((i) => i.atLine !== undefined) : undefined;
   let s = r.line === undefined ? '' : onLine ? `line ${r.line} is inside it, and a comment there comes first; ` : `line ${r.line} is inside it, with no comment on or just above it; `;
-  s += `${plural(about.length, 'source')} about ${r.target.qname} itself`;
+  // The line above names the symbol in full: here it is "the method", which is shorter for an agent to read and says the same.
+  s += `${plural(about.length, 'source')} about the ${r.target.kind} itself`;
   if (parts.length) s += ` — ${parts.join(', ')}`;
   const hop2 = r.items.filter((i) => i.relation === 'self' && i.hops === 2).length;
   const neighbours = r.items.filter((i) => i.relation !== 'self').length;

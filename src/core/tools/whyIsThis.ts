@@ -170,10 +170,19 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, quotas?: rea
 
 type DocumentViewT = z.infer<typeof DocumentView>;
 
-function documentLines(d: DocumentViewT, quoted: Set<string>): string[] {
-  const title = d.ref && d.title.startsWith(d.ref) ? d.title.slice(d.ref.length).replace(/^[\s:–—-]+/, '') || d.title : d.title;
-  const handle = d.ref ? `${d.ref} "${title}"` : `"${title}"`;
-  const link = d.about ? `about ${d.about}: ${d.how}` : `${d.tier}: ${d.how}`;
+/**
+ * One source's lines. Its heading says each thing once: the answer's first
+ * lines name the symbol, so a comment of it is "comment" and an anchor on it
+ * is its name as written; the heading's path is not repeated in the link.
+ */
+function documentLines(d: DocumentViewT, quoted: Set<string>, target: string): string[] {
+  const named = d.title.endsWith(` of ${target}`) ? d.title.slice(0, -` of ${target}`.length) : d.title;
+  const title = d.ref && named.startsWith(d.ref) ? named.slice(d.ref.length).replace(/^[\s:–—-]+/, '') || named : named;
+  // A comment of the symbol is "comment in <its file>"; a titled document is its title, quoted.
+  const handle = named !== d.title && !d.ref && d.where ? `${title} in` : d.ref ? `${d.ref} "${title}"` : `"${title}"`;
+  const unnamed = d.how.replace(` → ${target} — `, ' — ');
+  const how = d.where ? unnamed.replace(` at ${d.where}:`, ' at line ') : unnamed;
+  const link = d.about ? `about ${d.about}: ${how}` : `${d.tier}: ${how}`;
   const out = [`${d.category} — ${handle}${d.where && !handle.includes(d.where) ? ` ${d.where}` : ''} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
   for (const q of d.quotes) {
     // The source's path is on its heading line: a quotation from it names only its line.
@@ -195,14 +204,14 @@ export function renderWhyIsThis(a: WhyIsThisOutput): string {
   const self = a.documents.filter((d) => d.relation === 'self' && !d.how.startsWith('refers to'));
   const hop2 = a.documents.filter((d) => d.relation === 'self' && d.how.startsWith('refers to'));
   const neighbours = a.documents.filter((d) => d.relation !== 'self');
-  for (const d of self) lines.push(...documentLines(d, quoted));
+  for (const d of self) lines.push(...documentLines(d, quoted, a.target.qname));
   if (hop2.length) {
     lines.push(`Reached through another document (weak for ${a.target.qname} itself):`);
-    for (const d of hop2) lines.push(...documentLines(d, quoted));
+    for (const d of hop2) lines.push(...documentLines(d, quoted, a.target.qname));
   }
   if (neighbours.length) {
     lines.push(`About its neighbours, not ${a.target.qname} itself (weak for it):`);
-    for (const d of neighbours) lines.push(...documentLines(d, quoted));
+    for (const d of neighbours) lines.push(...documentLines(d, quoted, a.target.qname));
   }
   if (a.omitted['documents']) lines.push(moreLine(a.omitted['documents'], 'sources', a.documents.length + a.omitted['documents']));
   const cons = a.constraints.filter((c) => c.type === 'constraint');
