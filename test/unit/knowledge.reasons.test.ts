@@ -433,6 +433,7 @@ describe('searching documents by the words of a name', () => {
     assert.deepEqual(nameBody('SetTotalEscrowForDenom'), ['total', 'escrow', 'for', 'denom']);
     assert.deepEqual(nameBody('validateBasic'), ['validate', 'basic'], 'two words keep their verb: one word alone is not what documents name');
     assert.deepEqual(nameBody('ToggleStateReport'), ['toggle', 'state', 'report']);
+    assert.deepEqual(nameBody('DefaultBlocksPerEpoch'), ['blocks', 'per', 'epoch'], 'a default is named after its parameter');
   });
 });
 

@@ -271,7 +271,7 @@ function constraintQuote(m: ChunkRow & { description: string }, name: string): Q
  */
 export function nameBody(name: string): string[] {
   const words = identifierWords(name);
-  return words.length > 2 && /^(get|set|is|has|create|make|build|load|handle|do|new|to|on|with|check|validate|verify|ensure|compute|calculate|update|apply|process|parse|fetch|init|add|remove|delete|register|resolve|convert)$/.test(words[0]!) ? words.slice(1) : words;
+  return words.length > 2 && /^(get|set|is|has|default|create|make|build|load|handle|do|new|to|on|with|check|validate|verify|ensure|compute|calculate|update|apply|process|parse|fetch|init|add|remove|delete|register|resolve|convert)$/.test(words[0]!) ? words.slice(1) : words;
 }
 
 /**
@@ -302,6 +302,10 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   const verbatim = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$')}(?![\\w$])`);
   // The name in other letter case (`GuEC2App` for GuEc2App): strong, not exact — the document may mean something else spelled alike.
   const anyCase = new RegExp(verbatim.source, 'i');
+  // The name without the word nameBody left off, as code: `BlocksPerEpoch` for DefaultBlocksPerEpoch (the parameter whose default it is).
+  const at = body.length >= 2 && body.length < identifierWords(target.name).length ? target.name.toLowerCase().indexOf(body[0]!, 1) : -1;
+  const bare = at > 0 && isCodeShaped(target.name.slice(at)) ? target.name.slice(at).replace(/^_+/, '') : undefined;
+  const bareRe = bare ? new RegExp(`(?<![\\w$])${bare.replace(/[$]/g, '\\$')}(?![\\w$])`) : undefined;
   for (const row of rows) {
     const caseDiffers = unique && !verbatim.test(row.text) && (row.text.match(new RegExp(anyCase.source, 'gi')) ?? [])[0];
     const prior = docs.get(row.doc_id);
@@ -315,16 +319,17 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
     }
     const exact = unique && verbatim.test(row.text);
     const tier: LinkTier = exact ? 'exact' : caseDiffers ? 'strong' : 'weak';
+    const bareHit = !exact && !caseDiffers && bare && bareRe!.test(row.text) ? bare : undefined;
     const r = reached(documentRef(row), tier, 'self', ['name search']);
     r.anchors.push({
-      entity: exact ? target.name : caseDiffers || body.join(' '),
+      entity: exact ? target.name : caseDiffers || bareHit || body.join(' '),
       entityType: 'search',
       tier,
       symbol: { sid: target.sid, qname: target.qname },
       relation: 'self',
-      reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : caseDiffers ? `names \`${caseDiffers}\`, its name in other letter case; one symbol has the name ${target.name}` : `has the words of its name ("${body.join(' ')}") — verify`,
+      reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : caseDiffers ? `names \`${caseDiffers}\`, its name in other letter case; one symbol has the name ${target.name}` : bareHit ? `names \`${bareHit}\`, its name without "${target.name.slice(0, at)}" — verify` : `has the words of its name ("${body.join(' ')}") — verify`,
     });
-    addPassage(r, quoteFrom(row, [target.name, ...(caseDiffers ? [caseDiffers] : []), body.join(' ')]));
+    addPassage(r, quoteFrom(row, [target.name, ...(caseDiffers ? [caseDiffers] : []), ...(bareHit ? [bareHit] : []), body.join(' ')]));
     docs.set(row.doc_id, r);
   }
   await documentsByInvertedName(db, target, body, docs);
