@@ -164,12 +164,17 @@ export function timeIndex(repoRoot: string, root: string, timeoutMs: number, str
 
 /**
  * A peer to compare with, when one is installed: codegraph (npm
- * `@colbymchenry/codegraph`), found as TENURE_BENCH_CODEGRAPH or on PATH.
+ * `@colbymchenry/codegraph`), found as TENURE_BENCH_CODEGRAPH (the program or
+ * its folder) or on PATH.
  * Never a dependency of Tenure; the bench only times it.
  */
 export function peerCodegraph(): string | undefined {
   const given = process.env['TENURE_BENCH_CODEGRAPH'];
-  if (given) return fs.existsSync(given) ? given : undefined;
+  // The program, or the folder that holds it (a node_modules/.bin): a folder run as a program exits 126.
+  if (given) {
+    const bin = fs.existsSync(given) && fs.statSync(given).isDirectory() ? path.join(given, 'codegraph') : given;
+    return fs.existsSync(bin) ? bin : undefined;
+  }
   for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
     const bin = path.join(dir, 'codegraph');
     if (dir && fs.existsSync(bin)) return bin;
