@@ -142,6 +142,59 @@ describe('SQLite store (real database files)', () => {
     await db.close();
   });
 
+  // A holder in another thread: `commits` transactions of `holdMs` each, back to back (or one, never committed until told), then it lets go.
+  function holder(file: string, holdMs: number, commits: number, tag: string): Worker {
+    return new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const { Db } = require(workerData.dbModule);
+       const { SCHEMA } = require(workerData.schemaModule);
+       (async () => {
+         const db = await Db.open(workerData.file, { migrations: SCHEMA });
+         let first = true;
+         for (let i = 0; i < workerData.commits; i++) {
+           await db.write(async (d) => {
+             await d.run('INSERT INTO meta (key, value) VALUES (?, ?)', [workerData.tag + '-' + i, 'x']);
+             if (first) parentPort.postMessage('locked');
+             first = false;
+             await new Promise((r) => setTimeout(r, workerData.holdMs));
+           });
+         }
+         await db.close();
+         parentPort.postMessage('released');
+       })();`,
+      { eval: true, workerData: { file, holdMs, commits, tag, dbModule: path.join(__dirname, '..', '..', 'src', 'core', 'store', 'db.js'), schemaModule: path.join(__dirname, '..', '..', 'src', 'core', 'workspace.js') } },
+    );
+  }
+
+  it('a writer behind others that keep committing waits its turn past its timeout; one behind a lock held with no commit fails saying what to do', async function () {
+    this.timeout(30_000);
+    const file = path.join(dir.root, 'busy.db');
+    // A short timeout stands for the default 10 s: on a loaded machine, four processes indexing one workspace kept a writer from its turn for longer than that.
+    const db = await Db.open(file, { migrations: SCHEMA, busyTimeoutMs: 300 });
+    const busy = holder(file, 150, 10, 'busy');
+    await new Promise((r) => busy.once('message', r));
+    const released = new Promise((r) => busy.once('message', r));
+    const started = Date.now();
+    await db.write((d) => d.run("INSERT INTO meta (key, value) VALUES ('mine', '1')"));
+    const waited = Date.now() - started;
+    assert.ok(waited > 300, `it waited past its timeout while the other committed (${waited} ms)`);
+    await released;
+    assert.equal((await db.get<{ n: number }>("SELECT count(*) AS n FROM meta WHERE key LIKE 'busy-%' OR key = 'mine'"))!.n, 11);
+    await busy.terminate();
+
+    const stuck = holder(file, 1_500, 1, 'stuck');
+    await new Promise((r) => stuck.once('message', r));
+    await assert.rejects(db.write((d) => d.run("INSERT INTO meta (key, value) VALUES ('late', '1')")), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'SQLITE_BUSY');
+      assert.match(e.message, /has held its write lock for 300 ms without committing\. Wait for it to finish and try again; nothing was written\./);
+      return true;
+    });
+    await new Promise((r) => stuck.once('message', r));
+    await stuck.terminate();
+    assert.equal(await db.get("SELECT key FROM meta WHERE key = 'late'"), undefined);
+    await db.close();
+  });
+
   it('keeps a cached answer until the file changes, through this connection or another', async () => {
     const file = path.join(dir.root, 'm.db');
     const db = await Db.open(file, { migrations: SCHEMA });

@@ -257,7 +257,9 @@ export class Db {
    * would wait for the other writer's whole transaction.
    */
   private async beginImmediate(): Promise<void> {
-    const deadline = Date.now() + this.busyTimeoutMs;
+    let deadline = Date.now() + this.busyTimeoutMs;
+    // The other writers' commits so far: while they keep committing, the lock is busy, not stuck, and this one waits its turn.
+    let seen = await this.dataVersion();
     await this.exec('PRAGMA busy_timeout = 0');
     try {
       for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
@@ -265,7 +267,14 @@ export class Db {
           await this.exec('BEGIN IMMEDIATE');
           return;
         } catch (e) {
-          if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() + wait > deadline) throw e;
+          if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+          if (Date.now() + wait > deadline) {
+            const now = await this.dataVersion();
+            if (now === seen) throw lockedError(e, this.file, this.busyTimeoutMs);
+            // Someone committed in the meantime: under contention (a loaded machine, several processes indexing) a writer may wait longer than one timeout for its turn; only a lock held with no commit for a whole timeout fails.
+            seen = now;
+            deadline = Date.now() + this.busyTimeoutMs;
+          }
           await new Promise((resolve) => setTimeout(resolve, wait));
         }
       }
@@ -407,4 +416,10 @@ export class Db {
       );
     }
   }
+}
+
+/** SQLite's "database is locked", said with what holds it and what to do; its code stays SQLITE_BUSY. */
+function lockedError(cause: unknown, file: string, ms: number): Error {
+  const e = new Error(`${file} is locked: another process (VS Code's indexer, \`tenure index\`, \`tenure watch\`, the MCP server) has held its write lock for ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} without committing. Wait for it to finish and try again; nothing was written.`, { cause });
+  return Object.assign(e, { code: 'SQLITE_BUSY' });
 }
