@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
 import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { quoteFrom } from '../../src/core/knowledge/quotes.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
 import { affixOf, bandWeights, isFocused, nameBody, namesPullRequest } from '../../src/core/knowledge/why.js';
 import { reached } from '../../src/core/knowledge/whyScope.js';
@@ -560,5 +561,21 @@ describe('a problem said as what went wrong', () => {
     assert.ok(explains('After the connection') >= 0.5, `stuck: ${explains('After the connection')}`);
     assert.ok(explains('Sharing one store') >= 0.5, `led to: ${explains('Sharing one store')}`);
     assert.ok(explains('The patch goes') < 0.5, `a description: ${explains('The patch goes')}`);
+  });
+});
+
+describe('the passage quoted for a document found by name', () => {
+  const chunk = (text: string) => ({ chunk_id: 1, text, start: 0, line_start: 1, doc_id: 1, source: 'docs/adr/adr-014-epochs.md', kind: 'adr' as const, title: 'Epochs', ref: null, path: 'docs/adr/adr-014-epochs.md', url: null, sections: null });
+
+  it('is prose: never the front matter, a heading or a code block, even where only they hold the name', () => {
+    const text = ['---', 'sidebar_position: 15', 'title: Epochs', '---', '# ADR 014: Epochs', '', '```go', 'if BlockHeight() % BlocksPerEpoch() == 0 { rebalance() }', '```', '', 'Validator set changes are sent once an epoch ends, which saves the relayer most of its packets.', ''].join('\n');
+    const q = quoteFrom(chunk(text), ['DefaultBlocksPerEpoch', 'blocks per epoch']);
+    assert.equal(q.quote, 'Validator set changes are sent once an epoch ends, which saves the relayer most of its packets.');
+    assert.equal(q.line, 11);
+  });
+
+  it('is the prose sentence that names it, when one does', () => {
+    const text = ['---', 'title: Epochs', '---', '', 'Epochs group blocks.', 'By default, `BlocksPerEpoch` is set to be 600 which corresponds to 1 hour.', ''].join('\n');
+    assert.match(quoteFrom(chunk(text), ['BlocksPerEpoch']).quote, /^By default, `BlocksPerEpoch` is set to be 600/);
   });
 });

@@ -4,6 +4,7 @@ import type { DocKind, SourceDocument } from './sources/document.js';
 import { documentCount, type ChunkRow } from './store/documents.js';
 import { extractors } from './store/graph.js';
 import { indexedAt } from './store/runs.js';
+import { candidates } from './reasons.js';
 import { plain, quote, sentences } from './text.js';
 
 /*
@@ -92,7 +93,9 @@ export function needlesFor(name: string): string[] {
  * thread, the comment it belongs to.
  */
 export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?: string, max = 300): Quotation {
-  const ss = sentences(chunk.text).filter((s) => plain(s.text).length > 12 && !/^#{1,6}\s/.test(s.text));
+  // Prose only: front matter, headings, metadata lines, code and link lists are never the quote. A chunk with no prose (a code listing) is quoted as it is.
+  const prose = candidates(chunk.text).filter((s) => plain(s.text).length > 12);
+  const ss = prose.length ? prose : sentences(chunk.text).filter((s) => plain(s.text).length > 12 && !/^#{1,6}\s/.test(s.text));
   const lowNeedles = needles.map((n) => n.toLowerCase()).filter(Boolean);
   // In a thread, the header (title and metadata) is a last resort: the comments say why.
   let bodyStart = 0;
