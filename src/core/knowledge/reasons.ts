@@ -336,7 +336,8 @@ function stemmedWords(text: string): string[] {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
 }
 
-function containsRun(words: readonly string[], run: readonly string[]): boolean {
+/** Whether the stemmed words hold the run, in order, side by side. */
+export function containsRun(words: readonly string[], run: readonly string[]): boolean {
   if (!run.length || run.length > words.length) return false;
   outer: for (let i = 0; i + run.length <= words.length; i++) {
     for (let k = 0; k < run.length; k++) if (words[i + k] !== run[k]) continue outer;

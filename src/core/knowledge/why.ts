@@ -7,7 +7,7 @@ import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
@@ -333,6 +333,40 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
     docs.set(row.doc_id, r);
   }
   await documentsByInvertedName(db, target, body, docs);
+  await documentsByTitle(db, target, body, docs);
+}
+
+/**
+ * Decision records whose title holds two or three words of the name side by
+ * side ("ADR: Write Model vs Read Models" for DependentFeaturesReadModel):
+ * a record is about what its title says, so its reasons may be the symbol's.
+ * Weak, to verify, at most two.
+ */
+async function documentsByTitle(db: Db, target: SymbolRef, body: readonly string[], docs: Map<number, Reached>): Promise<void> {
+  if (body.length < 3) return;
+  const runs: string[][] = [];
+  for (let len = Math.min(3, body.length - 1); len >= 2; len--) for (let i = 0; i + len <= body.length; i++) if (body.slice(i, i + len).every((w) => w.length >= 3)) runs.push(body.slice(i, i + len));
+  if (!runs.length) return;
+  const fts = runs.map((r) => `"${r.join(' ').replace(/"/g, '')}"*`).join(' OR ');
+  let rows: ChunkRow[];
+  try {
+    rows = await searchDocumentChunks(db, fts, ['adr', 'rfc', 'design'], 12);
+  } catch {
+    return;
+  }
+  let added = 0;
+  for (const row of rows) {
+    if (added >= 2 || docs.has(row.doc_id)) continue;
+    const title = (row.title.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
+    const run = runs.find((r) => containsRun(title, r.map(stem)));
+    if (!run) continue;
+    added++;
+    const said = run.join(' ');
+    const r = reached(documentRef(row), 'weak', 'self', ['name search']);
+    r.anchors.push({ entity: said, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its title "${row.title}" has words of its name ("${said}") — verify` });
+    addPassage(r, quoteFrom(row, [said, ...run]));
+    docs.set(row.doc_id, r);
+  }
 }
 
 /**
