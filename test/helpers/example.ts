@@ -43,6 +43,17 @@ export async function indexedFiles(files: Readonly<Record<string, string>>): Pro
   };
 }
 
+/** A temporary folder holding the files given, its structural memory and its offline knowledge memory indexed; a knowledge run that does not finish fails the test's setup. */
+export async function knowledgeIndexedFiles(files: Readonly<Record<string, string>>): Promise<FilledExample> {
+  const fx = await indexedFiles(files);
+  const report = await indexKnowledge(fx.ws, {});
+  if (report.status !== 'done') {
+    await fx.close();
+    throw new Error(`the knowledge run ended ${report.status}: ${report.message ?? ''}`);
+  }
+  return fx;
+}
+
 /**
  * A copy of examples/settlement with the memories a test asks for filled:
  * the structural index always; the build output (class files, DI wiring,

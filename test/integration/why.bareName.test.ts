@@ -1,7 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { indexKnowledge } from '../../src/core/knowledge/pipeline';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { indexedFiles, type FilledExample } from '../helpers/example';
+import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * A default's name is its parameter's with "Default" in front (Go's
@@ -17,7 +16,7 @@ describe('why_is_this: a document that names the symbol without its prefix', fun
   let fx: FilledExample;
 
   before(async () => {
-    fx = await indexedFiles({
+    fx = await knowledgeIndexedFiles({
       'types/params.go': 'package types\n\nconst DefaultBlocksPerEpoch = int64(600)\n\ntype Params struct{ epoch int64 }\n\nfunc (p Params) BlocksPerEpoch() int64 { return p.epoch }\n',
       'docs/adr/adr-014-epochs.md': [
         '# ADR 014: Epochs',
@@ -29,8 +28,6 @@ describe('why_is_this: a document that names the symbol without its prefix', fun
         '',
       ].join('\n'),
     });
-    const report = await indexKnowledge(fx.ws, {});
-    assert.equal(report.status, 'done', report.message);
   });
   after(() => fx.close());
 

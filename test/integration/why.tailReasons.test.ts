@@ -1,7 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { indexKnowledge } from '../../src/core/knowledge/pipeline';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { indexedFiles, type FilledExample } from '../helpers/example';
+import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * Once a decision record has a reason that names the symbol, its other
@@ -14,7 +13,7 @@ describe('why_is_this: a decision record quoted past its first reason', function
   let fx: FilledExample;
 
   before(async () => {
-    fx = await indexedFiles({
+    fx = await knowledgeIndexedFiles({
       'src/slug.ts': 'export function recordSlug(title: string): string {\n  return title.toLowerCase();\n}\n',
       'docs/adr/0002-slugs.md': [
         '# 2. Record slugs',
@@ -31,8 +30,6 @@ describe('why_is_this: a decision record quoted past its first reason', function
         '',
       ].join('\n'),
     });
-    const report = await indexKnowledge(fx.ws, {});
-    assert.equal(report.status, 'done', report.message);
   });
   after(() => fx.close());
 

@@ -1,7 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { indexKnowledge } from '../../src/core/knowledge/pipeline';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { indexedFiles, type FilledExample } from '../helpers/example';
+import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * A decision record is about what its title says: a record titled "Write
@@ -15,7 +14,7 @@ describe('why_is_this: a decision record whose title holds words of the name', f
   let fx: FilledExample;
 
   before(async () => {
-    fx = await indexedFiles({
+    fx = await knowledgeIndexedFiles({
       'src/features/dependent-features-read-model.ts': 'export class DependentFeaturesReadModel {\n  async getParents(child: string): Promise<string[]> {\n    return [child];\n  }\n}\n',
       'docs/adr/write-model-vs-read-models.md': [
         '# 3. Write model vs read models',
@@ -30,8 +29,6 @@ describe('why_is_this: a decision record whose title holds words of the name', f
         '',
       ].join('\n'),
     });
-    const report = await indexKnowledge(fx.ws, {});
-    assert.equal(report.status, 'done', report.message);
   });
   after(() => fx.close());
 

@@ -332,7 +332,7 @@ function escape(s: string): string {
 }
 
 /** The stemmed lower-case words of a text, in order. */
-function stemmedWords(text: string): string[] {
+export function stemmedWords(text: string): string[] {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
 }
 

@@ -7,8 +7,8 @@ import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
-import type { Section } from './sources/document.js';
+import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import type { DocKind, Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
@@ -274,6 +274,11 @@ export function nameBody(name: string): string[] {
   return words.length > 2 && /^(get|set|is|has|default|create|make|build|load|handle|do|new|to|on|with|check|validate|verify|ensure|compute|calculate|update|apply|process|parse|fetch|init|add|remove|delete|register|resolve|convert)$/.test(words[0]!) ? words.slice(1) : words;
 }
 
+/** A name as code in prose: not part of a longer identifier (`$` counts as part of one). */
+function asCodeName(name: string): RegExp {
+  return new RegExp(`(?<![\\w$])${name.replace(/[$]/g, '\\$')}(?![\\w$])`);
+}
+
 /**
  * Documents that name the symbol where the graph did not link them: its name
  * inside a code block, a name joined into a longer one, its words as prose.
@@ -299,13 +304,13 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   }
   const index = await symbolIndexOf(db);
   const unique = (index.byName.get(target.name)?.length ?? 0) === 1 && target.name.length >= 6 && isCodeShaped(target.name);
-  const verbatim = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$')}(?![\\w$])`);
+  const verbatim = asCodeName(target.name);
   // The name in other letter case (`GuEC2App` for GuEc2App): strong, not exact — the document may mean something else spelled alike.
   const anyCase = new RegExp(verbatim.source, 'i');
   // The name without the word nameBody left off, as code: `BlocksPerEpoch` for DefaultBlocksPerEpoch (the parameter whose default it is).
   const at = body.length >= 2 && body.length < identifierWords(target.name).length ? target.name.toLowerCase().indexOf(body[0]!, 1) : -1;
   const bare = at > 0 && isCodeShaped(target.name.slice(at)) ? target.name.slice(at).replace(/^_+/, '') : undefined;
-  const bareRe = bare ? new RegExp(`(?<![\\w$])${bare.replace(/[$]/g, '\\$')}(?![\\w$])`) : undefined;
+  const bareRe = bare ? asCodeName(bare) : undefined;
   for (const row of rows) {
     const caseDiffers = unique && !verbatim.test(row.text) && (row.text.match(new RegExp(anyCase.source, 'gi')) ?? [])[0];
     const prior = docs.get(row.doc_id);
@@ -347,26 +352,13 @@ async function documentsByTitle(db: Db, target: SymbolRef, body: readonly string
   const runs: string[][] = [];
   for (let len = Math.min(3, body.length - 1); len >= 2; len--) for (let i = 0; i + len <= body.length; i++) if (body.slice(i, i + len).every((w) => w.length >= 3)) runs.push(body.slice(i, i + len));
   if (!runs.length) return;
-  const fts = runs.map((r) => `"${r.join(' ').replace(/"/g, '')}"*`).join(' OR ');
-  let rows: ChunkRow[];
-  try {
-    rows = await searchDocumentChunks(db, fts, ['adr', 'rfc', 'design'], 12);
-  } catch {
-    return;
-  }
-  let added = 0;
-  for (const row of rows) {
-    if (added >= 2 || docs.has(row.doc_id)) continue;
-    const title = (row.title.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
+  await weakSearchLinks(db, target, docs, runs.map((r) => `"${r.join(' ').replace(/"/g, '')}"*`).join(' OR '), ['adr', 'rfc', 'design'], 2, (row) => {
+    const title = stemmedWords(row.title);
     const run = runs.find((r) => containsRun(title, r.map(stem)));
-    if (!run) continue;
-    added++;
+    if (!run) return undefined;
     const said = run.join(' ');
-    const r = reached(documentRef(row), 'weak', 'self', ['name search']);
-    r.anchors.push({ entity: said, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its title "${row.title}" has words of its name ("${said}") — verify` });
-    addPassage(r, quoteFrom(row, [said, ...run]));
-    docs.set(row.doc_id, r);
-  }
+    return { said, reason: `its title "${row.title}" has words of its name ("${said}") — verify`, needles: [said, ...run] };
+  });
 }
 
 /**
@@ -380,23 +372,44 @@ async function documentsByInvertedName(db: Db, target: SymbolRef, body: readonly
   for (let i = 0; i + 1 < body.length; i++) if (body[i]!.length >= 3 && body[i + 1]!.length >= 3) pairs.push([body[i]!, body[i + 1]!]);
   if (!pairs.length) return;
   const fts = pairs.map(([a, b]) => `NEAR("${b.replace(/"/g, '')}" "${a.replace(/"/g, '')}"*, 3)`).join(' OR ');
+  await weakSearchLinks(db, target, docs, fts, ['adr', 'rfc', 'design', 'doc'], 4, (row) => {
+    const words = stemmedWords(row.text);
+    const pair = pairs.find(([a, b]) => containsInverted(words, [stem(a), stem(b)]));
+    if (!pair) return undefined;
+    const said = `${pair[1]} of ${pair[0]}`;
+    return { said, reason: `says words of its name the other way round ("${said}") — verify`, needles: [pair[1], body.join(' ')] };
+  });
+}
+
+/**
+ * Up to `max` documents the full-text search finds that the graph did not
+ * reach, each linked weak to the symbol by what `match` says of it (nothing:
+ * not linked). The search and its link, said once for the ways of naming it.
+ */
+async function weakSearchLinks(
+  db: Db,
+  target: SymbolRef,
+  docs: Map<number, Reached>,
+  fts: string,
+  kinds: readonly DocKind[],
+  max: number,
+  match: (row: ChunkRow) => { said: string; reason: string; needles: string[] } | undefined,
+): Promise<void> {
   let rows: ChunkRow[];
   try {
-    rows = await searchDocumentChunks(db, fts, ['adr', 'rfc', 'design', 'doc'], 12);
+    rows = await searchDocumentChunks(db, fts, kinds, 12);
   } catch {
     return;
   }
   let added = 0;
   for (const row of rows) {
-    if (added >= 4 || docs.has(row.doc_id)) continue;
-    const words = (row.text.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
-    const pair = pairs.find(([a, b]) => containsInverted(words, [stem(a), stem(b)]));
-    if (!pair) continue;
+    if (added >= max || docs.has(row.doc_id)) continue;
+    const m = match(row);
+    if (!m) continue;
     added++;
-    const said = `${pair[1]} of ${pair[0]}`;
     const r = reached(documentRef(row), 'weak', 'self', ['name search']);
-    r.anchors.push({ entity: said, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `says words of its name the other way round ("${said}") — verify` });
-    addPassage(r, quoteFrom(row, [pair[1], body.join(' ')]));
+    r.anchors.push({ entity: m.said, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: m.reason });
+    addPassage(r, quoteFrom(row, m.needles));
     docs.set(row.doc_id, r);
   }
 }

@@ -258,8 +258,9 @@ export class Db {
    */
   private async beginImmediate(): Promise<void> {
     let deadline = Date.now() + this.busyTimeoutMs;
-    // The other writers' commits so far: while they keep committing, the lock is busy, not stuck, and this one waits its turn.
-    let seen = await this.dataVersion();
+    // The other writers' commits when this one first found the lock taken: while they keep committing, the lock is busy, not stuck,
+    // and this one waits its turn. Read only once it has to wait: an uncontended write costs no extra statement.
+    let seen: number | undefined;
     await this.exec('PRAGMA busy_timeout = 0');
     try {
       for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
@@ -268,6 +269,7 @@ export class Db {
           return;
         } catch (e) {
           if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+          seen ??= await this.dataVersion();
           if (Date.now() + wait > deadline) {
             const now = await this.dataVersion();
             if (now === seen) throw lockedError(e, this.file, this.busyTimeoutMs);
