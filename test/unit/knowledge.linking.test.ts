@@ -71,9 +71,18 @@ describe('knowledge: linking entities to symbols', () => {
       assert.equal(l.tier, 'exact');
       assert.equal(l.symbols[0]!.sid, 'ts `src/settlement/RetryPolicy.ts`/');
     });
+    it('a tail of a file path names its module; a tail that is no file names nothing', () => {
+      assert.equal(link('settlement/RetryPolicy.ts').symbols[0]?.sid, 'ts `src/settlement/RetryPolicy.ts`/');
+      assert.equal(link('other/RetryPolicy.ts').tier, 'unresolved');
+    });
   });
 
   describe('strong: a normalised phrase clearly denotes one symbol', () => {
+    it('a qualified name written in another letter case', () => {
+      const l = link('retrypolicy.max_attempts');
+      assert.equal(l.tier, 'strong');
+      assert.deepEqual(qnames(l), ['RetryPolicy.MAX_ATTEMPTS']);
+    });
     it('a type written as prose', () => {
       for (const p of ['the settlement service', 'Settlement Service', "the settlement service's"]) {
         const l = link(p);

@@ -104,7 +104,7 @@ export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: Li
 /** A file path names its module. */
 function byFilePath(index: SymbolIndex, raw: string): Link {
   const rel = raw.replace(/\\/g, '/').replace(/^\.\//, '');
-  const mod = index.modulesByPath.get(rel) ?? [...index.modulesByPath.values()].filter((m) => m.path.endsWith('/' + rel)).at(0);
+  const mod = index.moduleAt(rel);
   return mod ? { tier: 'exact', symbols: [linked(mod)], score: 1, reason: `names the file ${mod.path}` } : unresolved(`names a file (${rel}) that is not in the index`);
 }
 
@@ -122,7 +122,7 @@ function byIdentifier({ index, subject, code, maxWeak }: Naming): Link | undefin
     const q = named.filter((s) => endsWith(qualifiedSegments(s), segs) || endsWith([...segments(s.path.replace(/\.\w+$/, '')), ...qualifiedSegments(s)], segs));
     if (q.length === 1) return { tier: 'exact', symbols: [linked(q[0]!)], score: 1, reason: `names \`${code}\` verbatim; one symbol has that name` };
     if (q.length > 1) return weakSet(q, `\`${code}\` is written verbatim but ${q.length} symbols have that qualified name`, 0.9, maxWeak);
-    const ci = index.all.filter((s) => s.name.toLowerCase() === last.toLowerCase() && endsWith(qualifiedSegments(s), segs, true));
+    const ci = (index.byLowerName.get(last.toLowerCase()) ?? []).filter((s) => endsWith(qualifiedSegments(s), segs, true));
     if (ci.length === 1) return { tier: 'strong', symbols: [linked(ci[0]!)], score: 0.9, reason: `\`${code}\` matches ${ci[0]!.qname} up to letter case` };
     // The qualifier may be a class that is not a symbol here; the member alone may still be unique.
     if (named.length === 0) return unresolved(`names \`${code}\`, which is not in the structural index`);

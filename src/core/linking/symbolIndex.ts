@@ -34,9 +34,13 @@ const PATH_NOISE = new Set(['src', 'lib', 'main', 'java', 'com', 'org', 'net', '
 
 export class SymbolIndex {
   readonly byName = new Map<string, IndexedSymbol[]>();
+  /** By name in lower case: a name written in another letter case is looked up, not searched for among every symbol. */
+  readonly byLowerName = new Map<string, IndexedSymbol[]>();
   readonly byWords = new Map<string, IndexedSymbol[]>();
   readonly byWord = new Map<string, IndexedSymbol[]>();
   readonly modulesByPath = new Map<string, IndexedSymbol>();
+  /** Modules by their file's name: a path written from a subfolder (`base.py`, `urls/base.py`) is matched among these only. */
+  private readonly modulesByBasename = new Map<string, IndexedSymbol[]>();
   readonly bySid = new Map<string, IndexedSymbol>();
   readonly all: IndexedSymbol[] = [];
   private readonly docFreq = new Map<string, number>();
@@ -96,16 +100,26 @@ export class SymbolIndex {
     this.bySid.set(s.sid, s);
     if (r.kind === 'module') {
       this.modulesByPath.set(r.path, s);
+      push(this.modulesByBasename, r.path.slice(r.path.lastIndexOf('/') + 1), s);
       return;
     }
     if (!LINKABLE.has(r.kind)) return;
     this.all.push(s);
     push(this.byName, r.name, s);
+    push(this.byLowerName, r.name.toLowerCase(), s);
     push(this.byWords, s.words.join(' '), s);
     for (const w of new Set(s.words)) {
       push(this.byWord, w, s);
       this.docFreq.set(w, (this.docFreq.get(w) ?? 0) + 1);
     }
+  }
+
+  /** The module of a file given by its path relative to the workspace, or by a tail of it (`urls/base.py`). */
+  moduleAt(rel: string): IndexedSymbol | undefined {
+    const whole = this.modulesByPath.get(rel);
+    if (whole) return whole;
+    const base = rel.slice(rel.lastIndexOf('/') + 1);
+    return (this.modulesByBasename.get(base) ?? []).find((m) => m.path.endsWith('/' + rel));
   }
 
   get size(): number {
