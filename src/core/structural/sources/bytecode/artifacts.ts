@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { errorMessage } from '../../../../shared/errors.js';
-import { applyDi, importAotFiles, type BeansImportReport } from '../di/importer.js';
+import { applyDi, importAotFiles, wiringInput, type BeansImportReport } from '../di/importer.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import type { ApplyResult } from '../../enrichment/store.js';
 import { applyTraces } from '../traces/importer.js';
@@ -114,14 +114,10 @@ export function renderArtifactsReport(r: ArtifactsIndexReport): string {
  */
 export function artifactResolvers(ws: Workspace): EdgeResolver[] {
   const store = new ArtifactStore(ws.db);
-  const wiring = async (format: string) => ({
-    rows: (await store.wiring()).filter((w) => w.format === format),
-    index: await store.sourceIndex(['java'], { withArtifacts: true }),
-  });
   return [
     new BytecodeResolver(() => loadBytecodeInput(ws)),
-    new DiResolver('di:aot', () => wiring('spring-aot')),
-    new DiResolver('di:actuator', () => wiring('actuator-beans')),
+    new DiResolver('di:aot', () => wiringInput(ws, 'di:aot')),
+    new DiResolver('di:actuator', () => wiringInput(ws, 'di:actuator')),
     new TraceResolver(async () => ({ observations: await store.observations() })),
   ];
 }

@@ -53,12 +53,16 @@ export async function importBytecode(ws: Workspace, options: BytecodeImportOptio
   const store = new ArtifactStore(ws.db);
   const layout = options.layout ?? findBytecode(ws.root);
   const { classFiles, jarFiles } = builtFiles(ws.root, layout);
+  const empty = { source: 0, anonymous: 0, generated: 0, library: 0 };
+  const previous = await store.artifacts('bytecode');
+  // No build output now or before: nothing to link, and the Java symbols a link reads are not loaded.
+  if (!classFiles.length && !jarFiles.length && !previous.length) {
+    return { unchanged: true, layout, classFiles: 0, jars: 0, classes: empty, generatedSymbols: 0, callSites: 0, applied: null, staleSources: [], problems: [], ms: performance.now() - t0 };
+  }
   const sources = await store.sourceFiles('java');
   const fingerprint = createHash('sha1')
     .update(JSON.stringify([classFiles.map((f) => [f.rel, f.size, f.mtimeMs]), jarFiles.map((f) => [f.rel, f.size, f.mtimeMs]), [...sources].map(([p, s]) => [p, s.hash, s.mtimeMs])]))
     .digest('hex');
-  const previous = await store.artifacts('bytecode');
-  const empty = { source: 0, anonymous: 0, generated: 0, library: 0 };
   if (!options.force && (await store.meta(FINGERPRINT_KEY)) === fingerprint && (previous.length > 0 || classFiles.length + jarFiles.length === 0)) {
     return { unchanged: true, layout, classFiles: classFiles.length, jars: jarFiles.length, classes: empty, generatedSymbols: 0, callSites: 0, applied: null, staleSources: [], problems: [], ms: performance.now() - t0 };
   }

@@ -9,7 +9,8 @@ import { SourceText } from '../bytecode/sourceText.js';
 import { ArtifactStore, type ArtifactSpec, type WiringRow } from '../artifacts/store.js';
 import type { ApplyResult } from '../../enrichment/store.js';
 import { applyWorkspaceResolver } from '../../enrichment/workspaceResolver.js';
-import { DiResolver, type DiSource } from './resolver.js';
+import { DiResolver, type DiInput, type DiSource } from './resolver.js';
+import { SourceIndex } from '../bytecode/sourceIndex.js';
 import type { Workspace } from '../../../store/workspace.js';
 import { fetchActuatorBeans, looksLikeActuatorBeans, parseActuatorBeans, parseJson } from './actuator.js';
 import { parseAotFiles, type AotFile } from './aot.js';
@@ -131,13 +132,20 @@ async function applyBeans(ws: Workspace, exp: BeanExport, spec: ArtifactSpec, op
 
 /** Applies every stored wiring of one kind as implementation facts (again after re-indexing: they are re-derived, not kept). */
 export async function applyDi(ws: Workspace, source: DiSource, options: { signal?: AbortSignal; log?: (m: string) => void } = {}): Promise<ApplyResult | null> {
+  return applyWorkspaceResolver(ws.db, ws.root, new DiResolver(source, () => wiringInput(ws, source)), options);
+}
+
+/**
+ * The stored wiring of one kind, with the Java symbols it names. The symbols
+ * are read only when there is wiring: a workspace with no bean export or AOT
+ * output (most, and every large one without Spring) would otherwise load
+ * every Java symbol after each index for nothing.
+ */
+export async function wiringInput(ws: Workspace, source: DiSource): Promise<DiInput> {
   const store = new ArtifactStore(ws.db);
   const format = source === 'di:actuator' ? 'actuator-beans' : 'spring-aot';
-  const resolver = new DiResolver(source, async () => ({
-    rows: (await store.wiring()).filter((w) => w.format === format),
-    index: await store.sourceIndex(['java'], { withArtifacts: true }),
-  }));
-  return applyWorkspaceResolver(ws.db, ws.root, resolver, options);
+  const rows = (await store.wiring()).filter((w) => w.format === format);
+  return { rows, index: rows.length ? await store.sourceIndex(['java'], { withArtifacts: true }) : new SourceIndex([]) };
 }
 
 function sha1(text: string): string {
