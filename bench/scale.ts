@@ -12,8 +12,8 @@ import { fmtInt, fmtMs, median, medianIndex, verdict, type Row } from './stats.j
  * on this machine (the JDK's src.zip, the Go standard library of
  * golang-*-src, the Python standard library and dist-packages, JavaScript
  * under /usr/share), at ¼, ½ and the whole of it,
- * so the growth curve shows. Files are taken in the order of a hash of their
- * path, so every size has the same mix. When Debian's sources fall short of
+ * so the growth curve shows. Each size takes its share of every source as
+ * whole projects (projectOf, sized). When Debian's sources fall short of
  * the size asked for, JavaScript and TypeScript from the project's
  * node_modules make up the rest (the table says how many).
  *
@@ -89,19 +89,76 @@ function debianSources(): Source[] {
 
 const order = (rel: string) => createHash('sha1').update(rel).digest('hex');
 
-/** The corpus: its files in hash order, and where they came from. */
+/**
+ * The project a corpus file belongs to: a JDK module, a top-level package of
+ * the Go standard library, a Python top-level package or module, a
+ * JavaScript package. Each size is made of whole projects: a quarter of
+ * every package is not a smaller repository (its files find a quarter of
+ * their package's definitions, so the work per file grows with the sample
+ * and a linear indexer looks quadratic).
+ */
+function projectOf(rel: string): string {
+  const parts = rel.split('/');
+  const scoped = parts[1]?.startsWith('@') ? 3 : 2;
+  return parts.slice(0, Math.min(scoped, parts.length - 1) || 1).join('/');
+}
+
+/** The files of whole projects taken in the order of a hash of their names, up to n files (the last project cut to fit). */
+function wholeProjects(files: readonly { abs: string; rel: string }[], n: number): { abs: string; rel: string }[] {
+  const byProject = new Map<string, { abs: string; rel: string }[]>();
+  for (const f of files) {
+    const p = projectOf(f.rel);
+    const list = byProject.get(p);
+    if (list) list.push(f);
+    else byProject.set(p, [f]);
+  }
+  const out: { abs: string; rel: string }[] = [];
+  for (const p of [...byProject.keys()].sort((a, b) => (order(a) < order(b) ? -1 : 1))) {
+    if (out.length >= n) break;
+    out.push(...byProject.get(p)!.sort((a, b) => (a.rel < b.rel ? -1 : 1)).slice(0, n - out.length));
+  }
+  return out;
+}
+
+/**
+ * n files of the corpus: from each source (the JDK, the Go standard library,
+ * …) its share of n, as whole projects, so every size has the same mix of
+ * languages and kinds of code.
+ */
+function sized(files: readonly { abs: string; rel: string }[], n: number): { abs: string; rel: string }[] {
+  if (n >= files.length) return [...files];
+  const bySource = new Map<string, { abs: string; rel: string }[]>();
+  for (const f of files) {
+    const src = f.rel.split('/')[0]!;
+    const list = bySource.get(src);
+    if (list) list.push(f);
+    else bySource.set(src, [f]);
+  }
+  const out: { abs: string; rel: string }[] = [];
+  let taken = 0;
+  let seen = 0;
+  for (const list of bySource.values()) {
+    seen += list.length;
+    // Cumulative rounding: the shares add up to n exactly.
+    const share = Math.round((seen * n) / files.length) - taken;
+    out.push(...wholeProjects(list, share));
+    taken += share;
+  }
+  return out;
+}
+
+/** The corpus (every size is cut from it by `sized`), and where it came from. */
 function corpus(opts: ScaleOptions): { files: { abs: string; rel: string }[]; sources: string[] } {
   const sources = debianSources();
   const debian = sources.flatMap((s) => s.files);
   const notes = sources.map((s) => `${s.label}: ${fmtInt(s.files.length)} files`);
-  let files = [...debian].sort((a, b) => (order(a.rel) < order(b.rel) ? -1 : 1));
+  let files = [...debian];
   if (files.length < opts.files) {
     const extra: { abs: string; rel: string }[] = [];
     walk(path.join(opts.repoRoot, 'node_modules'), 'node_modules-src', extra, (n) => n === 'test' || n === 'tests' || n === '.bin');
-    extra.sort((a, b) => (order(a.rel) < order(b.rel) ? -1 : 1));
-    const take = extra.slice(0, opts.files - files.length);
+    const take = wholeProjects(extra, opts.files - files.length);
     if (take.length) notes.push(`not from Debian: ${fmtInt(take.length)} JavaScript/TypeScript files of the project's own node_modules, to reach the size`);
-    files = [...files, ...take].sort((a, b) => (order(a.rel) < order(b.rel) ? -1 : 1));
+    files = [...files, ...take];
   }
   return { files: files.slice(0, opts.files), sources: notes };
 }
@@ -111,11 +168,11 @@ export function scaleTree(opts: ScaleOptions, n: number): string {
   return tree(corpus(opts).files, n);
 }
 
-/** A tree of the first n files, hard-linked (a copy where linking fails). */
+/** A tree of n files of the corpus (`sized`), hard-linked (a copy where linking fails). */
 function tree(files: readonly { abs: string; rel: string }[], n: number): string {
   const root = path.join(BENCH_DIR, `scale-${n}`);
   fs.rmSync(root, { recursive: true, force: true });
-  for (const f of files.slice(0, n)) {
+  for (const f of sized(files, n)) {
     const dest = path.join(root, f.rel);
     fs.mkdirSync(path.dirname(dest), { recursive: true });
     try {
@@ -241,7 +298,7 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
     // On a shared machine wall time also measures the neighbours; CPU time per file is the work's own growth.
     rows.push(growthRow('time', perFile), growthRow('CPU time', cpuPerFile));
   }
-  return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; files taken in the order of the SHA-1 of their path (every size the same mix), hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
+  return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; each size takes from every source its share of the files, as whole projects (a JDK module, a top-level package of the Go standard library, a Python top-level package, a JavaScript package) in the order of the SHA-1 of their names, the last one cut to fit: every size has the same mix, and a smaller size is a smaller repository rather than a sample of every package; hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
 }
 
 /** The run with the median wall time, and every wall time in order. */
