@@ -204,14 +204,14 @@ describe('incremental re-index', () => {
   it('holds no site in memory once written (only their names), here and in a new indexer, and still finds the callers a save reaches', async () => {
     const stored = async () => (await ws.db.all<{ sites: string }>('SELECT sites FROM file_sites')).reduce((n, r) => n + (JSON.parse(r.sites) as unknown[]).length, 0);
     const report = await indexer.indexAll();
-    assert.equal(indexer.debugState.sitesByFile.size, 0, 'no site objects kept after the write');
+    assert.equal(indexer.debugState.pendingSites.size, 0, 'no site objects kept after the write');
     assert.equal(report.sites, await stored(), 'the report counts the stored sites');
     const second = await StructuralIndexer.create(ws);
     try {
       const again = await second.indexAll();
       assert.equal(again.parsed, 0);
       assert.equal(again.sites, report.sites, 'a new indexer counts the same sites from the store');
-      assert.equal(second.debugState.sitesByFile.size, 0, 'and loads none of them as objects');
+      assert.equal(second.debugState.pendingSites.size, 0, 'and loads none of them as objects');
       assert.ok((second.debugState.siteFilesByName.get('record')?.size ?? 0) >= 1, 'it knows which files name `record`');
       // A definition renamed back: the callers in files nobody touched are read from the store and resolved again.
       const file = path.join(ws.root, 'src/settlement/AuditLog.ts');
@@ -221,7 +221,7 @@ describe('incremental re-index', () => {
       fs.writeFileSync(file, text);
       await second.updateFiles([file]);
       assert.deepEqual(await callers('AuditLog.record'), ['SettlementService.retry inferred', 'SettlementService.settle inferred']);
-      assert.equal(second.debugState.sitesByFile.size, 0);
+      assert.equal(second.debugState.pendingSites.size, 0);
     } finally {
       await second.dispose();
     }

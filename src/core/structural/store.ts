@@ -1,6 +1,7 @@
 import type { SymbolKind } from '../model/structural.js';
 import type { SkipKind } from '../model/skips.js';
 import { specOf, type Edge, type FileEntry, type Site, type StructuralState } from './index/state.js';
+import { siteOf } from './index/pendingSites.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deferIndexes, deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
@@ -133,11 +134,7 @@ export class StructuralStore {
     const out: Site[] = [];
     for (let i = 0; i < fileIds.length; i += 500) {
       const rows = await db.all<{ file_id: number; sites: string }>('SELECT file_id, sites FROM file_sites WHERE file_id IN (SELECT value FROM json_each(?))', [JSON.stringify(fileIds.slice(i, i + 500))]);
-      for (const row of rows) {
-        for (const [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs] of JSON.parse(row.sites) as SiteTuple[]) {
-          out.push({ id, fileId: row.file_id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs: nameIs ?? null });
-        }
-      }
+      for (const row of rows) for (const t of JSON.parse(row.sites) as SiteTuple[]) out.push(siteOf(row.file_id, t));
     }
     return out;
   }
@@ -199,10 +196,9 @@ export class StructuralStore {
       }
       // A first index fills empty tables: their indexes are built once at the end.
       const restoreIndexes = change.fresh ? await deferIndexes(db, ['symbols', 'imports', 'edges']) : async () => undefined;
-      // Edges name symbols: the files' own rows go first. Written, the sites need stay only where
-      // resolution holds them (it lets each go once resolved); the working set keeps their names.
+      // Edges name symbols: the files' own rows go first. The batch's sites stay pending (text, or a temporary
+      // file on a large index) until resolution has read them; the caller lets them go.
       await writeFileRows(db, state, change.replaced);
-      state.releaseSites();
       const writeEdges = async (batch: readonly Edge[]) => {
         await insertRows(
           db,
@@ -222,26 +218,30 @@ export class StructuralStore {
 
 /**
  * The symbols, sites and imports of the files a change rewrites. The rows
- * are built file by file, giving the thread back between files (a first
- * index holds every file), and live only in this call: on a large first
- * index they are hundreds of megabytes (each file's sites as JSON text),
- * which must not stay reachable while the edges are resolved.
+ * are built and written a slice of files at a time, giving the thread back
+ * between files: on a large first index all of them at once were hundreds
+ * of megabytes (each file's sites as JSON text).
  */
 async function writeFileRows(db: Db, state: StructuralState, files: readonly FileEntry[]): Promise<void> {
   const yielder = new Yielder(12, 1);
-  const symbolRows: Cell[][] = [];
-  const siteRows: Cell[][] = [];
-  const importRows: Cell[][] = [];
-  for (const f of files) {
-    for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
-    siteRows.push([f.id, JSON.stringify((state.sitesByFile.get(f.id) ?? []).map((s): SiteTuple => s.nameIs ? [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic, s.nameIs] : [s.id, s.ownerId, s.kind, s.name, s.receiver, s.receiverType, s.line, s.col, s.dynamic]))]);
-    for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
-    if (yielder.due()) await yielder.yield();
+  for (let start = 0; start < files.length; start += FILE_ROWS_SLICE) {
+    const symbolRows: Cell[][] = [];
+    const siteRows: Cell[][] = [];
+    const importRows: Cell[][] = [];
+    for (const f of files.slice(start, start + FILE_ROWS_SLICE)) {
+      for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
+      siteRows.push([f.id, state.pendingSites.text(f.id) ?? '[]']);
+      for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
+      if (yielder.due()) await yielder.yield();
+    }
+    await insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' });
+    await insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows);
+    await insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows);
   }
-  await insertRows(db, 'symbols', ['id', 'sid', 'name', 'qname', 'kind', 'file_id', 'parent_id', 'line', 'col', 'end_line', 'end_col', 'exported'], symbolRows, { upsert: 'id' });
-  await insertRows(db, 'file_sites', ['file_id', 'sites'], siteRows);
-  await insertRows(db, 'imports', ['id', 'file_id', 'owner_id', 'module', 'name', 'local', 'wildcard', 'target_file_id', 'line', 'col'], importRows);
 }
+
+/** Files whose rows are built and written together. */
+const FILE_ROWS_SLICE = 500;
 
 /**
  * Makes the edges of a change and hands them to `write` in batches, each once

@@ -19,6 +19,8 @@ export interface IndexerOptions {
   /** Parse workers; defaults to the cores available, at most 4. */
   readonly workers?: number;
   readonly maxFileBytes?: number;
+  /** Site text one write keeps in memory before it goes to a temporary file (PendingSites); the default suits every size. */
+  readonly siteSpillBytes?: number;
   /** Per-file parse budget. */
   readonly parseBudgetMs?: number;
   readonly exclude?: readonly string[];
@@ -69,6 +71,16 @@ interface Plan {
   /** A full index: every file the walk found, so a reloaded working set can be checked against it (and files not found are removed). */
   readonly discovered?: readonly DiscoveredFile[];
   readonly texts?: ReadonlyMap<string, string>;
+  /** Files already taken into the working set as they were parsed (a first index), and what that changed. */
+  readonly takenIn?: Batch;
+}
+
+/** The sites a batch resolves: its inheritance sites first, then the rest in groups read as resolution reaches them. */
+interface AffectedSites {
+  readonly inheritance: readonly Site[];
+  readonly groups: Iterable<Site[]>;
+  /** The stored sites among them (files not rewritten), whose old edges the write replaces. */
+  readonly storedIds: readonly number[];
 }
 
 /** What a written batch did. */
@@ -128,7 +140,7 @@ export class StructuralIndexer {
     readonly workspace: Workspace,
     private readonly options: IndexerOptions,
   ) {
-    this.state = new StructuralState();
+    this.state = new StructuralState(this.options.siteSpillBytes);
     this.resolver = new Resolver(this.state);
     this.store = new StructuralStore(workspace.db);
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
@@ -175,7 +187,8 @@ export class StructuralIndexer {
 
   /** Drops the working set; the next use loads it from SQLite again. */
   private forget(): void {
-    this.state = new StructuralState();
+    this.state.releaseSites();
+    this.state = new StructuralState(this.options.siteSpillBytes);
     this.resolver = new Resolver(this.state);
     this.loaded = false;
   }
@@ -236,13 +249,31 @@ export class StructuralIndexer {
       }
       const removed = [...this.state.fileByRel.keys()].filter((rel) => !seen.has(rel));
       const tp = performance.now();
-      const responses = await this.parsePoolFor(jobs.length).parseAll(jobs, (done) => opts.onProgress?.(done + unchanged, d.files.length), opts.signal);
+      const pool = this.parsePoolFor(jobs.length);
+      const progress = (done: number) => opts.onProgress?.(done + unchanged, d.files.length);
+      const parsedOf = (response: ParseResponse): Parsed => ({ rel: jobFiles[response.id]!.rel, file: jobFiles[response.id]!, response, mtimeMs: jobFiles[response.id]!.mtimeMs });
+      let plan: Plan;
+      if (this.nothingStored()) {
+        // A first index takes each file's facts in as its worker sends them, while the others parse: no file's
+        // facts wait for the rest, and the main thread's share of the work is done beside the workers'. (Another
+        // writer that indexes meanwhile is found under the write lock, and the files are read again: `apply`.)
+        const takenIn = this.newBatch(true, []);
+        try {
+          await pool.parseEach(jobs, (response) => this.takeIn(parsedOf(response), takenIn), progress, opts.signal);
+        } catch (e) {
+          this.forget();
+          throw e;
+        }
+        plan = { parsed: [], removedRels: removed, discovered: d.files, takenIn };
+      } else {
+        const responses = await pool.parseAll(jobs, progress, opts.signal);
+        plan = { parsed: responses.map(parsedOf), removedRels: removed, discovered: d.files };
+      }
       const tParse = performance.now() - tp;
       // A worker's WebAssembly memory grows to the largest file it parsed and never shrinks: after a
       // bulk parse the workers are let go (about 50 MB each on Django), and the next save starts one afresh.
       if (jobs.length > JOBS_PER_WORKER) await this.releasePool();
-      const parsed = responses.map((response, i) => ({ rel: jobFiles[i]!.rel, file: jobFiles[i]!, response, mtimeMs: jobFiles[i]!.mtimeMs }));
-      const result = await this.apply({ parsed, removedRels: removed, discovered: d.files });
+      const result = await this.apply(plan);
       const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
       const store = new StructuralStore(this.workspace.db);
       await store.saveWalkSkips(walkSkips);
@@ -405,6 +436,8 @@ export class StructuralIndexer {
     }
     const planned = new Set(plan.parsed.map((p) => p.rel));
     for (const f of plan.discovered ?? []) if (!planned.has(f.rel) && this.needsParse(f)) again.push({ rel: f.rel, abs: f.abs, language: f.language.id, file: f });
+    // Files taken in as they were parsed went with the stale working set: every discovered file the reloaded one
+    // does not hold as it is on disk is read again below.
     if (again.length) {
       const mtimes = again.map((a) => a.file?.mtimeMs ?? statOf(a.abs)?.mtimeMs);
       const responses = await this.parsePoolFor(again.length).parseAll(again.map((a) => this.jobFor(a.abs, a.rel, a.language, plan.texts?.get(a.abs))));
@@ -412,7 +445,7 @@ export class StructuralIndexer {
         if (response.status !== 'missing') parsed.push({ rel: again[i]!.rel, response, ...(again[i]!.file ? { file: again[i]!.file } : {}), ...(mtimes[i] !== undefined ? { mtimeMs: mtimes[i] } : {}) });
       });
     }
-    return { ...plan, parsed };
+    return { ...plan, parsed, takenIn: undefined };
   }
 
   private async applyLocked(db: Db, plan: Plan): Promise<Applied> {
@@ -422,20 +455,7 @@ export class StructuralIndexer {
       ? [...this.state.fileByRel.entries()].filter(([rel]) => !seen.has(rel)).map(([, id]) => id)
       : [...new Set(plan.removedRels)].map((rel) => this.state.fileByRel.get(rel)).filter((id): id is number => id !== undefined);
     const parsed = plan.parsed;
-    const batch: Batch = {
-      // Nothing stored yet. A store of skipped files only (every file minified, or failed to parse) holds
-      // rows of them that a write of the same files must replace, so it is not fresh.
-      fresh: this.state.files.size === 0 && this.state.siteCount === 0 && this.state.symbols.size === 0,
-      names: new Set(),
-      structureChanged: removed.length > 0,
-      configChanged: removed.some((id) => this.state.files.get(id)?.language?.scheme === 'config'),
-      replaced: [],
-      touched: [],
-      kept: [],
-      parsed: 0,
-      unchanged: 0,
-      partial: [],
-    };
+    const batch = plan.takenIn ?? this.newBatch(this.nothingStored(), removed);
     for (const id of removed) for (const n of this.state.removeFile(id)) batch.names.add(n);
     // Per file: one large file's facts take milliseconds to take in.
     const yielder = new Yielder(12, 1);
@@ -448,26 +468,55 @@ export class StructuralIndexer {
     const replacedIds = new Set(batch.replaced.map((f) => f.id));
     let t1 = performance.now();
     // Edges are resolved inside the write, after the files' symbols, sites and imports are stored.
-    const written = await StructuralStore.applyIn(
-      db,
-      this.state,
-      {
-        fresh: batch.fresh, removed, replaced: batch.replaced, touched: batch.touched, keptSymbols: batch.kept, resolvedSites: affected.map((s) => s.id),
-        importTargets: () =>
-          [...importChanged]
-            .filter((id) => !replacedIds.has(id))
-            .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null }))),
-      },
-      async (write) => {
-        const edges = await this.resolver.resolveSites(affected, write);
-        t1 = performance.now();
-        return edges;
-      },
-    );
+    let written: { generation: number };
+    try {
+      written = await StructuralStore.applyIn(
+        db,
+        this.state,
+        {
+          fresh: batch.fresh, removed, replaced: batch.replaced, touched: batch.touched, keptSymbols: batch.kept, resolvedSites: affected.storedIds,
+          importTargets: () =>
+            [...importChanged]
+              .filter((id) => !replacedIds.has(id))
+              .flatMap((id) => (this.state.importsByFile.get(id) ?? []).map((i) => ({ id: i.id, target: i.targets[0] ?? null }))),
+        },
+        async (write) => {
+          const edges = await this.resolver.resolveSites(affected.inheritance, affected.groups, write);
+          t1 = performance.now();
+          return edges;
+        },
+      );
+    } finally {
+      // Written or not, the batch's sites are let go (a temporary file with them, when they went to one).
+      this.state.releaseSites();
+    }
     this.generation = written.generation;
-    this.state.releaseSites();
     const t2 = performance.now();
     return { parsed: batch.parsed, unchanged: batch.unchanged, resolveMs: t1 - t0, writeMs: t2 - t1, removed: removed.length, partial: batch.partial };
+  }
+
+  /**
+   * Nothing stored yet. A store of skipped files only (every file minified, or failed to parse) holds
+   * rows of them that a write of the same files must replace, so it is not empty.
+   */
+  private nothingStored(): boolean {
+    return this.state.files.size === 0 && this.state.siteCount === 0 && this.state.symbols.size === 0;
+  }
+
+  /** A batch about to take files in, given the files it removes. */
+  private newBatch(fresh: boolean, removed: readonly number[]): Batch {
+    return {
+      fresh,
+      names: new Set(),
+      structureChanged: removed.length > 0,
+      configChanged: removed.some((id) => this.state.files.get(id)?.language?.scheme === 'config'),
+      replaced: [],
+      touched: [],
+      kept: [],
+      parsed: 0,
+      unchanged: 0,
+      partial: [],
+    };
   }
 
   /** One parsed file into the working set: its facts replace the old ones, a skip is recorded, the same bytes only move its mtime. */
@@ -550,12 +599,16 @@ export class StructuralIndexer {
   }
 
   /**
-   * The sites to resolve again: those of rewritten files, of files whose imports moved, and those naming what
-   * gained or lost a definition (read back from the store for files not rewritten).
+   * The sites to resolve again: those of rewritten files (read from the batch's pending sites one file at a
+   * time, as resolution comes to them), of files whose imports moved, and those naming what gained or lost a
+   * definition (read back from the store for files not rewritten).
    */
-  private async affectedSites(db: Db, batch: Batch, importChanged: ReadonlySet<number>): Promise<Site[]> {
-    const inBatch = [...this.state.sitesByFile.values()].flat();
-    if (batch.fresh) return inBatch;
+  private async affectedSites(db: Db, batch: Batch, importChanged: ReadonlySet<number>): Promise<AffectedSites> {
+    const pending = this.state.pendingSites;
+    const inBatch = function* (): Generator<Site[]> {
+      for (const id of pending.files()) yield pending.sitesOf(id);
+    };
+    if (batch.fresh) return { inheritance: pending.inheritance(), groups: inBatch(), storedIds: [] };
     const replaced = new Set(batch.replaced.map((f) => f.id));
     const names = this.namesThroughAliases(batch.names);
     // Stored files, and whether all their sites or only some are wanted.
@@ -565,8 +618,16 @@ export class StructuralIndexer {
     // Key reads are named by their whole string (`settlement.retry.max`), the keys by their last segment.
     if (batch.configChanged) for (const id of this.state.keyReadFiles) if (!replaced.has(id) && !whole.has(id)) some.add(id);
     const keyRead = (s: Site) => batch.configChanged && !!s.nameIs && s.nameIs !== 'receiver';
-    const stored = await StructuralStore.sitesOf(db, [...whole, ...some]);
-    return [...inBatch, ...stored.filter((s) => whole.has(s.fileId) || names.has(s.name) || keyRead(s))];
+    const stored = (await StructuralStore.sitesOf(db, [...whole, ...some])).filter((s) => whole.has(s.fileId) || names.has(s.name) || keyRead(s));
+    const inherits = (s: Site) => s.kind === 'extends' || s.kind === 'implements';
+    return {
+      inheritance: [...pending.inheritance(), ...stored.filter(inherits)],
+      groups: (function* () {
+        yield* inBatch();
+        yield stored;
+      })(),
+      storedIds: stored.map((s) => s.id),
+    };
   }
 
   /**

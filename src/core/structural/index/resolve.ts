@@ -364,31 +364,31 @@ export class Resolver {
   // ---- sites -------------------------------------------------------------
 
   /**
-   * Resolves sites: inheritance first (member lookup needs the hierarchy),
-   * then everything else. Yields to the event loop as it goes (a first index
-   * resolves every site of the workspace). The edges go to `write` in
-   * batches as they are made, each sent once the one before is written: a
-   * first index of a large repository makes millions, and held all at once
-   * they were most of its memory. It consumes `sites`: each entry is set
-   * to undefined once resolved, so a caller holds no site it has handed over.
+   * Resolves sites: the inheritance sites first (member lookup needs the
+   * hierarchy), then the rest, a group at a time (a file's sites, read when
+   * resolution comes to them; inheritance sites among them are passed over).
+   * Yields to the event loop as it goes (a first index resolves every site
+   * of the workspace). The edges go to `write` in batches as they are made,
+   * each sent once the one before is written: a first index of a large
+   * repository makes millions, and held all at once they were most of its
+   * memory. Each group is consumed: its entries are set to undefined once
+   * resolved, so a caller holds no site it has handed over.
    */
-  async resolveSites(sites: (Site | undefined)[], write: (edges: readonly Edge[]) => Promise<void>): Promise<number> {
+  async resolveSites(inheritance: readonly Site[], groups: Iterable<(Site | undefined)[]>, write: (edges: readonly Edge[]) => Promise<void>): Promise<number> {
     this.dropNameTables();
-    const inherits = (s: Site) => s.kind === 'extends' || s.kind === 'implements';
     // A site with a common name can take milliseconds (thousands of candidates): read the clock often.
     const yielder = new Yielder(12, 4);
-    const inheritance: Edge[] = [];
-    for (const s of sites) {
-      if (!s || !inherits(s)) continue;
-      inheritance.push(...this.resolveSite(s));
+    const inheritanceEdges: Edge[] = [];
+    for (const s of inheritance) {
+      inheritanceEdges.push(...this.resolveSite(s));
       if (yielder.due()) await yielder.yield();
     }
-    this.rebuildSupertypes(inheritance);
+    this.rebuildSupertypes(inheritanceEdges);
     // The hierarchy just changed: a dispatch root worked out before it may be wrong now.
     this.pools.clear();
     let total = 0;
     let written = Promise.resolve();
-    let batch: Edge[] = inheritance;
+    let batch: Edge[] = inheritanceEdges;
     const flush = async () => {
       await written;
       total += batch.length;
@@ -398,15 +398,17 @@ export class Resolver {
       batch = [];
     };
     try {
-      for (let i = 0; i < sites.length; i++) {
-        const s = sites[i];
-        if (!s) continue;
-        // Let go as soon as resolved: on a first index the sites are most of the working set.
-        sites[i] = undefined;
-        if (inherits(s)) continue;
-        batch.push(...this.resolveSite(s));
-        if (batch.length >= EDGE_BATCH) await flush();
-        if (yielder.due()) await yielder.yield();
+      for (const sites of groups) {
+        for (let i = 0; i < sites.length; i++) {
+          const s = sites[i];
+          if (!s) continue;
+          // Let go as soon as resolved.
+          sites[i] = undefined;
+          if (s.kind === 'extends' || s.kind === 'implements') continue;
+          batch.push(...this.resolveSite(s));
+          if (batch.length >= EDGE_BATCH) await flush();
+          if (yielder.due()) await yielder.yield();
+        }
       }
       await flush();
       await written;

@@ -4,6 +4,8 @@ import type { EdgeTier } from '../../model/tiers.js';
 import type { Skip } from '../../model/skips.js';
 import { languageById, type LanguageSpec } from '../inventory/languages.js';
 import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.js';
+import type { SiteTuple } from '../schema.js';
+import { PendingSites } from './pendingSites.js';
 
 /**
  * The structural memory held in memory by whoever indexes (the extension,
@@ -116,10 +118,11 @@ export class StructuralState {
   readonly symbolsByFile = new Map<number, Sym[]>();
   readonly children = new Map<number, Sym[]>();
   /**
-   * Sites of the files being written now. Every other file's sites are in the store (`file_sites`), read back
-   * when a change reaches them: a working set holding every site of a large repository was most of its memory.
+   * Sites of the files being written now, as text until resolution reads them. Every other file's sites are in the
+   * store (`file_sites`), read back when a change reaches them: a working set holding every site of a large
+   * repository was most of its memory.
    */
-  readonly sitesByFile = new Map<number, Site[]>();
+  readonly pendingSites: PendingSites;
   /** Site name → the files with a site of that name: which stored files a definition that came or went reaches. */
   readonly siteFilesByName = new Map<string, Set<number>>();
   /** Files with reads of a key by its string (configuration keys, environment variables): a changed configuration file reaches them all. */
@@ -139,6 +142,10 @@ export class StructuralState {
   /** Moves whenever a configuration file's keys come or go: key reads resolve against them. */
   configVersion = 0;
   private next = { file: 1, symbol: 1, site: 1, import: 1 };
+
+  constructor(siteSpillBytes?: number) {
+    this.pendingSites = new PendingSites(siteSpillBytes);
+  }
 
   allocate(kind: keyof StructuralState['next']): number {
     return this.next[kind]++;
@@ -166,12 +173,6 @@ export class StructuralState {
     this.reserve('symbol', sym.id);
   }
 
-  /** A site of a file being written: kept until the write is done (`releaseSites`), and indexed by name. */
-  addSite(site: Site): void {
-    push(this.sitesByFile, site.fileId, site);
-    this.indexSite(site.fileId, site.id, site.name, site.nameIs);
-  }
-
   /** A stored site, known by its file, name and id only. */
   indexSite(fileId: number, id: number, name: string, nameIs: SiteNameIs | null): void {
     let file = this.sitesOfFile.get(fileId);
@@ -190,7 +191,7 @@ export class StructuralState {
 
   /** The written files' sites are in the store now: only their names stay. */
   releaseSites(): void {
-    this.sitesByFile.clear();
+    this.pendingSites.clear();
   }
 
   addImport(imp: Import): void {
@@ -211,7 +212,7 @@ export class StructuralState {
       this.supertypes.delete(sym.id);
     }
     this.symbolsByFile.delete(fileId);
-    this.sitesByFile.delete(fileId);
+    this.pendingSites.delete(fileId);
     const sites = this.sitesOfFile.get(fileId);
     for (const name of sites?.names ?? []) {
       const files = this.siteFilesByName.get(name);
@@ -295,21 +296,15 @@ export class StructuralState {
       });
     }
     const owner = (i: number) => (i >= 0 ? ids[i]! : moduleId);
+    const tuples: SiteTuple[] = [];
     for (const s of facts.sites) {
-      this.addSite({
-        id: this.allocate('site'),
-        fileId: entry.id,
-        ownerId: owner(s.owner),
-        kind: s.kind,
-        name: s.name,
-        receiver: s.receiver ?? null,
-        receiverType: s.receiverType ?? null,
-        line: s.at.line,
-        col: s.at.col,
-        dynamic: s.dynamic ?? null,
-        nameIs: s.nameIs ?? null,
-      });
+      const id = this.allocate('site');
+      const tuple: SiteTuple = [id, owner(s.owner), s.kind, s.name, s.receiver ?? null, s.receiverType ?? null, s.at.line, s.at.col, s.dynamic ?? null];
+      if (s.nameIs) tuple.push(s.nameIs);
+      tuples.push(tuple);
+      this.indexSite(entry.id, id, s.name, s.nameIs ?? null);
     }
+    this.pendingSites.put(entry.id, tuples);
     for (const im of facts.imports) {
       this.addImport({
         id: this.allocate('import'),

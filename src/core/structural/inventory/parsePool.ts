@@ -111,6 +111,16 @@ export class ParsePool {
   /** Parses every job; results come back in job order. A crashed batch is reported per file, never thrown. */
   async parseAll(jobs: readonly ParseJob[], onProgress?: (done: number) => void, signal?: AbortSignal): Promise<ParseResponse[]> {
     const results: ParseResponse[] = new Array(jobs.length);
+    await this.parseEach(jobs, (r) => (results[r.id] = r), onProgress, signal);
+    return results;
+  }
+
+  /**
+   * Parses every job and hands each response over as its batch comes back
+   * (in no set order; `id` is the job's index), keeping none: a caller that
+   * takes a file's facts in at once never holds every file's at the same time.
+   */
+  async parseEach(jobs: readonly ParseJob[], onResponse: (response: ParseResponse) => void, onProgress?: (done: number) => void, signal?: AbortSignal): Promise<void> {
     const batchSize = Math.max(1, Math.min(16, Math.ceil(jobs.length / (this.size * 8))));
     let done = 0;
     const batches: ParseRequest[][] = [];
@@ -121,13 +131,12 @@ export class ParsePool {
       batches.map(async (batch) => {
         if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
         const out = await this.runAlone(batch);
-        for (const r of out) results[r.id] = r;
+        for (const r of out) onResponse(r);
         done += batch.length;
         onProgress?.(done);
       }),
     );
     if (signal?.aborted) throw signal.reason ?? new Error('cancelled');
-    return results;
   }
 
   /**
