@@ -3,7 +3,7 @@ import { CALLABLE_KINDS, DATA_EDGE_KINDS, DATA_KINDS, TYPE_KINDS, type EdgeBindi
 import type { EdgeTier } from '../../model/tiers.js';
 import { absolutePython, ModuleTable, submodule } from './modules.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
-import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, memberTargets, preferCallables, push } from './targets.js';
+import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, MAX_WORKSPACE_CANDIDATES, memberTargets, preferCallables, push } from './targets.js';
 
 /**
  * Name resolution for the inventory: turns use sites into tiered edges
@@ -443,8 +443,8 @@ export class Resolver {
       reason, candidates, fileId: site.fileId, line: site.line, col: site.col, binding: how.binding ?? null,
     });
     const cap = DATA_EDGE_KINDS.has(site.kind) ? MAX_DATA_CANDIDATES : MAX_CANDIDATES;
-    const many = (syms: readonly Sym[], tier: EdgeTier, reason: string, how: { kind?: EdgeKind; binding?: EdgeBinding } = {}): Edge[] =>
-      syms.length > cap ? [edge(null, tier, `${reason} (${syms.length} candidates, counted by name)`, syms.length, how)] : syms.map((s) => edge(s, tier, reason, syms.length, how));
+    const many = (syms: readonly Sym[], tier: EdgeTier, reason: string, how: { kind?: EdgeKind; binding?: EdgeBinding } = {}, limit = cap): Edge[] =>
+      syms.length > limit ? [edge(null, tier, `${reason} (${syms.length} candidates, counted by name)`, syms.length, how)] : syms.map((s) => edge(s, tier, reason, syms.length, how));
 
     if (site.dynamic) {
       if (!site.name) return [edge(null, 'dynamic', site.dynamic, 0)];
@@ -542,13 +542,17 @@ export class Resolver {
     const scoped = this.poolIn(named, this.visibleFiles(file));
     const pool = scoped.length ? scoped : all;
     const where = scoped.length ? 'in scope' : 'in the workspace';
+    // Matched across the whole workspace, a name's candidates grow with the repository (a quarter of a large
+    // corpus's edges were such lists, and they made its edges grow faster than its files): past a few it is
+    // counted by name, as a data use is. Candidates in scope are bounded by what the file can see.
+    const limit = scoped.length ? cap : Math.min(cap, MAX_WORKSPACE_CANDIDATES);
     // Data names repeat across types far more than method names (`value`, `name`, `definition`), and a receiver
     // of unknown type is often one from outside the workspace: a data use matched by its name alone is a
     // candidate, never a finding (measured on two npm packages: four in five such matches were wrong).
     const first = asUse(pool[0]!);
     if (first && DATA_EDGE_KINDS.has(first.kind)) {
       const word = pool.length === 1 ? `the only \`${site.name}\` ${where}, but` : `${pool.length} candidates ${where};`;
-      return many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\`: ${word} the receiver is ${UNKNOWN_RECEIVER}`, first);
+      return many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\`: ${word} the receiver is ${UNKNOWN_RECEIVER}`, first, limit);
     }
     if (pool.length === 1) {
       const use = asUse(pool[0]!);
@@ -560,7 +564,7 @@ export class Resolver {
       return use ? [edge(root, 'inferred', `\`${site.name}\`: dispatch through \`${this.label(root)}\`, the root of all ${pool.length} \`${site.name}\` ${where} (receiver ${UNKNOWN_RECEIVER})`, 1, use)] : [];
     }
     const use = asUse(pool[0]!);
-    return use ? many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\` ${UNKNOWN_RECEIVER}: ${pool.length} candidates ${where}`, use) : [];
+    return use ? many(pool, 'ambiguous', `\`${site.name}\` on \`${receiver}\` ${UNKNOWN_RECEIVER}: ${pool.length} candidates ${where}`, use, limit) : [];
   }
 
   /**

@@ -14,6 +14,11 @@ export const MAX_CANDIDATES = 50;
  * receiver of unknown type matches every `id` field there is, and listing them helps no one.
  */
 export const MAX_DATA_CANDIDATES = 8;
+/**
+ * A member matched by name across the whole workspace (its receiver's type unknown, no candidate in
+ * scope) reaches as many before it is only a name: such lists grow with the repository, not the file.
+ */
+export const MAX_WORKSPACE_CANDIDATES = 8;
 
 
 export const CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor', 'class']);
