@@ -1,7 +1,7 @@
 import type { LinkTier } from '../model/tiers.js';
 import { TYPE_KINDS } from '../model/structural.js';
 import { isCodeShaped, phraseTokens, segments } from './names.js';
-import type { IndexedSymbol, SymbolIndex } from './symbolIndex.js';
+import { placeHas, type IndexedSymbol, type SymbolIndex } from './symbolIndex.js';
 
 /*
  * Entity → symbols, with a tier that says how far to trust the link:
@@ -198,7 +198,7 @@ function byQualifyingPlace({ index, raw }: Naming, tokens: readonly string[]): L
     const head = tokens.slice(0, k);
     const tail = tokens.slice(k);
     if (tail.length < 2 && k < tokens.length - 1) continue;
-    const hits = (index.byWords.get(tail.join(' ')) ?? []).filter((s) => head.every((h) => s.context.has(h)));
+    const hits = (index.byWords.get(tail.join(' ')) ?? []).filter((s) => head.every((h) => placeHas(s, h)));
     const preferred = hits.filter((s) => TYPE_KINDS.has(s.kind));
     const pick = preferred.length === 1 ? preferred : hits;
     if (pick.length === 1 && (tail.length > 1 || TYPE_KINDS.has(pick[0]!.kind))) {
@@ -216,7 +216,7 @@ function asConcept({ index, raw, maxWeak }: Naming, tokens: readonly string[]): 
   for (const t of tokens) for (const s of index.byWord.get(t) ?? []) pool.add(s);
   for (const s of pool) {
     const nameWords = new Set(s.words);
-    if (!tokens.every((t) => nameWords.has(t) || s.context.has(t))) continue;
+    if (!tokens.every((t) => nameWords.has(t) || placeHas(s, t))) continue;
     const inName = tokens.filter((t) => nameWords.has(t));
     if (!inName.length) continue;
     // The words the phrase does not cover must not be most of the name: "retry" should not reach `retryParked`'s class via its job.

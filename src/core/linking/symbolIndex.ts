@@ -18,8 +18,14 @@ export interface IndexedSymbol extends Omit<SymbolRef, 'id'> {
   readonly parentSid?: string;
   /** Stemmed words of the name. */
   readonly words: readonly string[];
-  /** Stemmed words of where it lives: enclosing type, folders, file. */
-  readonly context: ReadonlySet<string>;
+  /** Stemmed words of where it lives: its folders and file, and its enclosing type (`placeHas`). Shared by every symbol of the same file or type. */
+  readonly pathWords: readonly string[];
+  readonly parentWords: readonly string[];
+}
+
+/** Whether a stemmed word names where a symbol lives: one of its folders, its file or its enclosing type. */
+export function placeHas(s: IndexedSymbol, word: string): boolean {
+  return s.pathWords.includes(word) || s.parentWords.includes(word);
 }
 
 /** One symbol as the structural memory supplies it: where it is, and the type or namespace it is a member of. */
@@ -30,6 +36,7 @@ export interface SymbolRow extends Omit<SymbolRef, 'id'> {
 }
 
 const LINKABLE: ReadonlySet<SymbolKind> = new Set(['namespace', 'class', 'interface', 'enum', 'type', 'function', 'method', 'field', 'constant']);
+const NO_WORDS: readonly string[] = [];
 const PATH_NOISE = new Set(['src', 'lib', 'main', 'java', 'com', 'org', 'net', 'app', 'pkg', 'internal', 'index', 'ts', 'js', 'py', 'go', 'tsx', 'test', 'tests']);
 
 export class SymbolIndex {
@@ -82,8 +89,6 @@ export class SymbolIndex {
   }
 
   private add(r: SymbolRow): void {
-    const context = new Set<string>(this.wordsOfPath(r.path));
-    if (r.parent_name) for (const w of this.tokensOf(r.parent_name)) context.add(w);
     const s: IndexedSymbol = {
       sid: r.sid,
       name: r.name,
@@ -95,7 +100,9 @@ export class SymbolIndex {
       ...(r.parent_name ? { parentName: r.parent_name } : {}),
       ...(r.parent_sid ? { parentSid: r.parent_sid } : {}),
       words: this.tokensOf(r.name),
-      context,
+      // Shared lists, not a set per symbol: a large repository has a million symbols and far fewer files and types.
+      pathWords: this.wordsOfPath(r.path),
+      parentWords: r.parent_name ? this.tokensOf(r.parent_name) : NO_WORDS,
     };
     this.bySid.set(s.sid, s);
     if (r.kind === 'module') {
