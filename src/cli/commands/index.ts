@@ -1,5 +1,5 @@
 import { errorMessage } from '../../shared/errors.js';
-import { StructuralIndexer } from '../../core/structural/index/indexer.js';
+import { StructuralIndexer, type IndexReport } from '../../core/structural/index/indexer.js';
 import { StructuralStore } from '../../core/structural/store.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
 import { indexKnowledge } from '../../core/knowledge/pipeline.js';
@@ -10,6 +10,7 @@ import { openWorkspace } from '../../core/workspace.js';
 import { serveStdio } from '../../mcp/server.js';
 import { getStatus, renderStatus } from '../../core/structural/status.js';
 import type { Command } from 'commander';
+import type { Workspace } from '../../core/store/workspace.js';
 import { VERSION, cwdOf, findRoot, positiveInt, renderIndexReport, restrictedOf, withWorkspace, type CommandGroup } from '../context.js';
 
 /** index, status, watch, mcp: building and serving the memories. */
@@ -34,32 +35,40 @@ function indexCommand(program: Command): void {
       const root = findRoot(dir ?? cwdOf(program));
       await withWorkspace(root, async (ws) => {
         if (opts.rebuild) await new StructuralStore(ws.db).clear();
-        const indexer = await StructuralIndexer.create(ws, opts.workers ? { workers: opts.workers } : {});
-        try {
-          let last = 0;
-          const report = await indexer.indexAll({
-            onProgress: (done, total) => {
-              if (!opts.json && process.stderr.isTTY && Date.now() - last > 100) {
-                last = Date.now();
-                process.stderr.write(`\rIndexing ${done}/${total} files…`);
-              }
-            },
-          });
-          if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-          // Build output the source does not show: class files, jars, Spring AOT bean definitions.
-          const artifacts = await indexArtifacts(ws, { log: (m: string) => process.stderr.write(`${m}\n`) });
-          const artifactsLine = renderArtifactsReport(artifacts);
-          // The knowledge memory's offline pass (no model, no cost) runs with every index.
-          const knowledge = opts.knowledge ? await indexKnowledge(ws) : undefined;
-          const lines = [renderIndexReport(report), artifactsLine, knowledge ? renderKnowledgeIndexReport(knowledge) : ''].filter(Boolean);
-          process.stdout.write(opts.json ? JSON.stringify({ ...report, artifacts, ...(knowledge ? { knowledge } : {}) }, null, 2) + '\n' : lines.join('\n') + '\n');
-          // The code index is kept either way; a knowledge run that stopped early is still not a success.
-          if (knowledge && knowledgeExitCode(knowledge)) process.exitCode = knowledgeExitCode(knowledge);
-        } finally {
-          await indexer.dispose();
-        }
+        // The indexer and its working set (every symbol of the workspace) are let go before the passes after it,
+        // which read what they need from the store: held on, they were a third of a large index's peak memory.
+        const report = await indexStructure(ws, opts);
+        // Build output the source does not show: class files, jars, Spring AOT bean definitions.
+        const artifacts = await indexArtifacts(ws, { log: (m: string) => process.stderr.write(`${m}\n`) });
+        const artifactsLine = renderArtifactsReport(artifacts);
+        // The knowledge memory's offline pass (no model, no cost) runs with every index.
+        const knowledge = opts.knowledge ? await indexKnowledge(ws) : undefined;
+        const lines = [renderIndexReport(report), artifactsLine, knowledge ? renderKnowledgeIndexReport(knowledge) : ''].filter(Boolean);
+        process.stdout.write(opts.json ? JSON.stringify({ ...report, artifacts, ...(knowledge ? { knowledge } : {}) }, null, 2) + '\n' : lines.join('\n') + '\n');
+        // The code index is kept either way; a knowledge run that stopped early is still not a success.
+        if (knowledge && knowledgeExitCode(knowledge)) process.exitCode = knowledgeExitCode(knowledge);
       });
     });
+}
+
+/** The structural index brought up to date by an indexer of its own, with progress on a terminal. */
+async function indexStructure(ws: Workspace, opts: { json?: boolean; workers?: number }): Promise<IndexReport> {
+  const indexer = await StructuralIndexer.create(ws, opts.workers ? { workers: opts.workers } : {});
+  try {
+    let last = 0;
+    const report = await indexer.indexAll({
+      onProgress: (done, total) => {
+        if (!opts.json && process.stderr.isTTY && Date.now() - last > 100) {
+          last = Date.now();
+          process.stderr.write(`\rIndexing ${done}/${total} files…`);
+        }
+      },
+    });
+    if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    return report;
+  } finally {
+    await indexer.dispose();
+  }
 }
 
 /** `tenure status`: what the index holds. */
