@@ -253,6 +253,7 @@ export class StructuralIndexer {
       const progress = (done: number) => opts.onProgress?.(done + unchanged, d.files.length);
       const parsedOf = (response: ParseResponse): Parsed => ({ rel: jobFiles[response.id]!.rel, file: jobFiles[response.id]!, response, mtimeMs: jobFiles[response.id]!.mtimeMs });
       let plan: Plan;
+      this.state.expectFiles(d.files.map((f) => f.rel));
       if (this.nothingStored()) {
         // A first index takes each file's facts in as its worker sends them, while the others parse: no file's
         // facts wait for the rest, and the main thread's share of the work is done beside the workers'. (Another
@@ -449,6 +450,16 @@ export class StructuralIndexer {
   }
 
   private async applyLocked(db: Db, plan: Plan): Promise<Applied> {
+    // A working set reloaded under the lock (another writer wrote first) must know what the walk found too.
+    if (plan.discovered) this.state.expectFiles(plan.discovered.map((f) => f.rel));
+    try {
+      return await this.applyExpected(db, plan);
+    } finally {
+      this.state.expectFiles(undefined);
+    }
+  }
+
+  private async applyExpected(db: Db, plan: Plan): Promise<Applied> {
     const t0 = performance.now();
     const seen = plan.discovered ? new Set(plan.discovered.map((f) => f.rel)) : undefined;
     const removed = seen

@@ -156,7 +156,20 @@ export class StructuralState {
     if (used >= this.next[kind]) this.next[kind] = used + 1;
   }
 
-  hasFile = (rel: string): boolean => this.fileByRel.has(rel);
+  /** Files a whole-workspace index found on disk, while it takes them in: see `expectFiles`. */
+  private expected: ReadonlySet<string> | undefined;
+
+  /**
+   * Whether the workspace has a file: in the working set, or found by the walk of the index taking files in now.
+   * A module's name depends on other files (a Python package is a folder holding `__init__.py`), and a first index
+   * takes files in as their workers finish, in no set order: the name must not depend on which came first.
+   */
+  hasFile = (rel: string): boolean => this.fileByRel.has(rel) || (this.expected?.has(rel) ?? false);
+
+  /** The files the walk found, until the index that found them is written (undefined then). */
+  expectFiles(rels: Iterable<string> | undefined): void {
+    this.expected = rels ? new Set(rels) : undefined;
+  }
 
   addFileEntry(entry: FileEntry): void {
     this.files.set(entry.id, entry);
