@@ -13,7 +13,7 @@ import { fmtInt, fmtMs, median, medianIndex, verdict, type Row } from './stats.j
  * golang-*-src, the Python standard library and dist-packages, JavaScript
  * under /usr/share), at ¼, ½ and the whole of it,
  * so the growth curve shows. Each size takes its share of every source as
- * whole projects (projectOf, sized). When Debian's sources fall short of
+ * whole packages (packageOf, sized). When Debian's sources fall short of
  * the size asked for, JavaScript and TypeScript from the project's
  * node_modules make up the rest (the table says how many).
  *
@@ -90,24 +90,22 @@ function debianSources(): Source[] {
 const order = (rel: string) => createHash('sha1').update(rel).digest('hex');
 
 /**
- * The project a corpus file belongs to: a JDK module, a top-level package of
- * the Go standard library, a Python top-level package or module, a
- * JavaScript package. Each size is made of whole projects: a quarter of
- * every package is not a smaller repository (its files find a quarter of
- * their package's definitions, so the work per file grows with the sample
- * and a linear indexer looks quadratic).
+ * The package a corpus file belongs to: its folder (a Java or Go package, a
+ * Python package, a JavaScript folder). Each size is made of whole packages:
+ * a quarter of every package is not a smaller repository (its files find a
+ * quarter of their package's definitions, so the work per file grows with
+ * the sample and a linear indexer looks quadratic), and packages are small
+ * enough that every size keeps the same mix of code.
  */
-function projectOf(rel: string): string {
-  const parts = rel.split('/');
-  const scoped = parts[1]?.startsWith('@') ? 3 : 2;
-  return parts.slice(0, Math.min(scoped, parts.length - 1) || 1).join('/');
+function packageOf(rel: string): string {
+  return path.posix.dirname(rel);
 }
 
-/** The files of whole projects taken in the order of a hash of their names, up to n files (the last project cut to fit). */
-function wholeProjects(files: readonly { abs: string; rel: string }[], n: number): { abs: string; rel: string }[] {
+/** The files of whole packages taken in the order of a hash of their names, up to n files (the last one cut to fit). */
+function wholePackages(files: readonly { abs: string; rel: string }[], n: number): { abs: string; rel: string }[] {
   const byProject = new Map<string, { abs: string; rel: string }[]>();
   for (const f of files) {
-    const p = projectOf(f.rel);
+    const p = packageOf(f.rel);
     const list = byProject.get(p);
     if (list) list.push(f);
     else byProject.set(p, [f]);
@@ -122,7 +120,7 @@ function wholeProjects(files: readonly { abs: string; rel: string }[], n: number
 
 /**
  * n files of the corpus: from each source (the JDK, the Go standard library,
- * …) its share of n, as whole projects, so every size has the same mix of
+ * …) its share of n, as whole packages, so every size has the same mix of
  * languages and kinds of code.
  */
 function sized(files: readonly { abs: string; rel: string }[], n: number): { abs: string; rel: string }[] {
@@ -141,7 +139,7 @@ function sized(files: readonly { abs: string; rel: string }[], n: number): { abs
     seen += list.length;
     // Cumulative rounding: the shares add up to n exactly.
     const share = Math.round((seen * n) / files.length) - taken;
-    out.push(...wholeProjects(list, share));
+    out.push(...wholePackages(list, share));
     taken += share;
   }
   return out;
@@ -156,7 +154,7 @@ function corpus(opts: ScaleOptions): { files: { abs: string; rel: string }[]; so
   if (files.length < opts.files) {
     const extra: { abs: string; rel: string }[] = [];
     walk(path.join(opts.repoRoot, 'node_modules'), 'node_modules-src', extra, (n) => n === 'test' || n === 'tests' || n === '.bin');
-    const take = wholeProjects(extra, opts.files - files.length);
+    const take = wholePackages(extra, opts.files - files.length);
     if (take.length) notes.push(`not from Debian: ${fmtInt(take.length)} JavaScript/TypeScript files of the project's own node_modules, to reach the size`);
     files = [...files, ...take];
   }
@@ -298,7 +296,7 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
     // On a shared machine wall time also measures the neighbours; CPU time per file is the work's own growth.
     rows.push(growthRow('time', perFile), growthRow('CPU time', cpuPerFile));
   }
-  return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; each size takes from every source its share of the files, as whole projects (a JDK module, a top-level package of the Go standard library, a Python top-level package, a JavaScript package) in the order of the SHA-1 of their names, the last one cut to fit: every size has the same mix, and a smaller size is a smaller repository rather than a sample of every package; hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
+  return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; each size takes from every source its share of the files, as whole packages (folders: a Java or Go package, a Python package, a JavaScript folder) in the order of the SHA-1 of their names, the last one cut to fit: every size has the same mix, and a smaller size is a smaller repository rather than a sample of every package; hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
 }
 
 /** The run with the median wall time, and every wall time in order. */
