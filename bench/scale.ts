@@ -261,6 +261,8 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
   const rows: Row[] = [];
   const perFile: number[] = [];
   const cpuPerFile: number[] = [];
+  const cpuPerEdge: number[] = [];
+  const edgesPerFile: number[] = [];
   let peak = 0;
   for (const n of sizes) {
     const root = tree(files, n);
@@ -280,6 +282,8 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
     }
     perFile.push((run.wallS * 1000) / n);
     cpuPerFile.push((run.cpuS * 1000) / n);
+    cpuPerEdge.push((run.cpuS * 1e6) / Math.max(1, run.report?.edges ?? 0));
+    edgesPerFile.push((run.report?.edges ?? 0) / n);
     peak = Math.max(peak, run.peakMB);
     rows.push([
       label,
@@ -295,6 +299,9 @@ export function scaleRows(opts: ScaleOptions): { rows: Row[]; notes: string[] } 
     };
     // On a shared machine wall time also measures the neighbours; CPU time per file is the work's own growth.
     rows.push(growthRow('time', perFile), growthRow('CPU time', cpuPerFile));
+    // What the work itself did: edges a file has grow when a larger repository resolves more of its names inside
+    // the workspace; the CPU time per edge tells the indexer's own growth from the corpus's.
+    rows.push([label, 'edges per file; CPU time per edge, full ÷ ¼', `${edgesPerFile.map((x) => x.toFixed(0)).join(' → ')} edges per file; ${(cpuPerEdge[2]! / cpuPerEdge[0]!).toFixed(2)}× (${cpuPerEdge.map((x) => `${x.toFixed(1)} µs`).join(' → ')})`, '']);
   }
   return { rows, notes: [`- **Scale corpus**: ${sources.join('; ')}; each size takes from every source its share of the files, as whole packages (folders: a Java or Go package, a Python package, a JavaScript folder) in the order of the SHA-1 of their names, the last one cut to fit: every size has the same mix, and a smaller size is a smaller repository rather than a sample of every package; hard-linked under \`${path.join(BENCH_DIR, 'scale-<n>')}\`.`] };
 }
