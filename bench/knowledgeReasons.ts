@@ -8,10 +8,12 @@ import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
 import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { goReceiverType, isIndexed, resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { goReceiverType, isIndexed, locationOf, resolveOneSymbol } from '../src/core/structural/lookup.js';
 import { askTool } from '../src/core/tools/ask.js';
 import { tokens } from '../src/core/tools/budget.js';
-import { whyIsThisTool } from '../src/core/tools/whyIsThis.js';
+import { fitWhy, whyIsThisTool } from '../src/core/tools/whyIsThis.js';
+import { whyIsThis } from '../src/core/knowledge/why.js';
+import type { SentenceModel } from '../src/core/knowledge/sentenceRanker.js';
 import type { Workspace } from '../src/core/store/workspace.js';
 import { openWorkspace } from '../src/core/workspace.js';
 import { FakeOpenAi } from '../test/integration/knowledgeFakeOpenAi.js';
@@ -53,7 +55,7 @@ import { median, percentile, type Row } from './stats.js';
  * answers are found, never for the numbers reported.
  */
 
-interface Case {
+export interface Case {
   readonly id: string;
   readonly set: 'tuning' | 'held-out';
   readonly symbol: string;
@@ -62,7 +64,7 @@ interface Case {
   readonly noReason?: boolean;
 }
 
-interface CorpusCases {
+export interface CorpusCases {
   readonly id: string;
   readonly language: string;
   readonly repository: string;
@@ -99,12 +101,12 @@ export interface CaseResult {
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CORPORA_DIR = process.env['TENURE_KNOWLEDGE_CORPORA'] ?? path.join(os.tmpdir(), 'tenure-kbench');
 
-function loadCases(): CorpusCases[] {
+export function loadCases(): CorpusCases[] {
   return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'bench', 'knowledge-cases', 'cases.json'), 'utf8')) as { corpora: CorpusCases[] }).corpora;
 }
 
 /** Lower-case words, markup dropped: how a needed sentence is compared with what an answer quotes. */
-function words(text: string): string[] {
+export function words(text: string): string[] {
   return text
     .toLowerCase()
     .replace(/[`*_]/g, '')
@@ -113,12 +115,12 @@ function words(text: string): string[] {
 }
 
 /** The quotations of an answer's text: what is between the quote marks of each `"…"` line. */
-function quotations(text: string): string[][] {
+export function quotations(text: string): string[][] {
   return [...text.matchAll(/"([^"\n]{12,})"/g)].map((m) => words(m[1]!));
 }
 
 /** A needed sentence counts as quoted when one quotation holds at least 80% of its words in order (a cut quotation still counts). */
-function isQuoted(needed: string, quotes: readonly string[][]): boolean {
+export function isQuoted(needed: string, quotes: readonly string[][]): boolean {
   const want = words(needed);
   if (!want.length) return false;
   return quotes.some((q) => {
@@ -178,7 +180,12 @@ async function askReaches(ws: Workspace, c: Case, target: { sid: string; name: s
   }
 }
 
-async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult['path']): Promise<CaseResult> {
+/**
+ * One question answered as the catalog tool answers it, and measured. With `model`, answered by the reason finder
+ * with that sentence ranker (null: the hand-set score alone) and the tool's budget, without asking `ask`: how
+ * bench/fitReasons.ts compares rankers on the same indexes.
+ */
+export async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult['path'], model?: SentenceModel | null): Promise<CaseResult> {
   const base = { corpus: corpus.id, id: c.id, set: c.set, path: via, needed: c.needed?.length ?? 0, documents: c.documents?.length ?? 0, ...(c.noReason ? { noReason: true } : {}) };
   let name: string;
   let target: Awaited<ReturnType<typeof resolveOneSymbol>>;
@@ -191,7 +198,11 @@ async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult[
   let r: Awaited<ReturnType<typeof whyIsThisTool.invoke>>;
   try {
     // Asked as the case writes it, as a person or agent would (a `path:line` keeps its line), once it is known to resolve to one symbol.
-    r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: c.symbol });
+    if (model === undefined) r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: c.symbol });
+    else {
+      const asked = locationOf(c.symbol);
+      r = fitWhy(await whyIsThis(ws.db, target, 8, { root: ws.root, model, ...(asked ? { line: asked.line } : {}) }), 8);
+    }
   } catch (e) {
     return { ...base, resolved: false, error: e instanceof Error ? e.message.split('\n')[0]! : String(e), quoted: 0, cited: 0, tokens: 0, falseCertain: [], firstLine: '', answer: '' };
   }
@@ -222,11 +233,11 @@ async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: CaseResult[
     ...(c.noReason ? { saidNoReason: !data.why.found } : {}),
     firstLine: r.text.split('\n')[0]!,
     answer: r.text,
-    ...(via === 'offline' ? { ask: await askReaches(ws, c, target) } : {}),
+    ...(via === 'offline' && model === undefined ? { ask: await askReaches(ws, c, target) } : {}),
   };
 }
 
-function corpusRoot(corpus: CorpusCases): { root?: string; error?: string } {
+export function corpusRoot(corpus: CorpusCases): { root?: string; error?: string } {
   const root = path.join(CORPORA_DIR, corpus.id);
   const how = `git clone ${corpus.repository} ${root} && git -C ${root} checkout ${corpus.commit}`;
   if (!fs.existsSync(path.join(root, '.git'))) return { error: `not at ${root}: ${how}` };

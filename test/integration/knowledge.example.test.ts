@@ -81,8 +81,10 @@ describe('knowledge memory on examples/settlement, offline', function () {
     assert.equal(adr.tier, 'exact');
     assert.equal(adr.hops, 1);
     assert.equal(adr.document.path, 'docs/adr/0007-settlement-retries.md');
-    assert.match(adr.excerpts[0]!.quote, /RetryPolicy\.MAX_ATTEMPTS = 3/);
-    assert.equal(adr.excerpts[0]!.line, 29);
+    // The sentence that says why three, with its numbers, leads; the decision that names the constant is quoted too.
+    assert.match(adr.excerpts[0]!.quote, /^Three attempts take at most 3 × 240 s \+ 2 s \+ 4 s ≈ 12 minutes, which leaves time to detect a duplicate and recall it inside the 15-minute window\./);
+    assert.equal(adr.excerpts[0]!.line, 33);
+    assert.ok(adr.excerpts.some((x) => /RetryPolicy\.MAX_ATTEMPTS = 3/.test(x.quote) && x.line === 29), adr.excerpts.map((x) => x.quote).join(' | '));
     assert.equal(adr.extractedBy, 'offline');
 
     // The post-mortem names the class ("the retry policy"), not the constant: shown as about its class, never strong for the constant itself.
@@ -121,7 +123,7 @@ describe('knowledge memory on examples/settlement, offline', function () {
     assert.ok(sla.some((c) => c.sources.some((s) => /15 minutes/.test(s.quote))));
 
     const text = renderWhyIsThis(presentWhyIsThis(r, 8));
-    assert.match(text, /^Why: ".*RetryPolicy\.MAX_ATTEMPTS = 3.*" \(ADR-0007, docs\/adr\/0007-settlement-retries\.md:29\) — decision, exact\n/);
+    assert.match(text, /^Why: "Three attempts take at most 3 × 240 s .*inside the 15-minute window\." \(ADR-0007, docs\/adr\/0007-settlement-retries\.md:33\) — decision, exact\n/);
     assert.match(text, /\nwhy_is_this RetryPolicy\.MAX_ATTEMPTS \(field, src\/settlement\/RetryPolicy\.ts:6\)/);
     assert.match(text, /decision — ADR-0007 .*\[exact: names it verbatim\]/);
     assert.match(text, /About its neighbours, not RetryPolicy\.MAX_ATTEMPTS itself \(weak for it\):\n(.*\n)*incident — INC-2041 .*\[about its class RetryPolicy \(strong\): "retry policy" → RetryPolicy/);

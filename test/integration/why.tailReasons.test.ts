@@ -33,15 +33,18 @@ describe('why_is_this: a decision record quoted past its first reason', function
   });
   after(() => fx.close());
 
-  it('quotes the Context sentence that says what went wrong, after the decision that names the symbol', async () => {
+  it('quotes the Context sentence that says what went wrong, with the decision that names the symbol', async () => {
     const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'recordSlug' });
-    assert.match(r.text.split('\n')[0]!, /^Why: "Each record is named by `recordSlug` from its title only\."/);
+    // The sentence that says what went wrong is the reason: it leads, from the record the decision ties to the symbol.
+    assert.match(r.text.split('\n')[0]!, /^Why: "It causes an issue during a `git merge` when two developers/);
     const data = r.data as { documents: { where?: string; tier: string; quotes: { text: string }[] }[] };
     const adr = data.documents.find((d) => d.where === 'docs/adr/0002-slugs.md');
     assert.ok(adr, r.text);
     assert.equal(adr.tier, 'exact');
-    assert.ok(adr.quotes.some((q) => q.text.startsWith('It causes an issue during a `git merge`')), r.text);
-    // A sentence that explains nothing is still not a reason.
-    assert.ok(!r.text.includes('The number is kept in the front matter instead.'), r.text);
+    assert.ok(adr.quotes.some((q) => q.text.startsWith('Each record is named by `recordSlug`')), r.text);
+    // A sentence that explains nothing comes after those that do, if the budget has room for it at all.
+    const quoted = adr.quotes.map((q) => q.text);
+    const idle = quoted.indexOf('The number is kept in the front matter instead.');
+    assert.ok(idle === -1 || idle === quoted.length - 1, r.text);
   });
 });

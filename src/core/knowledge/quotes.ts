@@ -167,7 +167,7 @@ export async function knowledgeIndexed(db: Db): Promise<{ documents: number; ext
 }
 
 /** How an offline-only knowledge memory was read, and what that misses. */
-export const OFFLINE_EXTRACTION = 'Extracted offline, without a model: documents are found where they name the code; reasons phrased without naming it are missed.';
+export const OFFLINE_EXTRACTION = 'Extracted offline, without a model: reasons that do not name the code are missed.';
 /** The same gap as an answer's "not seen" item, for answers that show no extraction line. */
 export const OFFLINE_UNSEEN = 'reasons phrased without naming the code (a model pass finds more)';
 

@@ -59,6 +59,36 @@ export interface RankedSentence extends Candidate {
   readonly constraint: boolean;
   /** It names other code (a code span that is not one of the symbol's names) and not the symbol: most likely about that code. */
   readonly aboutOther?: boolean;
+  /** What the score was made of, kept for the fitted ranker (sentenceRanker.ts). */
+  readonly signals: SentenceSignals;
+}
+
+/** The parts of a sentence's hand-set score, and what it is, before they are weighed. */
+export interface SentenceSignals {
+  /** Its own tie (not lent by its paragraph, its heading or its section). */
+  readonly self: number;
+  /** The tie lent by the sentences around it, its list's lead-in or its heading. */
+  readonly lent: number;
+  /** The tie its section gives it in a document about the symbol. */
+  readonly sectionTie: number;
+  /** The ways it is tied itself, one bit per TIE_KINDS entry. */
+  readonly tieKinds: number;
+  /** The explanation cues it holds, one bit per cue (CUE_COUNT of them). */
+  readonly cues: number;
+  readonly numbers: boolean;
+  readonly words: number;
+  readonly code: boolean;
+  /** An item of a list of reasons, or a sentence after a warning. */
+  readonly listed: boolean;
+  /** It opens with a word pointing back ("This means …"). */
+  readonly anaphor: boolean;
+  /** It says what the symbol is, with its name as subject. */
+  readonly defines: boolean;
+  /** Its place among the document's candidates (0 the first) and how many there are. */
+  readonly index: number;
+  readonly of: number;
+  /** The first candidate of its paragraph. */
+  readonly opensParagraph: boolean;
 }
 
 // ---------------------------------------------------------------- document structure
@@ -297,17 +327,19 @@ export function hasNumberWithUnit(text: string): boolean {
   return NUMBER_WITH_UNIT.test(plain(text));
 }
 
-function explanation(c: Candidate, threaded: boolean): { explains: number; constraint: boolean; cues: number } {
+function explanation(c: Candidate, threaded: boolean): { explains: number; constraint: boolean; cues: number; cueFlags: number; numbers: boolean; words: number; code: boolean } {
   // An aside in parentheses ("(at least)", "(see ADR-3)") is not the sentence's claim.
   const t = plain(c.text).replace(/\([^()]*\)/g, ' ');
   let cues = 0;
+  let cueFlags = 0;
   let constraint = false;
-  for (const cue of CUES) {
+  CUES.forEach((cue, k) => {
     if (cue.re.test(t)) {
       cues += cue.weight;
+      cueFlags |= 1 << k;
       if (cue.constraint) constraint = true;
     }
-  }
+  });
   const numbers = NUMBER_WITH_UNIT.test(t);
   if (numbers) cues += 0.6;
   if (c.why) cues += 0.6;
@@ -322,8 +354,11 @@ function explanation(c: Candidate, threaded: boolean): { explains: number; const
   if (code > c.text.length * 0.4) explains *= 0.5;
   if (words > 70) explains *= 0.7;
   if (words < 8) explains *= 0.7;
-  return { explains, constraint: constraint && numbers, cues };
+  return { explains, constraint: constraint && numbers, cues, cueFlags, numbers, words, code: code > c.text.length * 0.4 };
 }
+
+/** How many cues there are: a sentence's cue flags hold one bit per cue, in this order. */
+export const CUE_COUNT = CUES.length;
 
 // ---------------------------------------------------------------- ties
 
@@ -361,8 +396,12 @@ export function containsInverted(words: readonly string[], run: readonly string[
   return false;
 }
 
+/** Which ways a sentence is tied to the symbol, one bit each (a sentence may be tied several ways). */
+export const TIE_KINDS = ['name', 'nameAnyCase', 'weakName', 'phrase', 'partial', 'inverted', 'value', 'place', 'neighbour'] as const;
+export type TieKind = (typeof TIE_KINDS)[number];
+
 export interface TieMatcher {
-  (text: string): { tie: number; tiedBy?: string };
+  (text: string): { tie: number; tiedBy?: string; kinds?: number };
 }
 
 /** A matcher for one symbol's ties; built once per question, applied to every sentence. */
@@ -383,22 +422,24 @@ export function tieMatcher(ties: Ties): TieMatcher {
   return (text) => {
     let tie = 0;
     let tiedBy: string | undefined;
-    const hit = (w: number, why: string) => {
+    let kinds = 0;
+    const hit = (kind: TieKind, w: number, why: string) => {
       if (w > tie) tiedBy = why;
       tie = Math.max(tie, w) + Math.min(w, tie) * 0.25;
+      kinds |= 1 << TIE_KINDS.indexOf(kind);
     };
     let named = false;
-    for (const { n, re } of names) if (re.test(text)) { hit(n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); named = true; break; }
-    if (!named) for (const { n, re } of namesAnyCase) if (re.test(text)) { hit(2, `names ${n} (in other letter case)`); break; }
+    for (const { n, re } of names) if (re.test(text)) { hit('name', n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); named = true; break; }
+    if (!named) for (const { n, re } of namesAnyCase) if (re.test(text)) { hit('nameAnyCase', 2, `names ${n} (in other letter case)`); break; }
     const words = stemmedWords(text);
-    if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit(1.0, `names ${n}, which reaches it weakly`); break; }
-    for (const p of ties.phrases) if (containsRun(words, p)) { hit(p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
-    for (const p of partial) if (containsRun(words, p)) { hit(0.7, `names part of it: "${p.join(' ')}"`); break; }
-    for (const p of [...ties.phrases, ...partial]) if (p.length === 2 && containsInverted(words, p)) { hit(0.7, `names it the other way round: "${p[1]} of ${p[0]}"`); break; }
-    for (const { v, re } of values) if (re.test(text)) { hit(1.4, `states its value ${v}`); break; }
-    for (const { p, re } of places) if (re.test(text)) { hit(0.5, `names its file ${p}`); break; }
-    for (const { n, re } of neighbours) if (re.test(text)) { hit(0.35, `names ${n}`); break; }
-    return { tie, ...(tiedBy ? { tiedBy } : {}) };
+    if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit('weakName', 1.0, `names ${n}, which reaches it weakly`); break; }
+    for (const p of ties.phrases) if (containsRun(words, p)) { hit('phrase', p.length > 1 ? 1.6 : 0.8, `names it as "${p.join(' ')}"`); break; }
+    for (const p of partial) if (containsRun(words, p)) { hit('partial', 0.7, `names part of it: "${p.join(' ')}"`); break; }
+    for (const p of [...ties.phrases, ...partial]) if (p.length === 2 && containsInverted(words, p)) { hit('inverted', 0.7, `names it the other way round: "${p[1]} of ${p[0]}"`); break; }
+    for (const { v, re } of values) if (re.test(text)) { hit('value', 1.4, `states its value ${v}`); break; }
+    for (const { p, re } of places) if (re.test(text)) { hit('place', 0.5, `names its file ${p}`); break; }
+    for (const { n, re } of neighbours) if (re.test(text)) { hit('neighbour', 0.35, `names ${n}`); break; }
+    return { tie, ...(tiedBy ? { tiedBy } : {}), kinds };
   };
 }
 
@@ -443,7 +484,7 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
   const headingTies = new Map<string, number>();
   const out: RankedSentence[] = list.map((c, i) => {
-    const { explains: own0, constraint, cues } = explanation(c, !!options.threaded);
+    const { explains: own0, constraint, cues, cueFlags, numbers, words, code } = explanation(c, !!options.threaded);
     // The items of a list of reasons ("the following benefits:", "because:") are reasons, whatever their own wording.
     const listed = c.leadIn !== undefined && REASON_LIST.test(plain(list[c.leadIn]!.text));
     // The sentences after a warning in its paragraph ("DON'T JUST MODIFY THIS HASH BEHAVIOR!!! We use hashing for de-duplication purposes.") say why it warns.
@@ -480,7 +521,8 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     const score = decided * (base + tie);
     const spans = [...c.text.matchAll(/`+([A-Za-z_$][\w$.#:]*)(?:\(\))?`+/g)].map((m) => m[1]!);
     const aboutOther = self.tie < 1 && spans.some((x) => !names.some((n) => n === x || n.endsWith(`.${x}`) || x.endsWith(`.${n}`)));
-    return { ...c, score, explains: decided, tie, ...(aboutOther ? { aboutOther } : {}), ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint };
+    const signals: SentenceSignals = { self: self.tie, lent, sectionTie, tieKinds: self.kinds ?? 0, cues: cueFlags, numbers, words, code, listed: listed || warned, anaphor, defines, index: i, of: list.length, opensParagraph: i === 0 || list[i - 1]!.paragraph !== c.paragraph };
+    return { ...c, score, explains: decided, tie, ...(aboutOther ? { aboutOther } : {}), ...(self.tiedBy ? { tiedBy: self.tiedBy } : lent > 0 ? { tiedBy: 'next to a sentence that names it' } : {}), constraint, signals };
   });
   return out.sort((a, b) => b.score - a.score || a.start - b.start);
 }

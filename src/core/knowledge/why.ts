@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { Yielder } from '../../shared/yielder.js';
 import { identifierWords, isCodeShaped } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
@@ -12,6 +13,7 @@ import type { DocKind, Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
+import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
 import { codeSources, commitsAway, constructorsOf, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
@@ -27,7 +29,7 @@ export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope
  * a document, the symbol's own doc comment and comments and its class's, and
  * the commits that last changed its lines (git blame). Within each source the
  * sentences are ranked by how much they explain and how tightly they are
- * tied to the symbol (reasons.ts); the best are kept (up to six) and quoted
+ * tied to the symbol (reasons.ts); the best are kept (up to twelve) and quoted
  * as deep as the answer's budget allows, and the best of all leads it. When nothing gives a reason, the answer says
  * so and lists, at most, what merely names the symbol.
  */
@@ -109,6 +111,10 @@ export interface WhyOptions {
   readonly history?: boolean;
   /** The line asked about, inside the symbol (a `path:line` question): the comment on or just above it comes first. */
   readonly line?: number;
+  /** The sentence ranker: the fitted one by default; null for the hand-set score alone (the bench compares and refits them). */
+  readonly model?: SentenceModel | null;
+  /** Sees each source's sentences as scored by hand, with the source: how the bench fits the ranker. */
+  readonly onRanked?: (source: Reached, ranked: readonly RankedSentence[], context: SourceContext) => void;
 }
 
 /** A sentence explains enough to be called a reason. */
@@ -117,7 +123,7 @@ const REASON_SCORE = 0.65;
 const TAIL_REASON_SCORE = 0.45;
 const REASON_EXPLAINS = 0.35;
 /** Reasons kept per source; how many are quoted is the answer's budget's call (tools/whyIsThis.ts). */
-const REASONS_PER_SOURCE = 6;
+const REASONS_PER_SOURCE = 12;
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -604,8 +610,11 @@ export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
 }
 
 /** Ranks each source's sentences with the symbol's ties (and the names by which the source reaches it) and keeps the reasons. */
-async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef, ties: Ties): Promise<void> {
+async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef, ties: Ties, options: WhyOptions = {}): Promise<void> {
   const stored = docTexts(await chunksOfDocuments(db, [...docs.keys()].filter((id) => id > 0)));
+  const model = options.model === null ? undefined : (options.model ?? currentModel());
+  const nameWords = identifierWords(target.name).map(stem);
+  const placeWords = [...new Set([...identifierWords(path.posix.basename(target.path).replace(/\.\w+$/, '')), ...identifierWords(path.posix.basename(folderOf(target.path)))].map(stem))];
   const yielder = new Yielder(12, 1);
   for (const [id, r] of docs) {
     if (yielder.due()) await yielder.yield();
@@ -627,11 +636,43 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
     const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && DECISION_KINDS.has(r.document.kind))) && !r.text;
-    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused: isFocused(r, target, ties), ...(r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1 ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(!aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && DECISION_KINDS.has(r.document.kind) ? { weaklyAbout: true } : {}), names: own.names });
+    const ownComment = !!r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1;
+    const weaklyAbout = !aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && DECISION_KINDS.has(r.document.kind);
+    const focused = isFocused(r, target, ties);
+    const hand = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names });
+    const ctx: SourceContext = { kind: r.document.kind, own: !!r.text && r.document.kind !== 'commit', tier: r.tier, relation: r.relation, hops: r.hops, focused, aboutIt, weaklyAbout, threaded: text.threaded, atLine: r.atLine !== undefined, nameWords, placeWords };
+    options.onRanked?.(r, hand, ctx);
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
-    const best = bestSentences(ranked, REASONS_PER_SOURCE).filter((s, k) => s.score >= (k ? TAIL_REASON_SCORE : REASON_SCORE) && s.explains >= REASON_EXPLAINS && !(r.text && onlyDescribes(s.text, own.names)));
-    r.reasons = best.map((s) => reasonFound(r.document, text, s));
+    const describes = (s: RankedSentence) => !!r.text && onlyDescribes(s.text, own.names);
+    const best = handReasons(bestSentences(hand, REASONS_PER_SOURCE), describes);
+    r.reasons = (model && best.length ? fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score) : best).map((s) => reasonFound(r.document, text, s));
   }
+}
+
+/**
+ * The reasons among a source's best sentences by the hand-set score: the first must reach the bar of a reason;
+ * after it, a sentence that explains needs less of a tie. The lower bar is for a source that has given a reason:
+ * when its first sentence does not reach the bar, the source gives none.
+ */
+export function handReasons(chosen: readonly RankedSentence[], describes: (s: RankedSentence) => boolean = () => false): RankedSentence[] {
+  if (!chosen[0] || chosen[0].score < REASON_SCORE) return [];
+  return chosen.filter((s, k) => s.score >= (k ? TAIL_REASON_SCORE : REASON_SCORE) && s.explains >= REASON_EXPLAINS && !describes(s));
+}
+
+/**
+ * The reasons of a source the hand-set score says gives one, chosen by the fitted ranker: its most likely sentence,
+ * then those at the model's tail probability or above. Scored on the hand-set scale of the source's best reason
+ * (the source's rank among sources, and whether it may lead, stay the hand-set score's), each in proportion to
+ * its probability.
+ */
+function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, describes: (s: RankedSentence) => boolean, strength: number): RankedSentence[] {
+  const out: RankedSentence[] = [];
+  for (const s of ranked) {
+    if (out.length >= REASONS_PER_SOURCE || (out.length && s.score < model.tail)) break;
+    if (!describes(s)) out.push(s);
+  }
+  const top = out[0]?.score ?? 1;
+  return out.map((s) => ({ ...s, score: (strength * s.score) / top }));
 }
 
 function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
@@ -789,7 +830,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     if (status.documents) await commitsAway(options.root, target, docs);
   }
   const ties = tiesOf(target, scope, declaration);
-  await findReasons(db, docs, target, ties);
+  await findReasons(db, docs, target, ties, options);
   const constraints = status.documents ? await constraintsAround(db, best, docs) : [];
 
   const items = rankItems(docs.values());
@@ -804,7 +845,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const notSeen = [
     ...(status.extractedBy.length && status.extractedBy.every((x) => x === 'offline') ? [OFFLINE_UNSEEN] : []),
     ...(!options.root ? ["the symbol's own comments and the git history of its lines (not read here)"] : history && history.commits > history.informative ? [`${history.commits - history.informative} commit${history.commits - history.informative === 1 ? '' : 's'} that changed its lines, whose messages explain nothing`] : []),
-    'documents outside the indexed sources (tickets in other systems, chat, meetings)',
+    'tickets, chat and meetings outside the indexed sources',
     ...(items.length > shown.length ? [`${items.length - shown.length} more source${items.length - shown.length === 1 ? '' : 's'} (raise --limit)`] : []),
   ];
   const result: Omit<WhyIsThisResult, 'summary'> = {
@@ -846,8 +887,8 @@ function summarize(r: Omit<WhyIsThisResult, 'summary'>): string {
   const parts = CATEGORY_ORDER.map((c) => {
     const list = about.filter((i) => i.category === c);
     if (!list.length) return '';
-    const tiers = LINK_TIERS.map((t) => [t, list.filter((i) => i.tier === t).length] as const).filter(([, n]) => n).map(([t, n]) => `${n} ${t}`).join(', ');
-    return `${plural(list.length, ...CATEGORY_WORDS[c])} (${tiers})`;
+    // Each source's tier is on its own line below: the count says only how many of each kind.
+    return plural(list.length, ...CATEGORY_WORDS[c]);
   }).filter(Boolean);
   const onLine = r.line !== undefined ? r.items.find((i) => i.atLine !== undefined) : undefined;
   let s = r.line === undefined ? '' : onLine ? `line ${r.line} is inside it, and a comment there comes first; ` : `line ${r.line} is inside it, with no comment on or just above it; `;

@@ -114,7 +114,7 @@ export function repeatsTitle(passage: string, title: string): boolean {
 
 /** The most sentences a source may quote, by its rank (besides the one that leads the answer). */
 function quoteCap(k: number): number {
-  return k < 1 ? 5 : k < 2 ? 3 : 2;
+  return k < 1 ? 10 : k < 2 ? 6 : 4;
 }
 
 /** Lean: the first source two sentences, the rest one. */
@@ -255,9 +255,15 @@ export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, 
     const data = presentWhyIsThis(result, n, quotas, source);
     return { data, text: renderWhyIsThis(data) };
   };
-  // As many sources as fit with the first two quoted three deep and the rest two (one under a limit of six).
+  // As many sources that give a reason as fit quoted lean (the sources that merely name it come with what is left):
+  // a source with many reasons is quoted deeper below, never at the cost of the next source's first reason.
+  const leanAt = (m: number) => {
+    const lean = leanQuotas(result.items.filter((i) => i.reasons.length), m);
+    let r = 0;
+    return result.items.slice(0, m).map((i) => (i.reasons.length ? lean[r++]! : 0));
+  };
   let n = Math.min(limit, result.items.length);
-  while (n > 1 && tokens(render(n).text) > budget) n--;
+  while (n > 1 && tokens(render(n, leanAt(n)).text) > budget) n--;
   const items = result.items.slice(0, n);
   const quotas = items.map(() => 0);
   let best = render(n, quotas);
