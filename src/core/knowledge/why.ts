@@ -645,7 +645,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
     const describes = (s: RankedSentence) => !!r.text && onlyDescribes(s.text, own.names);
     const best = handReasons(bestSentences(hand, REASONS_PER_SOURCE), describes);
-    r.reasons = (model && best.length ? fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score) : best).map((s) => reasonFound(r.document, text, s));
+    r.reasons = (model && best.length ? fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score, !(aboutIt && DECISION_KINDS.has(r.document.kind))) : best).map((s) => reasonFound(r.document, text, s));
   }
 }
 
@@ -665,14 +665,22 @@ export function handReasons(chosen: readonly RankedSentence[], describes: (s: Ra
  * (the source's rank among sources, and whether it may lead, stay the hand-set score's), each in proportion to
  * its probability.
  */
-function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, describes: (s: RankedSentence) => boolean, strength: number): RankedSentence[] {
+function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, describes: (s: RankedSentence) => boolean, strength: number, tiedLead: boolean): RankedSentence[] {
   const out: RankedSentence[] = [];
+  // A source other than a decision record about the symbol is quoted first where it ties itself to the symbol: its
+  // most likely sentence that does, ahead of any that does not (a README's opening line was quoted for "settlement
+  // retry policy" instead of its line naming the policy).
+  if (tiedLead) {
+    const lead = ranked.find((s) => s.signals.self > 0 && !describes(s));
+    if (lead) ranked = [lead, ...ranked.filter((s) => s !== lead)];
+  }
   for (const s of ranked) {
     if (out.length >= REASONS_PER_SOURCE || (out.length && s.score < model.tail)) break;
     if (!describes(s)) out.push(s);
   }
+  // The first quoted is the source's best on the hand-set scale; the others in proportion, never above it.
   const top = out[0]?.score ?? 1;
-  return out.map((s) => ({ ...s, score: (strength * s.score) / top }));
+  return out.map((s, k) => ({ ...s, score: k === 0 ? strength : Math.min(strength, (strength * s.score) / top) }));
 }
 
 function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
