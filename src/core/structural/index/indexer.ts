@@ -46,7 +46,10 @@ export interface IndexReport {
   readonly edges: number;
   readonly bytes: number;
   readonly ms: number;
-  /** Where the time went, in milliseconds. */
+  /**
+   * Where the time went, in milliseconds. A first index takes each file's facts into the working set while the
+   * others parse, so its `parse` holds that work too; `resolve` runs from the write's start to the last edge made.
+   */
   readonly phases: { discover: number; load: number; parse: number; resolve: number; write: number };
   /** Source files in languages the inventory does not read (Rust, C, …), by language: no answer sees their code. */
   readonly unread: readonly UnreadLanguage[];
