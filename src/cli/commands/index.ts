@@ -1,4 +1,5 @@
 import { errorMessage } from '../../shared/errors.js';
+import { timeLeft } from '../../shared/duration.js';
 import { StructuralIndexer, type IndexReport } from '../../core/structural/index/indexer.js';
 import { StructuralStore } from '../../core/structural/store.js';
 import { indexArtifacts, renderArtifactsReport } from '../../core/structural/sources/bytecode/artifacts.js';
@@ -56,12 +57,17 @@ async function indexStructure(ws: Workspace, opts: { json?: boolean; workers?: n
   const indexer = await StructuralIndexer.create(ws, opts.workers ? { workers: opts.workers } : {});
   try {
     let last = 0;
+    const started = Date.now();
+    let first: { at: number; done: number } | undefined;
     const report = await indexer.indexAll({
       onProgress: (done, total) => {
-        if (!opts.json && process.stderr.isTTY && Date.now() - last > 100) {
-          last = Date.now();
-          process.stderr.write(`\rIndexing ${done}/${total} files…`);
-        }
+        if (opts.json || !process.stderr.isTTY || Date.now() - last <= 100) return;
+        last = Date.now();
+        // The rate is taken from the first file parsed on (the walk and unchanged files count as done at once).
+        first ??= { at: last, done };
+        const rate = (done - first.done) / Math.max(1, last - first.at);
+        const eta = rate > 0 && last - started > 2000 ? `, reading files: ${timeLeft((total - done) / rate)}` : '';
+        process.stderr.write(`\r\x1b[KIndexing ${done}/${total} files${eta}…`);
       },
     });
     if (!opts.json && process.stderr.isTTY) process.stderr.write('\r\x1b[K');

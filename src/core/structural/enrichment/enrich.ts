@@ -1,3 +1,4 @@
+import { timeLeft } from '../../../shared/duration.js';
 import { ResolutionStore, type ApplyResult } from './store.js';
 import type { Db } from '../../store/db.js';
 import { ResolverUnavailableError, type EdgeResolver, type ReadyHint, type ResolverContext, type ResolverUnit, type SymbolQuestion } from './types.js';
@@ -63,7 +64,7 @@ export interface EnrichProgress {
 
 /** "lsp:typescript: 120/400 files, about 40 s left — src/a.ts": the progress line the CLI and the logs print. */
 export function describeProgress(p: EnrichProgress): string {
-  const eta = p.etaMs === undefined ? '' : `, about ${p.etaMs >= 90_000 ? `${Math.round(p.etaMs / 60_000)} min` : `${Math.max(1, Math.round(p.etaMs / 1000))} s`} left`;
+  const eta = p.etaMs === undefined ? '' : `, ${timeLeft(p.etaMs)}`;
   return `${p.source}: ${p.done}/${p.total}${eta}${p.current ? ` — ${p.current}` : ''}`;
 }
 
