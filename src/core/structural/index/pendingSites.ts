@@ -1,8 +1,24 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { EdgeKind, SiteNameIs } from '../../model/structural.js';
 import type { SiteTuple } from '../schema.js';
-import type { Site } from './state.js';
+
+/** A use site awaiting resolution: a call, a reference, a base class named in one file. */
+export interface Site {
+  id: number;
+  fileId: number;
+  ownerId: number;
+  kind: EdgeKind;
+  name: string;
+  receiver: string | null;
+  receiverType: string | null;
+  line: number;
+  col: number;
+  dynamic: string | null;
+  /** What the name is when it is not a name of code (a configuration key, an environment variable) or only a receiver. */
+  nameIs: SiteNameIs | null;
+}
 
 /**
  * The use sites of the files a batch writes, from the moment a file is taken

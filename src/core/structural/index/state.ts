@@ -7,6 +7,8 @@ import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.
 import type { SiteTuple } from '../schema.js';
 import { PendingSites } from './pendingSites.js';
 
+export type { Site } from './pendingSites.js';
+
 /**
  * The structural memory held in memory by whoever indexes (the extension,
  * `tenure index`, `tenure watch`), so that a changed file is re-resolved in
@@ -47,21 +49,6 @@ export interface Sym {
   endLine: number;
   endCol: number;
   exported: boolean;
-}
-
-export interface Site {
-  id: number;
-  fileId: number;
-  ownerId: number;
-  kind: EdgeKind;
-  name: string;
-  receiver: string | null;
-  receiverType: string | null;
-  line: number;
-  col: number;
-  dynamic: string | null;
-  /** What the name is when it is not a name of code (a configuration key, an environment variable) or only a receiver. */
-  nameIs: SiteNameIs | null;
 }
 
 export interface Import {
