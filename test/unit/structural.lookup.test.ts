@@ -45,7 +45,15 @@ describe('the symbol namespace (examples/settlement)', function () {
   });
 
   it('supplies the linker its rows, and keeps its index until the symbols change', async () => {
-    const rows = await symbolRows(ws.db);
+    const rows = [];
+    const pages = [];
+    for await (const page of symbolRows(ws.db, 50)) {
+      pages.push(page.length);
+      rows.push(...page);
+    }
+    assert.ok(pages.length > 1 && pages.slice(0, -1).every((n) => n === 50), `a page at a time (${pages.join(', ')})`);
+    assert.equal(rows.length, new Set(rows.map((r) => r.sid)).size, 'each symbol once');
+    assert.equal(rows.length, (await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM symbols'))?.n, 'every symbol');
     const retry = rows.find((r) => r.qname === 'SettlementService.retry')!;
     assert.equal(retry.parent_name, 'SettlementService');
     assert.ok(retry.end_line >= retry.line);

@@ -55,13 +55,15 @@ export class SymbolIndex {
   private readonly pathWords = new Map<string, readonly string[]>();
   private readonly nameTokens = new Map<string, readonly string[]>();
 
-  /** Built in slices, giving the thread back between them: a large repository has tens of thousands of symbols. */
-  static async fromRows(rows: readonly SymbolRow[]): Promise<SymbolIndex> {
+  /** Built a page of rows at a time, giving the thread back between slices: a large repository has a million symbols. */
+  static async fromPages(pages: AsyncIterable<readonly SymbolRow[]>): Promise<SymbolIndex> {
     const index = new SymbolIndex([]);
     const yielder = new Yielder();
-    for (const r of rows) {
-      index.add(r);
-      if (yielder.due()) await yielder.yield();
+    for await (const rows of pages) {
+      for (const r of rows) {
+        index.add(r);
+        if (yielder.due()) await yielder.yield();
+      }
     }
     return index;
   }

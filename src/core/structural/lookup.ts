@@ -279,17 +279,28 @@ export async function symbolsNamedLike(db: Db, words: readonly string[], limit =
   );
 }
 
-/** Every symbol with its file and the type or namespace it is a member of, as the linker indexes them. */
-export async function symbolRows(db: Db): Promise<SymbolRow[]> {
-  return db.all<SymbolRow>(
-    `SELECT s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
-     FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`,
-  );
+/**
+ * Every symbol with its file and the type or namespace it is a member of, as the linker indexes them: a page at a
+ * time, in id order, so a large repository's million rows are never all held at once beside the index built from them.
+ */
+export async function* symbolRows(db: Db, pageSize = 5000): AsyncGenerator<SymbolRow[]> {
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const page = await db.all<SymbolRow & { id: number }>(
+      `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
+       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
+       WHERE s.id > ? ORDER BY s.id LIMIT ?`,
+      [after, pageSize],
+    );
+    if (!page.length) return;
+    yield page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!.id;
+  }
 }
 
 /** The linker's index of a database's symbols, built from them now. */
 export async function loadSymbolIndex(db: Db): Promise<SymbolIndex> {
-  return SymbolIndex.fromRows(await symbolRows(db));
+  return SymbolIndex.fromPages(symbolRows(db));
 }
 
 const INDEXES = new WeakMap<Db, { key: string; index: SymbolIndex }>();
