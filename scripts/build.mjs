@@ -66,16 +66,32 @@ for (const src of wasmSources) fs.copyFileSync(src, path.join(dist, 'wasm', path
   }
 }
 
-const contexts = await Promise.all(
-  entries.map((e) =>
+// The tokenizer's ranks are 2.4 MB of script that every bundle holding them compiles at start, though
+// only an answer longer in bytes than its budget counts tokens (src/shared/tokens.ts): they are a
+// bundle of their own beside the others, required on the first count.
+const tokenizerApart = {
+  name: 'tokenizer-apart',
+  setup(build) {
+    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/o200k_base$/ }, () => ({ path: './gpt-tokenizer.js', external: true }));
+  },
+};
+
+const contexts = await Promise.all([
+  ...entries.map((e) =>
     esbuild.context({
       ...common,
       entryPoints: [path.join(root, e.in)],
       outfile: path.join(dist, `${e.out}.js`),
       banner: { js: [e.banner, common.banner.js].filter(Boolean).join('\n') },
+      plugins: [tokenizerApart],
     }),
   ),
-);
+  esbuild.context({
+    ...common,
+    entryPoints: [path.join(root, 'node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js')],
+    outfile: path.join(dist, 'gpt-tokenizer.js'),
+  }),
+]);
 // The webview panels (src/webview): browser bundles, no node built-ins, loaded under a strict CSP
 // with a nonce; the codicon font and stylesheet are copied beside them (localResourceRoots).
 const webviewDir = path.join(dist, 'webview');

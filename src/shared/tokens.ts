@@ -6,12 +6,22 @@
  * process that never counts (a structural index, a status line) should not pay.
  */
 
-type Tokenizer = typeof import('gpt-tokenizer');
+type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base');
 
 let tokenizer: Tokenizer | undefined;
 
 export function countTokens(text: string): number {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  tokenizer ??= require('gpt-tokenizer') as Tokenizer;
+  tokenizer ??= require('gpt-tokenizer/encoding/o200k_base') as Tokenizer;
   return tokenizer.countTokens(text);
+}
+
+/**
+ * Whether a text costs at most `budget` tokens. The o200k tokenizer encodes
+ * bytes, and every token stands for at least one byte, so a text of at most
+ * `budget` UTF-8 bytes fits without counting: a short answer, the common case
+ * of a CLI query, never loads the tokenizer.
+ */
+export function withinTokens(text: string, budget: number): boolean {
+  return Buffer.byteLength(text, 'utf8') <= budget || countTokens(text) <= budget;
 }

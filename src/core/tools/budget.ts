@@ -1,4 +1,4 @@
-import { countTokens } from '../../shared/tokens.js';
+import { countTokens, withinTokens } from '../../shared/tokens.js';
 import type { ToolResult } from './types.js';
 
 /*
@@ -10,6 +10,8 @@ import type { ToolResult } from './types.js';
 export function tokens(text: string): number {
   return countTokens(text);
 }
+
+export { withinTokens };
 
 /** "and 12 more — ask again with limit 40" */
 export function moreLine(omitted: number, what: string, nextLimit: number): string {
@@ -26,7 +28,7 @@ export function fitToBudget<O>(present: (limit: number) => O, render: (answer: O
   for (;;) {
     const data = present(n);
     const text = render(data);
-    if (n <= 1 || tokens(text) <= budgetTokens) return { data, text };
+    if (n <= 1 || withinTokens(text, budgetTokens)) return { data, text };
     n = Math.max(1, Math.floor(n * 0.7));
   }
 }

@@ -5,7 +5,7 @@ import type { LinkTier as LinkTierT } from '../model/tiers.js';
 import { OFFLINE_EXTRACTION, OFFLINE_UNSEEN, QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
 import { whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
 import { locationOf, resolveOneSymbol } from '../structural/lookup.js';
-import { clip, moreLine, tokens } from './budget.js';
+import { clip, moreLine, withinTokens } from './budget.js';
 import { LinkTier, Omitted, QuoteView, SymbolView, quoteLine, symbolView, symbolWords } from './present.js';
 import { defineTool } from './types.js';
 
@@ -263,7 +263,7 @@ export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, 
     return result.items.slice(0, m).map((i) => (i.reasons.length ? lean[r++]! : 0));
   };
   let n = Math.min(limit, result.items.length);
-  while (n > 1 && tokens(render(n, leanAt(n)).text) > budget) n--;
+  while (n > 1 && !withinTokens(render(n, leanAt(n)).text, budget)) n--;
   const items = result.items.slice(0, n);
   const quotas = items.map(() => 0);
   let best = render(n, quotas);
@@ -271,7 +271,7 @@ export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, 
     const before = quotas[k]!;
     quotas[k] = q;
     const next = render(n, quotas);
-    if (tokens(next.text) <= budget) {
+    if (withinTokens(next.text, budget)) {
       best = next;
       return true;
     }
@@ -298,7 +298,7 @@ export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, 
   // Not even one source fits whole: the first ones, cut by the renderer's own limits.
   let m = limit;
   best = render(m);
-  while (m > 1 && tokens(best.text) > budget) best = render(--m);
+  while (m > 1 && !withinTokens(best.text, budget)) best = render(--m);
   return best;
 }
 
