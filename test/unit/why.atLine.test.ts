@@ -32,12 +32,39 @@ const REDUCER = [
   '',
 ].join('\n');
 
+/** A reconcile loop longer than the 200 lines whose comments are read whole, with a NOTE over one statement deep inside it. */
+const FILLER = Array.from({ length: 230 }, (_, i) => `\tsteps = append(steps, ${i})`);
+const RECONCILE = [
+  'package controller',
+  '',
+  'import "reflect"',
+  '',
+  'type Reconciler struct{}',
+  '',
+  'func (r *Reconciler) Reconcile(status *Status) (changed bool) {',
+  '\tsteps := []int{}',
+  ...FILLER,
+  '\t// update the status when this function returns, if needed.',
+  '\t// NOTE: we dereference the copy of the status because status fields are NOT pointers,',
+  '\t//       so otherwise the deep comparison would always return false.',
+  '\tcurrent := *status.DeepCopy()',
+  '\tdefer func() {',
+  '\t\tchanged = !reflect.DeepEqual(current, *status)',
+  '\t}()',
+  '\t// A comment far from the asked line, about something else entirely in this loop.',
+  '\tsteps = append(steps, len(steps))',
+  '\treturn false',
+  '}',
+  '',
+].join('\n');
+const NOTE_LINE = RECONCILE.split('\n').findIndex((l) => l.includes('current := *status')) + 1;
+
 describe('why_is_this on a line inside a symbol', function () {
   this.timeout(120_000);
   let fx: FilledExample;
 
   before(async () => {
-    fx = await indexedFiles({ 'src/table.js': REDUCER });
+    fx = await indexedFiles({ 'src/table.js': REDUCER, 'controller/reconcile.go': RECONCILE });
   });
   after(() => fx?.close());
 
@@ -59,6 +86,19 @@ describe('why_is_this on a line inside a symbol', function () {
     assert.equal(data.documents[0]?.title, 'comment above line 6 of tableReducer');
     assert.equal(data.documents[0]?.tier, 'exact');
     assert.equal(data.documents[0]?.relation, 'self');
+  });
+
+  it('in a function too long to read whole, the NOTE over the asked statement still leads, and no other comment of the body is read', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: `controller/reconcile.go:${NOTE_LINE}` });
+    const first = r.text.split('\n')[0]!;
+    assert.match(first, /^Why: "NOTE: we dereference the copy of the status because status fields are NOT pointers/, r.text);
+    assert.match(first, new RegExp(`NOTE comment above line ${NOTE_LINE} of controller\\.Reconciler\\.Reconcile`));
+    assert.doesNotMatch(r.text, /something else entirely/);
+    const data = r.data as { documents: { title: string; tier: string; relation: string }[] };
+    assert.equal(data.documents[0]?.tier, 'exact');
+    assert.equal(data.documents[0]?.relation, 'self');
+    const byName = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'Reconciler.Reconcile' });
+    assert.doesNotMatch(byName.text, /we dereference the copy/, 'asked about the whole function, its long body is not read');
   });
 
   it('a line with no comment on or above it says so, and the declaration line asks about the whole symbol', async () => {

@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import { symbolIndexOf } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
 import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
-import { symbolText, type CodeNote } from './sources/codeNotes.js';
+import { placeAgainst, symbolText, type CodeNote } from './sources/codeNotes.js';
 import { filesOfCommits, historyOfLines } from './sources/lineHistory.js';
 import { commitDocumentsBySha } from './store/documents.js';
 import { quote } from './text.js';
@@ -23,9 +23,9 @@ import { addPassage, reached, type Anchor, type Reached, type ScopeRelation, typ
 // ---------------------------------------------------------------- ties and code
 
 /** The symbol's declaration and notes, read from its file; undefined when the file cannot be read. */
-export function readSymbolText(root: string, file: string, line: number, endLine: number, body: boolean): ReturnType<typeof symbolText> | undefined {
+export function readSymbolText(root: string, file: string, line: number, endLine: number, body: boolean, at?: number): ReturnType<typeof symbolText> | undefined {
   const text = readWorkspaceText(root, path.join(root, file), 4 << 20);
-  return text === undefined ? undefined : symbolText(text, file, line, endLine, { body });
+  return text === undefined ? undefined : symbolText(text, file, line, endLine, { body, ...(at !== undefined ? { at } : {}) });
 }
 
 /** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */
@@ -67,7 +67,7 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
   const index = ranges.get(target.sid);
   const line = target.line;
   const endLine = index?.endLine ?? target.line;
-  const own = readSymbolText(root, target.path, line, endLine, true);
+  const own = readSymbolText(root, target.path, line, endLine, true, at);
   const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
     const id = next();
     const place = relation === 'self' && at !== undefined ? placeAgainst(note, at) : undefined;
@@ -99,18 +99,11 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
   return own ? { declaration: own.declaration } : {};
 }
 
-/**
- * Whether a comment is about one line: it is on that line, or it ends at most
- * two lines above it (a comment block over a `case`, a statement, a field).
- */
+/** Whether a comment is about one line (`placeAgainst`: on it, or ending at most two lines above it). */
 export function isAtLine(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): boolean {
   return placeAgainst(note, at) !== undefined;
 }
 
-function placeAgainst(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): 'on' | 'above' | undefined {
-  if (note.line <= at && at <= note.endLine) return 'on';
-  return note.endLine < at && note.endLine >= at - 2 ? 'above' : undefined;
-}
 
 /** The constructors among a class's members: named as the class (Java, C#), `constructor` (TypeScript), `__init__` (Python). */
 export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[]): ScopeSymbol[] {

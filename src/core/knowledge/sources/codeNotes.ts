@@ -157,11 +157,26 @@ function commentsInside(lines: readonly string[], line: number, endLine: number,
 }
 
 /**
+ * Where a comment stands against one line: on it, or ending at most two lines
+ * above it (a comment block over a `case`, a statement, a field).
+ */
+export function placeAgainst(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): 'on' | 'above' | undefined {
+  if (note.line <= at && at <= note.endLine) return 'on';
+  return note.endLine < at && note.endLine >= at - 2 ? 'above' : undefined;
+}
+
+/** How far above an asked line the reading starts: a comment run over it is read whole up to this length. */
+const RUN_ABOVE_LINES = 60;
+
+/**
  * The notes of one symbol in a file: its doc comment or docstring, then the
  * comments inside it (only for symbols up to `maxBodyLines` long: a class's
- * body comments belong to its members).
+ * body comments belong to its members). Past that length, a question about
+ * one line inside it (`at`) still reads the comments on that line or just
+ * above it: a long function's comment over the statement asked about is the
+ * most exact reason there is.
  */
-export function symbolText(fileText: string, path: string, line: number, endLine: number, options: { readonly maxBodyLines?: number; readonly body?: boolean } = {}): SymbolText {
+export function symbolText(fileText: string, path: string, line: number, endLine: number, options: { readonly maxBodyLines?: number; readonly body?: boolean; readonly at?: number } = {}): SymbolText {
   const lines = fileText.split('\n');
   const syntax = syntaxOf(path);
   const notes: CodeNote[] = [];
@@ -177,6 +192,11 @@ export function symbolText(fileText: string, path: string, line: number, endLine
   }
   const span = endLine - line;
   if (options.body !== false && span <= (options.maxBodyLines ?? 200)) notes.push(...commentsInside(lines, line, endLine, syntax, skip));
+  else if (options.body !== false && options.at !== undefined && options.at > line && options.at <= endLine) {
+    const at = options.at;
+    const from = Math.max(line, at - RUN_ABOVE_LINES);
+    notes.push(...commentsInside(lines, from, Math.min(endLine, at + 1), syntax, skip).filter((n) => placeAgainst(n, at)));
+  }
   const decl: string[] = [];
   for (let i = line - 1; i < Math.min(lines.length, line + 3); i++) {
     decl.push(lines[i]!);
