@@ -45,6 +45,14 @@ describe('knowledge: the offline model', () => {
     assert.ok(!byKey.has('instruction'));
   });
 
+  it('names a constraint by what it constrains, never by a quantifier before it', () => {
+    const text = 'Periodic syncs are permitted only while at least one window is active.\nA submission must finish within the 15-minute recall window, and no more than the daily limit may be spent.';
+    const keys = offlineExtract({ text, doc: { kind: 'doc', title: 'Sync windows', ref: 'docs/sync.md' }, vocabulary }).entities.filter((e) => e.type === 'constraint').map((e) => entityKey(e.name));
+    assert.ok(keys.includes('15 minute recall window'), keys.join(', '));
+    assert.ok(keys.includes('daily limit'), keys.join(', '));
+    assert.ok(!keys.some((k) => /\b(least|one|more)\b/.test(k)), keys.join(', '));
+  });
+
   it('relates things named in one sentence, with that sentence as the description, and the document to everything in it', () => {
     const rel = r.relationships.find((x) => [x.source, x.target].sort().join('|') === ['INC-2041', 'retry policy'].sort().join('|'));
     assert.ok(rel, r.relationships.map((x) => `${x.source}—${x.target}`).join('; '));

@@ -107,7 +107,8 @@ const CAPITAL_STOP = new Set(
 const ORG_CUES = /\b(Clearing|Bank|Banking|Payments?|Partners?|Ltd|Limited|Inc|Corp|Corporation|LLC|GmbH|Group|Exchange|Capital|Securities|Holdings|Trust|Authority|Agency|Council|Commission|Foundation|Institute|University|Team)\b/;
 const PERSON_CUE = /\b(?:authors?|deciders?|owners?|by|reviewers?|approvers?|assignees?|reporters?|on-call|cc)\b[:\s]*(?:[A-Z][a-z]+ [A-Z][a-z]+(?: \([^)]*\))?,\s*)*$/i;
 const PERSON_LINE = /\b(?:authors?|deciders?|owners?|reviewers?|approvers?|attendees?)\s*:/i;
-const MODIFIER_STOP = new Set('same this that new old other another each every any some such own'.split(' '));
+// Quantifiers end a constraint's name too: "at least one window" names no window ("least one window" was a constraint).
+const MODIFIER_STOP = new Set('same this that new old other another each every any some such own one least most more less fewer only'.split(' '));
 const STRONG_CONSTRAINT = new Set(['sla', 'slo', 'deadline', 'cutoff', 'cut-off', 'regulation', 'quota', 'ola', 'sli']);
 const WEAK_CONSTRAINT = new Set(['window', 'limit', 'requirement', 'agreement', 'contract', 'obligation', 'ceiling', 'cap', 'budget', 'threshold', 'rule', 'invariant']);
 const CONSTRAINT_SIGNAL = /\b(must|must not|shall|never|always|at most|at least|no more than|no later than|within|required|mandatory|contractual|regulat\w*|\d+\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|%))\b/i;
