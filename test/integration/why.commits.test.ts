@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { SymbolRef } from '../../src/core/model/symbolRef';
-import { commitsAway } from '../../src/core/knowledge/whyCode';
+import { bulkChange, commitsAway } from '../../src/core/knowledge/whyCode';
+import { filesOfCommits, historyOfLines } from '../../src/core/knowledge/sources/lineHistory';
 import { reached, type Reached } from '../../src/core/knowledge/whyScope';
 import { tempDir, write } from '../helpers/fixtures';
 import { gitRepo } from '../helpers/prereq';
@@ -52,5 +53,51 @@ describe('why_is_this: commits that name a symbol they did not touch', function 
     const docs = new Map([[3, r]]);
     assert.equal(await commitsAway(d.root, target, docs), 0);
     assert.equal(r.tier, 'exact');
+  });
+});
+
+/*
+ * A commit that wrote the symbol's lines as part of a change to a whole tree
+ * (the first import of a repository, a rename across it) is weak for the
+ * symbol when its message names nothing of it: the message is about all the
+ * files. git blame is right that it wrote the lines; the message is not its reason.
+ */
+describe('why_is_this: a commit that changed a whole tree at once', function () {
+  this.timeout(60_000);
+  let d: { root: string; cleanup: () => void };
+  const target: SymbolRef = { id: 1, sid: 'ts src/settlement/RetryPolicy.ts#RetryPolicy', name: 'RetryPolicy', qname: 'RetryPolicy', kind: 'class', path: 'src/settlement/RetryPolicy.ts', line: 1 };
+  let bulk = '';
+  let own = '';
+
+  before(function () {
+    d = tempDir('tenure-why-bulk-');
+    const run = gitRepo(this, d.root);
+    for (let i = 0; i < 60; i++) write(d.root, `src/module${i}/index.ts`, `export const value${i} = ${i};\n`);
+    write(d.root, 'src/settlement/RetryPolicy.ts', 'export class RetryPolicy {\n  static readonly MAX_ATTEMPTS = 5;\n}\n');
+    run('add', '-A');
+    run('commit', '-qm', 'Structural memory end to end: parse workers, import-aware resolution with tiers, incremental store');
+    bulk = run('rev-parse', 'HEAD').trim();
+    write(d.root, 'src/settlement/RetryPolicy.ts', 'export class RetryPolicy {\n  static readonly MAX_ATTEMPTS = 3;\n}\n');
+    run('add', '-A');
+    run('commit', '-qm', 'Cap settlement retries at three: the partner recalls a duplicate only within 15 minutes');
+    own = run('rev-parse', 'HEAD').trim();
+  });
+  after(() => d?.cleanup());
+
+  it('counts the files of a root commit, and finds both commits by blame', async () => {
+    const files = await filesOfCommits(d.root, [bulk, own]);
+    assert.equal(files.get(bulk)?.length, 61);
+    assert.equal(files.get(own)?.length, 1);
+    const blamed = (await historyOfLines(d.root, target.path, 1, 3)).map((c) => c.sha);
+    assert.deepEqual(new Set(blamed), new Set([bulk, own]));
+  });
+
+  it('is weak for a symbol its message does not name, saying why, and exact where the message names it or its file, or few files changed', () => {
+    assert.match(bulkChange('Structural memory end to end: parse workers, import-aware resolution with tiers, incremental store', 61, target) ?? '', /changed 61 files at once and its message names nothing of it/);
+    assert.equal(bulkChange('Cap settlement retries at three: the partner recalls a duplicate only within 15 minutes', 1, target), undefined);
+    assert.equal(bulkChange('Move RetryPolicy and its callers under src/', 61, target), undefined, 'names the class');
+    assert.ok(bulkChange('Add the settlement example and its tests', 61, target), 'a folder named is the neighbourhood, not the symbol');
+    assert.equal(bulkChange('Reformat RetryPolicy.ts and the rest of src/', 61, target), undefined, 'names its file');
+    assert.equal(bulkChange('Rename retry policy constants across the tree', 61, target), undefined, 'names it in words');
   });
 });

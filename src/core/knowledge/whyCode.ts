@@ -130,12 +130,16 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
   const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
   const informative = commits.filter((c) => c.informative);
   const stored = await commitDocumentsBySha(db, informative.map((c) => c.sha));
-  for (const c of informative.slice(0, 5)) {
+  const shown = informative.slice(0, 5);
+  const filesOf = await filesOfCommits(root, shown.map((c) => c.sha));
+  for (const c of shown) {
     const row = stored.get(c.sha);
-    const anchor: Anchor = { entity: `commit ${c.sha.slice(0, 7)}`, entityType: 'history', tier: 'exact', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `last changed ${c.lines} of its lines (git blame)${c.pr ? `; from ${c.pr}` : ''}` };
+    const bulk = bulkChange(c.message, filesOf.get(c.sha)?.length ?? 0, target);
+    const tier = bulk ? 'weak' : 'exact';
+    const anchor: Anchor = { entity: `commit ${c.sha.slice(0, 7)}`, entityType: 'history', tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `last changed ${c.lines} of its lines (git blame)${c.pr ? `; from ${c.pr}` : ''}${bulk ? `; ${bulk}` : ''}` };
     const existing = row ? docs.get(row.doc_id) : undefined;
     if (existing) {
-      existing.tier = 'exact';
+      existing.tier = tier;
       existing.relation = 'self';
       existing.hops = 1;
       delete existing.via;
@@ -144,7 +148,7 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
       continue;
     }
     const document: DocumentRef = row ? documentRef(row) : { id: next(), source: `git:${c.sha}`, kind: 'commit', title: c.message.split('\n')[0]!.slice(0, 200), ref: `commit ${c.sha.slice(0, 7)}` };
-    const r = reached(document, 'exact', 'self', ['git blame']);
+    const r = reached(document, tier, 'self', ['git blame']);
     r.anchors.push(anchor);
     const body = c.message;
     r.text = { body, threaded: true, cite: () => ({}) };
@@ -154,6 +158,27 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
   // The pull requests the commits came from (most lines first): a document that names one is about the change that wrote these lines.
   const pullRequests = [...new Set(commits.map((c) => c.pr).filter((p): p is string => !!p))].slice(0, 5);
   return { commits: commits.length, informative: informative.length, pullRequests };
+}
+
+/** Files a commit may change and still be about the symbol whose lines it wrote, when its message does not name it. */
+const BULK_FILES = 50;
+
+/**
+ * Why a commit that wrote the symbol's lines is weak for it, or undefined
+ * when it is not: it changed many files at once (an import of a tree, a
+ * rename across the repository, a formatter run) and its message names
+ * neither the symbol nor its file, so the message is about all of them (a
+ * folder named is the neighbourhood, not the symbol). git blame is still
+ * right that it wrote these lines.
+ */
+export function bulkChange(message: string, files: number, target: Pick<SymbolRef, 'name' | 'path'>): string | undefined {
+  if (files < BULK_FILES) return undefined;
+  const text = message.toLowerCase();
+  const base = path.posix.basename(target.path).replace(/\.\w+$/, '').toLowerCase();
+  const words = identifierWords(target.name).join(' ').toLowerCase();
+  const names = [target.name.toLowerCase(), base, words].filter((n) => n.length >= 3);
+  if (names.some((n) => text.includes(n))) return undefined;
+  return `it changed ${files} files at once and its message names nothing of it: about all of them, verify`;
 }
 
 /**
