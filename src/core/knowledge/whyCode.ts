@@ -104,7 +104,6 @@ export function isAtLine(note: Pick<CodeNote, 'line' | 'endLine'>, at: number): 
   return placeAgainst(note, at) !== undefined;
 }
 
-
 /** The constructors among a class's members: named as the class (Java, C#), `constructor` (TypeScript), `__init__` (Python). */
 export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[]): ScopeSymbol[] {
   if (!/class|struct/.test(target.kind)) return [];

@@ -14,6 +14,7 @@ import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePoo
 import { factsOf, type ParseResponse } from '../inventory/parseProtocol.js';
 import { Resolver } from './resolve.js';
 import { StructuralState, type FileEntry, type Import, type Site, type Sym } from './state.js';
+import { inherits } from './pendingSites.js';
 
 export interface IndexerOptions {
   /** Parse workers; defaults to the cores available, at most 4. */
@@ -633,9 +634,8 @@ export class StructuralIndexer {
     if (batch.configChanged) for (const id of this.state.keyReadFiles) if (!replaced.has(id) && !whole.has(id)) some.add(id);
     const keyRead = (s: Site) => batch.configChanged && !!s.nameIs && s.nameIs !== 'receiver';
     const stored = (await StructuralStore.sitesOf(db, [...whole, ...some])).filter((s) => whole.has(s.fileId) || names.has(s.name) || keyRead(s));
-    const inherits = (s: Site) => s.kind === 'extends' || s.kind === 'implements';
     return {
-      inheritance: [...pending.inheritance(), ...stored.filter(inherits)],
+      inheritance: [...pending.inheritance(), ...stored.filter((s) => inherits(s.kind))],
       groups: (function* () {
         yield* inBatch();
         yield stored;

@@ -20,6 +20,11 @@ export interface Site {
   nameIs: SiteNameIs | null;
 }
 
+/** An inheritance site (`extends`, `implements`): resolved before every other site, since member lookup needs the hierarchy. */
+export function inherits(kind: EdgeKind): boolean {
+  return kind === 'extends' || kind === 'implements';
+}
+
 /**
  * The use sites of the files a batch writes, from the moment a file is taken
  * in until its edges are resolved: one JSON text per file, in the form
@@ -46,7 +51,7 @@ export class PendingSites {
   put(fileId: number, tuples: readonly SiteTuple[]): void {
     this.delete(fileId);
     const inheritance: Site[] = [];
-    for (const t of tuples) if (t[2] === 'extends' || t[2] === 'implements') inheritance.push(siteOf(fileId, t));
+    for (const t of tuples) if (inherits(t[2])) inheritance.push(siteOf(fileId, t));
     if (inheritance.length) this.inheritanceOf.set(fileId, inheritance);
     const text = JSON.stringify(tuples);
     if (!this.spill && this.heldBytes + text.length <= this.spillBytes) {

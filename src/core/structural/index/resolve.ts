@@ -2,6 +2,7 @@ import { Yielder } from '../../../shared/yielder.js';
 import { CALLABLE_KINDS, DATA_EDGE_KINDS, DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind, type SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
 import { absolutePython, ModuleTable, submodule } from './modules.js';
+import { inherits } from './pendingSites.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
 import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, MAX_WORKSPACE_CANDIDATES, memberTargets, preferCallables, push } from './targets.js';
 
@@ -404,7 +405,7 @@ export class Resolver {
           if (!s) continue;
           // Let go as soon as resolved.
           sites[i] = undefined;
-          if (s.kind === 'extends' || s.kind === 'implements') continue;
+          if (inherits(s.kind)) continue;
           batch.push(...this.resolveSite(s));
           if (batch.length >= EDGE_BATCH) await flush();
           if (yielder.due()) await yielder.yield();
