@@ -1,3 +1,4 @@
+import { STOP_WORDS } from '../../shared/stopWords.js';
 import { HashingEmbedder, cosine } from '../llm/offline.js';
 import { sha256 } from '../llm/runner.js';
 import type { Embedder } from '../llm/types.js';
@@ -16,11 +17,9 @@ import { entityText, reportText } from './text.js';
  * not available now (a model, without its key), ranking falls back to text.
  */
 
-const STOP = new Set('a an and are as at be by can could did do does for from had has have how i in into is it its me my of on or our so than that the their them then there these they this those to us was we were what when where which while who why will with would you your about does did tell show explain'.split(' '));
-
 /** An FTS5 MATCH expression from free text: each content word quoted, OR-ed; undefined when nothing is left. */
 export function ftsQuery(text: string): string | undefined {
-  const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w));
+  const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP_WORDS.has(w));
   const unique = [...new Set(words)].slice(0, 24);
   return unique.length ? unique.map((w) => `"${w}"`).join(' OR ') : undefined;
 }

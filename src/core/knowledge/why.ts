@@ -1,12 +1,13 @@
 import * as path from 'node:path';
 import { Yielder } from '../../shared/yielder.js';
-import { identifierWords, isCodeShaped } from '../linking/names.js';
+import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
+import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import type { DocKind, Section } from './sources/document.js';
@@ -445,6 +446,90 @@ async function documentsOfItsFolder(db: Db, target: SymbolRef, docs: Map<number,
   docs.set(nearest.doc_id, r);
 }
 
+/** Words any doc comment may use, whatever its code is about: they say it is code, or how a sentence goes, not its subject. */
+const NO_SUBJECT = new Set('get return returns returned param params parameter parameters value values function functions method methods class classes object objects given default none null nil true false string strings number numbers list lists type types instance instances argument arguments field fields call called calls used uses using err error errors should must also when then else each every otherwise because without per same cannot provides provided within not more over one two'.split(' '));
+
+/** Search terms, at most this many: the name's words first, then its doc comment's most frequent. */
+const SUBJECT_TERMS = 16;
+
+/**
+ * The decision record on the symbol's subject when no document names it:
+ * the words of its name, its class's name and its own doc comment, searched
+ * together (BM25 over decision records and designs). The best record is kept
+ * when it has three of those words or more, and every word of the name or two
+ * of them and half of all the words ("nop … mempool" for NopMempool.CheckTx, "slash meter allowance …
+ * voting power" for GetSlashMeterAllowance). A record reached only through a
+ * neighbour (its class, what it uses) that is also on its own subject is
+ * moved up to the symbol itself. Weak, to verify, at most one.
+ */
+export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: readonly ScopeSymbol[], docs: Map<number, Reached>): Promise<void> {
+  const content = (w: string) => w.length >= 3 && !STOP_WORDS.has(w) && !NO_SUBJECT.has(w);
+  const container = scope.find((s) => s.relation === 'container');
+  const nameWords = [...new Set([...identifierWords(target.name), ...(container ? identifierWords(segments(container.qname).pop() ?? '') : [])])].filter(content);
+  const counts = new Map<string, number>();
+  for (const r of docs.values()) {
+    if (!r.text || r.relation !== 'self' || r.document.kind !== 'doc') continue;
+    for (const w of (r.text.body.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).flatMap(identifierWords)) if (w.length >= 4 && content(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const terms = [...new Set([...nameWords, ...[...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)])].slice(0, SUBJECT_TERMS);
+  if (!nameWords.length || terms.length < 3) return;
+  let rows: ChunkRow[];
+  try {
+    rows = await searchDocumentChunks(db, terms.map((t) => `"${t}"`).join(' OR '), ['adr', 'rfc', 'design'], 1);
+  } catch {
+    return;
+  }
+  const best = rows[0];
+  const prior = best ? docs.get(best.doc_id) : undefined;
+  if (!best || (prior && prior.relation === 'self' && prior.hops === 1)) return;
+  const said = new Set(stemmedWords(`${best.title} ${(await chunksOfDocuments(db, [best.doc_id])).map((c) => c.text).join('\n')}`));
+  const namesHad = nameWords.filter((w) => said.has(stem(w)));
+  const termsHad = terms.filter((w) => said.has(stem(w)));
+  const everyNameWord = nameWords.length >= 2 && namesHad.length === nameWords.length;
+  if (termsHad.length < 3 || (!everyNameWord && (namesHad.length < Math.min(2, nameWords.length) || termsHad.length < terms.length / 2))) return;
+  const shown = [...namesHad, ...termsHad.filter((w) => !namesHad.includes(w))].slice(0, 5);
+  const anchor: Anchor = {
+    entity: namesHad.join(' '),
+    entityType: 'search',
+    tier: 'weak',
+    symbol: { sid: target.sid, qname: target.qname },
+    relation: 'self',
+    reason: `on its subject: has ${termsHad.length} of ${terms.length} words of its name and doc comment ("${shown.join('", "')}") — verify`,
+  };
+  if (prior) {
+    prior.subject = { anchor, before: { relation: prior.relation, tier: prior.tier, hops: prior.hops } };
+    prior.relation = 'self';
+    prior.tier = 'weak';
+    prior.hops = 1;
+    prior.anchors.unshift(anchor);
+    return;
+  }
+  const r = reached(documentRef(best), 'weak', 'self', ['subject search']);
+  r.subject = { anchor };
+  r.anchors.push(anchor);
+  addPassage(r, quoteFrom(best, shown));
+  docs.set(best.doc_id, r);
+}
+
+/**
+ * A record linked only for being on the symbol's subject says nothing of it unless one of its sentences is a
+ * reason: without one it is dropped, or left as its neighbour's document when a neighbour led to it.
+ */
+function settleSubjectLinks(docs: Map<number, Reached>): void {
+  for (const [id, r] of docs) {
+    if (!r.subject || r.reasons.length) continue;
+    const before = r.subject.before;
+    if (!before) {
+      docs.delete(id);
+      continue;
+    }
+    const anchor = r.subject.anchor;
+    Object.assign(r, before);
+    r.anchors = r.anchors.filter((a) => a !== anchor);
+    delete r.subject;
+  }
+}
+
 /** Whether a text names pull request `PR #n`: "PR #6036", "pull request #6036", "…/pull/6036", "(#6036)". */
 export function namesPullRequest(text: string, pr: string): boolean {
   const n = /(\d+)$/.exec(pr)?.[1];
@@ -830,6 +915,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsSearched(db, target, docs);
     await documentsByAffixedName(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
+    await documentsOnItsSubject(db, target, scope, docs);
   }
   if (options.root && options.history !== false) {
     const h = await historySources(db, options.root, target, ranges, docs, next);
@@ -839,6 +925,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   }
   const ties = tiesOf(target, scope, declaration);
   await findReasons(db, docs, target, ties, options);
+  settleSubjectLinks(docs);
   const constraints = status.documents ? await constraintsAround(db, best, docs) : [];
 
   const items = rankItems(docs.values());

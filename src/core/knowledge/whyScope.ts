@@ -65,6 +65,11 @@ export interface Reached {
   pullRequest?: string;
   /** The README of the folder the symbol sits in (or the nearest folder above it): about the code there as a whole. */
   folder?: string;
+  /**
+   * Linked because it is on the symbol's subject without naming it (and how it was reached before, when a
+   * neighbour led to it): worth showing only for a reason it gives.
+   */
+  subject?: { readonly anchor: Anchor; readonly before?: Pick<Reached, 'relation' | 'tier' | 'hops'> };
   /** A comment on or just above the line the question asked about, inside the symbol (`path:line`): what its authors wrote about that line. */
   atLine?: number;
 }

@@ -1,0 +1,70 @@
+import * as assert from 'node:assert/strict';
+import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
+import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
+
+/*
+ * A decision record often explains code without naming it: thanos' record on
+ * bucket operations says why blocks get a deletion mark and never names
+ * MarkForDeletion. The words of the name and of its doc comment, searched
+ * together, find the record on its subject. Weak, to verify; a record on
+ * another subject is not linked.
+ */
+
+describe('why_is_this: a decision record on the symbol\'s subject that does not name it', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await knowledgeIndexedFiles({
+      'pkg/block/delete.ts': [
+        '/**',
+        ' * Writes a deletion mark next to the block in the bucket; the compactor removes',
+        ' * the block itself once the mark is old enough.',
+        ' */',
+        'export function markForDeletion(bucket: string, block: string): void {',
+        '  void bucket;',
+        '  void block;',
+        '}',
+        '',
+        '/** Reads the header line of an uploaded file. */',
+        'export function parseHeader(line: string): string {',
+        '  return line.trim();',
+        '}',
+        '',
+      ].join('\n'),
+      'docs/adr/0004-delayed-block-deletion.md': [
+        '# 4. Delay the deletion of blocks',
+        '',
+        '## Context',
+        '',
+        'The compactor removed blocks that queriers were still reading from the bucket, and their queries failed half-way.',
+        '',
+        '## Decision',
+        '',
+        'Blocks are never deleted directly: a deletion mark is written first, and the block is removed 48 hours after the mark, so that every reader has seen the mark before the block goes.',
+        '',
+      ].join('\n'),
+      'docs/adr/0005-use-postgres.md': ['# 5. Use PostgreSQL for tenants', '', '## Decision', '', 'Tenants are stored in PostgreSQL, because the team already runs it and its backups are tested.', ''].join('\n'),
+    });
+  });
+  after(() => fx.close());
+
+  it('links the record on its subject weakly, says by which words, and quotes its decision', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'markForDeletion' });
+    const data = r.data as { documents: { where?: string; tier: string; how: string; quotes: { text: string }[] }[] };
+    const adr = data.documents.find((d) => d.where === 'docs/adr/0004-delayed-block-deletion.md');
+    assert.ok(adr, r.text);
+    assert.equal(adr.tier, 'weak');
+    assert.match(adr.how, /^on its subject: has \d+ of \d+ words of its name and doc comment \("mark", "deletion", .*\) — verify$/);
+    assert.ok(adr.quotes.some((q) => q.text.startsWith('Blocks are never deleted directly')), r.text);
+    assert.ok(!data.documents.some((d) => d.where === 'docs/adr/0005-use-postgres.md'), r.text);
+    // A weak link never leads the answer as the symbol's reason.
+    assert.ok(!/ADR-0*4.*— decision, (exact|strong)$/.test(r.text.split('\n')[0]!), r.text.split('\n')[0]);
+  });
+
+  it('links no record when none is on its subject', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'parseHeader' });
+    const data = r.data as { documents: { where?: string }[] };
+    assert.ok(!data.documents.some((d) => d.where?.startsWith('docs/adr/')), r.text);
+  });
+});
