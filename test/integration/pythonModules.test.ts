@@ -61,4 +61,35 @@ describe('Python module names from the package root', function () {
       dir.cleanup();
     }
   });
+
+  it('names a folder without __init__.py inside a package as a namespace package of it, and leaves folders outside any package out', async () => {
+    const dir = tempDir();
+    try {
+      const root = path.join(dir.root, 'checkout');
+      write(root, 'readthedocs/__init__.py', '');
+      write(root, 'readthedocs/notifications/models.py', 'class Notification:\n    pass\n');
+      write(root, 'readthedocs/builds/__init__.py', '');
+      write(root, 'readthedocs/builds/tasks.py', 'from readthedocs.notifications.models import Notification\n\ndef notify():\n    return Notification()\n');
+      write(root, 'scripts/release.py', 'X = 1\n');
+      assert.deepEqual(await moduleNames(root), [
+        'readthedocs',
+        'readthedocs.builds',
+        'readthedocs.builds.tasks',
+        'readthedocs.notifications.models',
+        'release',
+      ]);
+      // The import by its full name reaches the class.
+      const ws = await openWorkspace(root);
+      try {
+        const edges = await ws.db.all<{ tier: string }>(
+          "SELECT e.tier FROM edges e JOIN symbols s ON s.id = e.dst_id JOIN symbols f ON f.id = e.src_id WHERE s.qname = 'readthedocs.notifications.models.Notification' AND f.qname = 'readthedocs.builds.tasks.notify' AND e.kind = 'call'",
+        );
+        assert.deepEqual(edges.map((e) => e.tier), ['inferred']);
+      } finally {
+        await ws.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
 });

@@ -21,18 +21,28 @@ export interface ModuleIdentity {
 
 /**
  * Python's dotted module name: the folders above the file that are packages
- * (hold an __init__.py) form its prefix. A workspace whose root is itself a
- * package (Django's tree as Debian installs it) is named by the package's
- * own root (`pythonRoot`: its metadata, or the name its own modules import
- * it by; see discover.ts), never by the folder the checkout happens to sit in.
+ * (hold an __init__.py) form its prefix, and so do the folders without one
+ * below the outermost package: they are namespace packages inside it (PEP
+ * 420), so readthedocs/notifications/models.py, whose folder has no
+ * __init__.py, is imported as readthedocs.notifications.models. A workspace
+ * whose root is itself a package (Django's tree as Debian installs it) is
+ * named by the package's own root (`pythonRoot`: its metadata, or the name
+ * its own modules import it by; see discover.ts), never by the folder the
+ * checkout happens to sit in.
  */
 function pythonModuleName(rel: string, hasFile: (rel: string) => boolean, pythonRoot: string): string {
   const segments = rel.replace(/\.pyi?$/, '').split('/');
   const base = segments.pop()!;
+  const rootIsPackage = hasFile('__init__.py') && !!pythonRoot;
+  // How many leading folders are not part of the name: those above the outermost package.
   let k = segments.length;
-  while (k > 0 && hasFile(`${segments.slice(0, k).join('/')}/__init__.py`)) k--;
+  if (rootIsPackage) k = 0;
+  else {
+    const outermost = segments.findIndex((_, i) => hasFile(`${segments.slice(0, i + 1).join('/')}/__init__.py`));
+    if (outermost >= 0) k = outermost;
+  }
   const parts = segments.slice(k);
-  if (k === 0 && hasFile('__init__.py') && pythonRoot) parts.unshift(pythonRoot);
+  if (k === 0 && rootIsPackage) parts.unshift(pythonRoot);
   if (base !== '__init__') parts.push(base);
   return parts.join('.') || base;
 }
