@@ -68,6 +68,7 @@ export function renderIndexReport(r: IndexReport): string {
     `Structural memory: ${r.symbols} symbols, ${r.sites} use sites, ${r.edges} edges.`,
     `Where the time went: ${(Object.entries(r.phases) as [string, number][]).map(([phase, ms]) => `${phase} ${seconds(ms)}`).join(' · ')}.`,
   ];
+  if (r.rebuilt) lines.push('Built again from scratch: the index was made by another version of Tenure, which reads files differently.');
   if (r.unread.length) lines.push(unreadLine(r.unread));
   if (r.skipped.length) {
     lines.push('Skipped (not in the index):');

@@ -65,6 +65,21 @@ export class StructuralStore {
     await this.db.write((db) => db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, JSON.stringify(value)]).then(() => undefined));
   }
 
+  /** Whether no file has been indexed. */
+  async isEmpty(): Promise<boolean> {
+    return !(await this.db.get<{ one: number }>('SELECT 1 AS one FROM files LIMIT 1'));
+  }
+
+  /** The extraction version (inventory.ts) the stored facts were made with; undefined for a store from before versions were kept. */
+  async extraction(): Promise<string | undefined> {
+    const row = await this.db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.extraction'");
+    return row ? (JSON.parse(row.value) as string) : undefined;
+  }
+
+  async saveExtraction(version: string): Promise<void> {
+    await this.saveMeta('structural.extraction', version);
+  }
+
   async walkSkips(): Promise<{ path: string; kind: SkipKind; reason: string }[]> {
     const row = await this.db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.walkSkips'");
     return row ? (JSON.parse(row.value) as { path: string; kind: SkipKind; reason: string }[]) : [];

@@ -10,6 +10,7 @@ import { IgnoreRules } from '../../repo/gitignore.js';
 import { ALWAYS_SKIPPED_DIRS } from '../../repo/walk.js';
 import { discover, type DiscoveredFile, type UnreadLanguage } from '../inventory/discover.js';
 import { languageForPath } from '../inventory/languages.js';
+import { extractionVersion } from '../inventory/inventory.js';
 import { ParsePool, defaultPoolSize, type ParseJob } from '../inventory/parsePool.js';
 import { factsOf, type ParseResponse } from '../inventory/parseProtocol.js';
 import { Resolver } from './resolve.js';
@@ -54,6 +55,8 @@ export interface IndexReport {
   readonly phases: { discover: number; load: number; parse: number; resolve: number; write: number };
   /** Source files in languages the inventory does not read (Rust, C, …), by language: no answer sees their code. */
   readonly unread: readonly UnreadLanguage[];
+  /** The stored index was made by another version of the extractor and was built again from scratch. */
+  readonly rebuilt?: 'extractor changed';
 }
 
 interface Parsed {
@@ -197,6 +200,19 @@ export class StructuralIndexer {
     this.loaded = false;
   }
 
+  /**
+   * A stored index whose facts another version of the extractor made (other tag queries, other module names)
+   * is dropped, so that this index builds it again from scratch: its unchanged files would never be parsed again.
+   */
+  private async dropIfExtractedElsewise(): Promise<'extractor changed' | undefined> {
+    const made = await this.store.extraction();
+    if (made === extractionVersion() || (await this.store.isEmpty())) return undefined;
+    this.options.log?.(`the structural memory was made by another version of the extractor (${made ?? 'unknown'}): building it again`);
+    await this.store.clear();
+    this.forget();
+    return 'extractor changed';
+  }
+
   /** Another process wrote the structural memory since this working set was loaded: load it again. */
   private async refresh(db = this.workspace.db): Promise<boolean> {
     if (!this.loaded || (await this.store.generation(db)) === this.generation) return false;
@@ -233,6 +249,7 @@ export class StructuralIndexer {
       this.roots = { goModules: d.goModules, pythonRoot: d.pythonRoot };
       this.state.goModules = d.goModules;
       const tDiscover = performance.now() - t0;
+      const rebuilt = await this.dropIfExtractedElsewise();
       let tLoad = await this.ensureLoaded();
       const tr = performance.now();
       if (await this.refresh()) tLoad += performance.now() - tr;
@@ -281,6 +298,7 @@ export class StructuralIndexer {
       const result = await this.apply(plan);
       const walkSkips = d.skipped.map((s) => ({ path: s.rel, kind: s.kind, reason: s.reason }));
       const store = new StructuralStore(this.workspace.db);
+      await store.saveExtraction(extractionVersion());
       await store.saveWalkSkips(walkSkips);
       await store.saveUnread(d.unread);
       const skipped = [
@@ -301,6 +319,7 @@ export class StructuralIndexer {
         ms: performance.now() - t0,
         phases: { discover: tDiscover, load: tLoad, parse: tParse, resolve: result.resolveMs, write: result.writeMs },
         unread: d.unread,
+        ...(rebuilt ? { rebuilt } : {}),
       };
       this.options.log?.(`indexed ${report.files} files (${report.parsed} parsed, ${report.unchanged} unchanged, ${report.removed} removed, ${skipped.length} skipped) in ${Math.round(report.ms)} ms`);
       return report;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Language, Parser, Query } from 'web-tree-sitter';
@@ -30,6 +31,27 @@ function wasmPath(file: string): string {
 }
 
 export { ParseTimeout };
+
+/**
+ * The revision of what the inventory makes of a file beyond its tag queries:
+ * the extractor (extract.ts, configFiles.ts, scopes.ts) and module naming
+ * (naming.ts). Raise it with any change there that gives a file other facts
+ * or other names: an index built before is then built again from scratch,
+ * since its unchanged files are otherwise never parsed again.
+ */
+const EXTRACTOR_REVISION = 2;
+
+let version: string | undefined;
+
+/** What facts a file yields with this build: the extractor's revision and the tag queries' text. */
+export function extractionVersion(): string {
+  if (version) return version;
+  const hash = createHash('sha256').update(String(EXTRACTOR_REVISION));
+  const dir = path.join(packageRoot(), 'grammars');
+  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.scm')).sort()) hash.update(f).update(fs.readFileSync(path.join(dir, f)));
+  version = `${EXTRACTOR_REVISION}-${hash.digest('hex').slice(0, 12)}`;
+  return version;
+}
 
 const EXTRACTION_BUDGET_FACTOR = 10;
 
