@@ -22,12 +22,12 @@ function commit(k: number, tier: WhyItem['tier']): WhyItem {
   };
 }
 
-function ownComment(): WhyItem {
-  const document: DocumentRef = { id: -1, source: 'pkg/timeouts.py#L12', kind: 'doc', title: 'comment of pkg.timeouts.SampleTimeout', path: 'pkg/timeouts.py' };
-  const quote = { document, quote: 'SampleTimeout = approximate block time * max amount of catchup workers', line: 12 };
+function ownComment(line = 12): WhyItem {
+  const document: DocumentRef = { id: -line, source: `pkg/timeouts.py#L${line}`, kind: 'doc', title: 'comment of pkg.timeouts.SampleTimeout', path: 'pkg/timeouts.py' };
+  const quote = { document, quote: 'SampleTimeout = approximate block time * max amount of catchup workers', line };
   return {
     category: 'docstring', document, tier: 'exact', relation: 'self', hops: 1,
-    anchors: [{ entity: target.qname, entityType: 'code', tier: 'exact', symbol: target, relation: 'self', reason: 'a comment in it at pkg/timeouts.py:12' }],
+    anchors: [{ entity: target.qname, entityType: 'code', tier: 'exact', symbol: target, relation: 'self', reason: `a comment in it at pkg/timeouts.py:${line}` }],
     excerpts: [quote], reasons: [], extractedBy: 'code comment',
   };
 }
@@ -72,5 +72,15 @@ describe('the sources why_is_this shows within its limit', () => {
     const reasons = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((k) => commit(k, 'exact'));
     const shown = selectShown([...reasons, docComment(), mention(1)], 8);
     assert.deepEqual(shown, reasons.slice(0, 8));
+  });
+
+  it('keeps three of its own comments, not more, when sources that give a reason would fill the limit', () => {
+    // A model class has a comment on every field: they must not push out the commits and records that say why.
+    const reasons = [1, 2, 3, 4, 5, 6].map((k) => commit(k, 'exact'));
+    const comments = [20, 30, 40, 50, 60].map((line) => ownComment(line));
+    const shown = selectShown([...reasons, ...comments], 8);
+    assert.deepEqual(shown.map((i) => i.document.source), [...reasons.slice(0, 5).map((i) => i.document.source), 'pkg/timeouts.py#L20', 'pkg/timeouts.py#L30', 'pkg/timeouts.py#L40']);
+    // With nothing else to show, every comment has a place.
+    assert.equal(selectShown(comments, 8).length, 5);
   });
 });

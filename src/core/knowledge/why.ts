@@ -880,17 +880,21 @@ function isOwnBodyComment(i: WhyItem): boolean {
   return i.category === 'docstring' && i.relation === 'self' && i.hops === 1 && i.tier === 'exact' && i.extractedBy.split(', ').includes('code comment');
 }
 
+/** Comments inside the symbol's own code that keep a place whatever else gives a reason. */
+const RESERVED_BODY_COMMENTS = 3;
+
 /**
  * The sources an answer shows, in rank order: those that give a reason, then the comments inside the symbol's
  * own code that give none the reason finder can read (a formula, a terse note: its authors' words about it,
- * quoted where the budget has room), then at most three more that merely name it. Those comments keep their
- * places within the limit, so a limit full of weakly linked commits never pushes them out.
+ * quoted where the budget has room), then at most three more that merely name it. Three of those comments keep
+ * their places within the limit, so a limit full of weakly linked commits never pushes them out; more of them
+ * (a model class has one on every field) never push out a source that gives a reason.
  */
 export function selectShown(items: readonly WhyItem[], limit: number): WhyItem[] {
   const atLine = items.filter((i) => i.atLine !== undefined);
   const rest = items.filter((i) => i.atLine === undefined);
   const bodyComments = rest.filter((i) => !i.reasons.length && isOwnBodyComment(i));
-  const reserved = [...atLine, ...bodyComments].slice(0, limit);
+  const reserved = [...atLine, ...bodyComments.slice(0, RESERVED_BODY_COMMENTS)].slice(0, limit);
   const ordered = [...atLine, ...rest.filter((i) => i.reasons.length), ...bodyComments, ...rest.filter((i) => !i.reasons.length && !isOwnBodyComment(i)).slice(0, 3)];
   const kept = new Set([...reserved, ...ordered.filter((i) => !reserved.includes(i)).slice(0, limit - reserved.length)]);
   return ordered.filter((i) => kept.has(i));
