@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { identifiers, subjectWord } from '../../src/core/compose/link.js';
 import { askTool } from '../../src/core/tools/ask.js';
-import { indexedFiles, type FilledExample } from '../helpers/example.js';
+import { indexedFiles, knowledgeIndexedFiles, type FilledExample } from '../helpers/example.js';
 
 /* A question whose subject is a plain lower-case word that is a symbol's whole name (`messages`): ask tries it as that symbol before linking phrases. */
 
@@ -100,5 +100,54 @@ describe('ask: identifiers written in the question', () => {
       assert.match(data.focus[0]?.qname ?? '', /(^|\.)poll\.A_BIT$/);
       assert.equal(data.focus[0]?.tier, 'exact');
     });
+  });
+});
+
+describe('ask: an identifier that names several symbols', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await indexedFiles({
+      'src/storage/v1/capabilities.ts': 'export class SearchCapabilities {\n  duration = true;\n}\n',
+      'src/storage/v2/capabilities.ts': 'export class SearchCapabilities {\n  attributes = true;\n}\n',
+      // Its words as another name: what the question's phrase reaches, not what it names.
+      'src/ui/search.ts': 'export function searchCapabilities(): string[] {\n  return [];\n}\n',
+    });
+  });
+  after(() => fx.close());
+
+  it('lists every symbol of that name first, each weak, before what the words of the name reach', async () => {
+    const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does SearchCapabilities work this way?' });
+    const data = r.data as { links: { qname: string; at: string; tier: string; why: string }[]; linkedBy: string[]; unresolved: string[] };
+    assert.deepEqual(
+      data.links.slice(0, 2).map((l) => [l.at, l.tier, l.why]),
+      [
+        ['src/storage/v1/capabilities.ts:1', 'weak', '`SearchCapabilities` names 2 symbols; all are returned'],
+        ['src/storage/v2/capabilities.ts:1', 'weak', '`SearchCapabilities` names 2 symbols; all are returned'],
+      ],
+    );
+    assert.ok(data.linkedBy.includes('identifiers in the question'), data.linkedBy.join(', '));
+    assert.ok(!data.unresolved.includes('SearchCapabilities'));
+  });
+});
+
+describe('ask: an identifier the documents name too broadly to link', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    // Fourteen symbols share the name, more than the knowledge memory links weakly (twelve): it keeps the documents' `SearchCapabilities` unresolved, the question's identifier lists them.
+    const files: Record<string, string> = { 'docs/adr/0013-capabilities.md': '# 13. Storage capability declaration\n\n## Decision\n\nA backend declares what it can search through `SearchCapabilities`, because the query service must refuse a search the backend cannot run.\n' };
+    for (let i = 0; i < 14; i++) files[`src/backend${i}/reader.ts`] = `export class Reader${i} {\n  SearchCapabilities(): string[] {\n    return [];\n  }\n}\n`;
+    fx = await knowledgeIndexedFiles(files);
+  });
+  after(() => fx.close());
+
+  it('does not call the name unresolved when the question found it by name', async () => {
+    const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does SearchCapabilities work this way?' });
+    const data = r.data as { links: { tier: string; why: string }[]; unresolved: string[] };
+    assert.ok(data.links[0]?.why.startsWith('`SearchCapabilities` names 14 symbols'), data.links[0]?.why);
+    assert.ok(!data.unresolved.includes('SearchCapabilities'), r.text);
   });
 });

@@ -161,17 +161,21 @@ async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks
   // The knowledge memory's links first; name matches add what it did not link, each with its own tier and reason.
   const seen = new Set(k.links.map((l) => l.symbol.sid));
   const fromIdentifier = new Map(n.links.filter((l) => l.identifier).map((l) => [l.symbol.sid, l]));
-  // A symbol the question names as an identifier keeps that link (its tier and why) even where the knowledge memory linked it too.
-  const links = [...k.links.map((l) => fromIdentifier.get(l.symbol.sid) ?? l), ...n.links.filter((l) => !seen.has(l.symbol.sid))];
+  // A symbol the question names as an identifier keeps that link (its tier and why) even where the knowledge memory linked it too,
+  // and comes first: it is what the question is about, before what its phrases reach.
+  const linked = [...k.links.map((l) => fromIdentifier.get(l.symbol.sid) ?? l), ...n.links.filter((l) => !seen.has(l.symbol.sid))];
+  const links = [...linked.filter((l) => l.identifier), ...linked.filter((l) => !l.identifier)];
   const named = new Set(identifiers(q.question));
   const missing = n.unresolved.filter((u) => named.has(u));
+  // A name the documents use that no symbol denotes for the knowledge memory, but that the question's identifier found by name, is not unresolved.
+  const foundByName = new Set(n.links.filter((l) => l.identifier).map((l) => l.phrase));
   const linkedBy = [
-    ...(n.links.some((l) => l.tier === 'exact') ? ['identifiers in the question'] : []),
+    ...(n.links.some((l) => l.identifier) ? ['identifiers in the question'] : []),
     ...(k.links.length ? ['knowledge linking (related_by_intent)'] : []),
-    ...(n.links.some((l) => !seen.has(l.symbol.sid) && l.tier !== 'exact') ? ['name match'] : []),
+    ...(n.links.some((l) => !seen.has(l.symbol.sid) && !l.identifier) ? ['name match'] : []),
   ];
   const note = !k.knowledgeIndexed ? `${KNOWLEDGE_EMPTY}: links come from symbol names, not from documents` : null;
-  return { linkedBy, phrases, links, unresolved: [...new Set([...k.unresolved, ...n.unresolved.filter((u) => !named.has(u))])], missing, note };
+  return { linkedBy, phrases, links, unresolved: [...new Set([...k.unresolved.filter((u) => !foundByName.has(u)), ...n.unresolved.filter((u) => !named.has(u))])], missing, note };
 }
 
 /**
