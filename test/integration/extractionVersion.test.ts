@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { extractionVersion } from '../../src/core/structural/inventory/inventory.js';
 import { openWorkspace } from '../../src/core/workspace.js';
+import { indexStructure } from '../helpers/example.js';
 import { tempDir, write } from '../helpers/fixtures.js';
 
 /*
@@ -23,14 +23,7 @@ describe('an index made by another version of the extractor', function () {
       write(dir.root, 'shop/billing.py', 'from shop.orders.models import Order\n\ndef bill():\n    return Order()\n');
       const ws = await openWorkspace(dir.root);
       try {
-        const index = async () => {
-          const indexer = await StructuralIndexer.create(ws);
-          try {
-            return await indexer.indexAll();
-          } finally {
-            await indexer.dispose();
-          }
-        };
+        const index = () => indexStructure(ws);
         const first = await index();
         assert.equal(first.parsed, 3);
         assert.equal(first.rebuilt, undefined);

@@ -61,6 +61,12 @@ export class StructuralStore {
     await this.saveMeta('structural.unread', unread);
   }
 
+  /** A value `saveMeta` kept, or undefined when none was. */
+  private async meta<T>(key: string): Promise<T | undefined> {
+    const row = await this.db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]);
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
   private async saveMeta(key: string, value: unknown): Promise<void> {
     await this.db.write((db) => db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, JSON.stringify(value)]).then(() => undefined));
   }
@@ -72,8 +78,7 @@ export class StructuralStore {
 
   /** The extraction version (inventory.ts) the stored facts were made with; undefined for a store from before versions were kept. */
   async extraction(): Promise<string | undefined> {
-    const row = await this.db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.extraction'");
-    return row ? (JSON.parse(row.value) as string) : undefined;
+    return this.meta<string>('structural.extraction');
   }
 
   async saveExtraction(version: string): Promise<void> {
@@ -81,8 +86,7 @@ export class StructuralStore {
   }
 
   async walkSkips(): Promise<{ path: string; kind: SkipKind; reason: string }[]> {
-    const row = await this.db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'structural.walkSkips'");
-    return row ? (JSON.parse(row.value) as { path: string; kind: SkipKind; reason: string }[]) : [];
+    return (await this.meta<{ path: string; kind: SkipKind; reason: string }[]>('structural.walkSkips')) ?? [];
   }
 
   /** Loads the indexer's working set. Edges are not loaded: only inheritance, which resolution needs. */
