@@ -8,7 +8,7 @@ import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
 import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { goReceiverType, isIndexed, locationOf, resolveOneSymbol } from '../src/core/structural/lookup.js';
+import { goReceiverType, isIndexed, locationOf, modulesAt, resolveOneSymbol, resolveSymbols } from '../src/core/structural/lookup.js';
 import { askTool } from '../src/core/tools/ask.js';
 import { tokens } from '../src/core/tools/budget.js';
 import { fitWhy, whyIsThisTool } from '../src/core/tools/whyIsThis.js';
@@ -168,9 +168,20 @@ function naturalName(ws: Workspace, c: Case, target: { name: string; qname: stri
   return owner && /^[A-Z]/.test(owner) ? `${owner}.${target.name}` : target.name;
 }
 
+/**
+ * The name as a person would write it to be understood: the natural name, and when that names several symbols, with the
+ * file the symbol is in ("execute in sessions-request.handler.js"; its path when other folders hold a file of that name).
+ */
+async function unambiguousName(ws: Workspace, natural: string, target: { path: string }): Promise<string> {
+  const named = await resolveSymbols(ws.db, natural, { root: ws.root }).catch(() => []);
+  if (named.length < 2) return natural;
+  const base = path.basename(target.path);
+  return `${natural} in ${(await modulesAt(ws.db, base, { root: ws.root })).length === 1 ? base : target.path}`;
+}
+
 /** `ask` with one question built the same way for every case ("Why does <name> work this way?"): is its subject the case's symbol? */
 async function askReaches(ws: Workspace, c: Case, target: { sid: string; name: string; qname: string; path: string; line: number }): Promise<NonNullable<CaseResult['ask']>> {
-  const question = `Why does ${naturalName(ws, c, target)} work this way?`;
+  const question = `Why does ${await unambiguousName(ws, naturalName(ws, c, target), target)} work this way?`;
   try {
     const r = await askTool.invoke({ workspace: ws }, { question });
     const focus = (r.data as { focus: { sid: string; qname: string }[] }).focus;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { identifiers, subjectWord } from '../../src/core/compose/link.js';
+import { identifiers, subjectWord, writtenFiles } from '../../src/core/compose/link.js';
 import { askTool } from '../../src/core/tools/ask.js';
 import { indexedFiles, knowledgeIndexedFiles, type FilledExample } from '../helpers/example.js';
 
@@ -149,5 +149,79 @@ describe('ask: an identifier the documents name too broadly to link', function (
     const data = r.data as { links: { tier: string; why: string }[]; unresolved: string[] };
     assert.ok(data.links[0]?.why.startsWith('`SearchCapabilities` names 14 symbols'), data.links[0]?.why);
     assert.ok(!data.unresolved.includes('SearchCapabilities'), r.text);
+  });
+});
+
+/* A name several files declare, asked with the file it is in ("execute in sessions.handler.js"): the file narrows the name. */
+
+describe('ask: a file written in the question', () => {
+  it('reads file names and paths as files, not as dotted names, and leaves path:line alone', () => {
+    assert.deepEqual(writtenFiles('Why does execute in sessions-request.handler.js work this way?'), ['sessions-request.handler.js']);
+    assert.deepEqual(writtenFiles('What is `src/i18n/index.js` for.'), ['src/i18n/index.js']);
+    assert.deepEqual(writtenFiles('Why is src/poll_utils.py:12 so?'), []);
+    // A dotted name whose last part is no language's extension is a name.
+    assert.deepEqual(writtenFiles('Why does Settlement.retry wait?'), []);
+    assert.deepEqual(identifiers('Why does execute in sessions-request.handler.js work this way?'), []);
+    assert.deepEqual(identifiers('Why does runPayment in payment.handler.js retry?'), ['runPayment']);
+    assert.equal(subjectWord('Why does execute in sessions-request.handler.js work this way?'), 'execute');
+  });
+
+  describe('on an indexed fixture with one name in three files', function () {
+    this.timeout(120_000);
+    let fx: FilledExample;
+
+    before(async () => {
+      fx = await knowledgeIndexedFiles({
+        'package.json': '{"name":"handlers","main":"src/index.js"}\n',
+        'docs/adr/0001-handlers.md': '# 1. Handlers\n\n## Decision\n\nEvery payment handler returns the request it was given, because the gateway retries a request it gets back.\n',
+        'src/handlers/sessions-request.handler.js': 'export function execute(request) {\n  return request;\n}\n',
+        'src/handlers/cancel.handler.js': 'export function execute(request) {\n  return null;\n}\n',
+        'src/other/sessions-request.handler.js': 'export function prepare(request) {\n  return request;\n}\n',
+        'src/handlers/refund.handler.js': 'export function runRefund(request) {\n  return request;\n}\nexport function execute(request) {\n  return runRefund(request);\n}\n',
+      });
+    });
+    after(() => fx.close());
+
+    type Data = { focus: { qname: string; at?: string; tier: string }[]; links: { qname: string; at: string; tier: string; why: string }[]; missing?: string[] };
+
+    it('the name in the file the question names is the subject, an exact link; the others stay weak', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does execute in sessions-request.handler.js work this way?' });
+      const data = r.data as Data;
+      const exact = data.links.filter((l) => l.tier === 'exact');
+      assert.deepEqual(exact.map((l) => l.at), ['src/handlers/sessions-request.handler.js:1']);
+      assert.match(exact[0]!.why, /in sessions-request\.handler\.js/);
+      assert.equal(data.focus[0]?.tier, 'exact');
+      assert.ok(data.links.filter((l) => l.qname.endsWith('execute') && l.tier === 'weak').length >= 1, 'the other executes are listed, weak');
+    });
+
+    it('a path narrows as its file name does, and an identifier keeps its own match', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does runRefund in src/handlers/refund.handler.js exist?' });
+      const exact = (r.data as Data).links.filter((l) => l.tier === 'exact');
+      assert.deepEqual(exact.map((l) => l.at), ['src/handlers/refund.handler.js:1']);
+    });
+
+    it('a file asked about with no name in it is the subject itself, as its module', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'What depends on src/handlers/cancel.handler.js?' });
+      const data = r.data as Data;
+      assert.equal(data.focus.length, 1);
+      assert.equal(data.focus[0]?.tier, 'exact');
+      assert.match(data.links[0]!.why, /is its file/);
+      // The question has no phrase for the knowledge memory to link; it is indexed all the same, and not called empty.
+      assert.doesNotMatch(r.text, /knowledge memory empty/);
+    });
+
+    it('a file name two folders hold gives both files, weak: none is chosen', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'What is in sessions-request.handler.js?' });
+      const data = r.data as Data;
+      assert.deepEqual(data.links.filter((l) => l.tier === 'weak').map((l) => l.at).sort(), ['src/handlers/sessions-request.handler.js:1', 'src/other/sessions-request.handler.js:1']);
+      assert.match(data.links[0]!.why, /ends the paths of 2 files/);
+    });
+
+    it('a file that is not indexed is said to be missing, and nothing weak is answered about in its place', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does execute in payments.handler.js work this way?' });
+      const data = r.data as Data;
+      assert.deepEqual(data.focus, []);
+      assert.match(r.text, /`payments\.handler\.js` names no indexed file/);
+    });
   });
 });

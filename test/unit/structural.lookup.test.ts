@@ -36,6 +36,16 @@ describe('the symbol namespace (examples/settlement)', function () {
     assert.equal(await symbolBySid(ws.db, 'ts `nowhere.ts`/Nothing#'), undefined);
   });
 
+  it('a file name or the end of a path resolves to that file\'s module; a name whose last part is no extension stays a name', async () => {
+    const byName = await resolveSymbols(ws.db, 'RetryPolicy.ts', { root: ws.root });
+    assert.deepEqual(byName.map((s) => [s.kind, s.path]), [['module', 'src/settlement/RetryPolicy.ts']]);
+    const byTail = await resolveSymbols(ws.db, 'settlement/SettlementService.ts', { root: ws.root });
+    assert.deepEqual(byTail.map((s) => [s.kind, s.path]), [['module', 'src/settlement/SettlementService.ts']]);
+    // A tail matches at a folder boundary only: `lementService.ts` is no file.
+    await assert.rejects(resolveSymbols(ws.db, 'lementService.ts', { root: ws.root }), /No symbol matches/);
+    assert.ok((await resolveSymbols(ws.db, 'SettlementService.retry', { root: ws.root })).every((s) => s.kind === 'method'));
+  });
+
   it('lists the symbols whose names hold a word, with the type they belong to', async () => {
     const hits = await symbolsNamedLike(ws.db, ['RETRY']);
     const retry = hits.find((h) => h.qname === 'SettlementService.retry');

@@ -15,7 +15,7 @@ import { dispatchTotal, type WhatBreaksResult } from '../structural/impact/resul
 import { whatBreaks } from '../structural/impact/whatBreaks.js';
 import { resolveSymbols } from '../structural/lookup.js';
 import { isIndexed } from '../structural/lookup.js';
-import { conceptPhrases, identifiers, linkByKnowledge, linkByName, type ConceptLink } from './link.js';
+import { conceptPhrases, identifiers, linkByKnowledge, linkByName, withoutFiles, writtenFiles, type ConceptLink } from './link.js';
 
 /*
  * ask: the question no single memory answers. The question's identifiers
@@ -155,7 +155,7 @@ async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks
     const links = found.map((s) => ({ symbol: s, tier, phrase: q.symbol!, why: found.length === 1 ? 'named by the symbol argument' : `the symbol argument matches ${found.length} symbols; all are used`, score: 1 }));
     return { linkedBy: ['symbol argument'], phrases: [q.symbol], links, unresolved: [], missing: [], note: null };
   }
-  const phrases = conceptPhrases(q.question);
+  const phrases = conceptPhrases(withoutFiles(q.question));
   const k = await linkByKnowledge(db, phrases);
   const n = await linkByName(db, q.question, root);
   // The knowledge memory's links first; name matches add what it did not link, each with its own tier and reason.
@@ -165,7 +165,7 @@ async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks
   // and comes first: it is what the question is about, before what its phrases reach.
   const linked = [...k.links.map((l) => fromIdentifier.get(l.symbol.sid) ?? l), ...n.links.filter((l) => !seen.has(l.symbol.sid))];
   const links = [...linked.filter((l) => l.identifier), ...linked.filter((l) => !l.identifier)];
-  const named = new Set(identifiers(q.question));
+  const named = new Set([...identifiers(q.question), ...writtenFiles(q.question)]);
   const missing = n.unresolved.filter((u) => named.has(u));
   // A name the documents use that no symbol denotes for the knowledge memory, but that the question's identifier found by name, is not unresolved.
   const foundByName = new Set(n.links.filter((l) => l.identifier).map((l) => l.phrase));
@@ -174,7 +174,9 @@ async function linkQuestion(ws: Workspace, q: AskQuestion): Promise<ConceptLinks
     ...(k.links.length ? ['knowledge linking (related_by_intent)'] : []),
     ...(n.links.some((l) => !seen.has(l.symbol.sid) && !l.identifier) ? ['name match'] : []),
   ];
-  const note = !k.knowledgeIndexed ? `${KNOWLEDGE_EMPTY}: links come from symbol names, not from documents` : null;
+  // With no phrase to link, the knowledge memory was not asked: whether it is empty is read, not assumed.
+  const knowledgeThere = k.knowledgeIndexed || (!phrases.length && (await knowledgeIndexed(db)).documents > 0);
+  const note = !knowledgeThere ? `${KNOWLEDGE_EMPTY}: links come from symbol names, not from documents` : null;
   return { linkedBy, phrases, links, unresolved: [...new Set([...k.unresolved.filter((u) => !foundByName.has(u)), ...n.unresolved.filter((u) => !named.has(u))])], missing, note };
 }
 

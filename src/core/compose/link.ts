@@ -3,8 +3,7 @@ import { relatedByIntent } from '../knowledge/intent.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
-import { resolveSymbols } from '../structural/lookup.js';
-import { symbolBySid, symbolsNamedLike } from '../structural/lookup.js';
+import { isFileName, modulesAt, resolveSymbols, symbolBySid, symbolsNamedLike } from '../structural/lookup.js';
 
 /*
  * Linking a question's concepts to symbols by name, for when the knowledge
@@ -76,11 +75,28 @@ function containsPhrase(hay: readonly string[], needle: readonly string[]): bool
 /** Code-like tokens: `SettlementService.retry`, RetryPolicy, retry_policy, src/a.ts:12. */
 export function identifiers(question: string): string[] {
   const out = new Set<string>();
-  for (const m of question.matchAll(/`([^`]+)`/g)) out.add(m[1]!.trim());
+  // A file the question writes is a place, not a name (writtenFiles): `index.js` is not the member `js` of `index`.
+  const text = withoutFiles(question);
+  for (const m of text.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.add(m[1]!.trim());
   // Dotted names, camelCase, PascalCase with a second capital, a name with a leading underscore (`_all_updates`, `__init__`:
   // Python's private names, whole), snake_case, UPPER_SNAKE (`MAX_RETRIES`) and path:line.
-  for (const m of question.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|(?<![\w$])_+[A-Za-z0-9][\w$]*|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|(?<![\w$])_+[A-Za-z0-9][\w$]*|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
   return [...out];
+}
+
+/** The files a question writes, by name or path (`src/i18n/index.js`, `sessions-request.handler.js`): never a `path:line`. */
+export function writtenFiles(question: string): string[] {
+  const out = new Set<string>();
+  for (const m of question.matchAll(/(?<![\w./@:-])[\w./@-]+/g)) {
+    const token = m[0].replace(/\.+$/, '');
+    if (question[m.index + m[0].length] !== ':' && isFileName(token)) out.add(token);
+  }
+  return [...out];
+}
+
+/** The question with the files it writes taken out: their dots do not end a clause, nor their words make a phrase. */
+export function withoutFiles(question: string): string {
+  return writtenFiles(question).reduce((q, f) => q.split(f).join(' '), question);
 }
 
 /**
@@ -92,7 +108,7 @@ export function identifiers(question: string): string[] {
  * question's phrases are linked; a word that names no symbol stays a word.
  */
 export function subjectWord(question: string): string | undefined {
-  const clause = question.split(/[.?!;:,()\n]+/).find((c) => c.trim()) ?? '';
+  const clause = withoutFiles(question).split(/[.?!;:,()\n]+/).find((c) => c.trim()) ?? '';
   const toks = clause
     .split(/\s+/)
     .map((raw) => raw.replace(/^[^A-Za-z0-9_`$]+|[^A-Za-z0-9_`$]+$/g, ''))
@@ -113,6 +129,14 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   };
   const unresolved: string[] = [];
 
+  // The files the question writes narrow its names to what they declare ("execute in sessions-request.handler.js").
+  const files = new Map<string, SymbolRef[]>();
+  for (const f of writtenFiles(question)) {
+    const modules = await modulesAt(db, f, { root });
+    if (modules.length) files.set(f, modules);
+    else unresolved.push(f);
+  }
+  const inFiles = new Map([...files].flatMap(([f, modules]) => modules.map((m) => [m.path, f] as const)));
   const written = identifiers(question);
   const word = subjectWord(question);
   // The plain subject word is tried only where the question does not already write it as code.
@@ -124,15 +148,19 @@ export async function linkByName(db: Db, question: string, root: string): Promis
       // The plain word counts only where it is a symbol's whole name (`messages`), never a file or a part of a name.
       const found = asWord ? resolved.filter((f) => f.name === id && f.kind !== 'module') : resolved;
       const nonModule = found.filter((f) => f.kind !== 'module');
-      const list = nonModule.length ? nonModule : found;
+      const named = nonModule.length ? nonModule : found;
+      const placed = named.filter((s) => inFiles.has(s.path));
+      const list = placed.length ? placed : named;
+      const where = placed.length ? ` in ${[...new Set(placed.map((s) => inFiles.get(s.path)!))].join(', ')}` : '';
+      const said = asWord ? `"${id}"${where}, the question's subject,` : `\`${id}\`${where}`;
       for (const s of list) {
         add({
           symbol: s,
           tier: list.length === 1 ? 'exact' : 'weak',
           phrase: id,
           why: asWord
-            ? list.length === 1 ? `"${id}", the question's subject, is its whole name` : `"${id}", the question's subject, is the whole name of ${list.length} symbols; all are returned`
-            : list.length === 1 ? `\`${id}\` names it verbatim` : `\`${id}\` names ${list.length} symbols; all are returned`,
+            ? list.length === 1 ? `${said} is its whole name` : `${said} is the whole name of ${list.length} symbols; all are returned`
+            : list.length === 1 ? `${said} names it verbatim` : `${said} names ${list.length} symbols; all are returned`,
           score: 1,
           identifier: true,
         });
@@ -140,6 +168,13 @@ export async function linkByName(db: Db, question: string, root: string): Promis
     } catch (e) {
       if (TenureError.is(e, 'not-indexed')) throw e;
       if (!asWord) unresolved.push(id);
+    }
+  }
+  // A file no name of the question was found in is itself the subject: its module.
+  for (const [f, modules] of files) {
+    if ([...links.values()].some((l) => l.identifier && inFiles.get(l.symbol.path) === f)) continue;
+    for (const m of modules) {
+      add({ symbol: m, tier: modules.length === 1 ? 'exact' : 'weak', phrase: f, why: modules.length === 1 ? `\`${f}\` is its file` : `\`${f}\` ends the paths of ${modules.length} files; all are returned`, score: 1, identifier: true });
     }
   }
 

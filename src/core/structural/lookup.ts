@@ -6,7 +6,7 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { SymbolIndex, type SymbolRow } from '../linking/symbolIndex.js';
 import type { UnreadLanguage } from './inventory/discover.js';
-import { READ_LANGUAGE_NAMES, unreadLanguageForPath } from './inventory/languages.js';
+import { READ_LANGUAGE_NAMES, languageForPath, unreadLanguageForPath } from './inventory/languages.js';
 import { unreadLanguages } from './store.js';
 
 /*
@@ -71,6 +71,11 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
 
   const asFile = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [toRel(query, options.root)]);
   if (asFile.length) return asFile.map(ref);
+  // A file name or the end of a path (`sessions-request.handler.js`, `i18n/index.js`): the file's module, before its dots are read as a name's.
+  if (isFileName(query)) {
+    const files = await modulesAt(db, query, options);
+    if (files.length) return files;
+  }
 
   const segs = segments(query);
   const name = segs[segs.length - 1];
@@ -91,6 +96,26 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
   const like = await db.all<Row>(`${SELECT} WHERE s.name LIKE ? AND s.kind != 'module' LIMIT 8`, [`%${name}%`]);
   const hint = like.length ? ` Did you mean: ${like.map((l) => `${l.qname} (${l.path}:${l.line})`).join(', ')}?` : '';
   throw new TenureError('symbol-not-found', `No symbol matches "${query}" in the index.${hint}${await unreadNote(db)}`, { suggestions: like.map(ref) });
+}
+
+/** A file name or path as people write one: it ends with the extension of a language the inventory reads. */
+export function isFileName(text: string): boolean {
+  return /^[\w./@-]+\.\w+$/.test(text) && !!languageForPath(text);
+}
+
+/**
+ * The modules of the files a path names: the file at that path (relative to
+ * the workspace, or absolute inside it), else every file whose path ends
+ * with it at a folder boundary (`index.js` → `src/i18n/index.js` and the
+ * others; `i18n/index.js` → that one).
+ */
+export async function modulesAt(db: Db, written: string, options: ResolveOptions): Promise<SymbolRef[]> {
+  const rel = toRel(written, options.root).replace(/^\.\//, '');
+  const whole = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [rel]);
+  if (whole.length) return whole.map(ref);
+  const tail = `/${rel}`;
+  const rows = await db.all<Row>(`${SELECT} WHERE s.kind = 'module' AND substr(f.path, -?) = ? ORDER BY f.path`, [tail.length, tail]);
+  return rows.map(ref);
 }
 
 /** A `path:line` or `path:line:col` as people type it, else undefined. */

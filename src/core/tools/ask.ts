@@ -6,6 +6,7 @@ import type { HistoryEntry } from '../episodic/history.js';
 import { CONCLUSION_MEANING, OUTCOME_MEANING } from '../episodic/model.js';
 import { QUOTED_DATA_NOTE } from '../knowledge/quotes.js';
 import { EDGE_TIERS, LINK_TIERS, type EdgeTier as EdgeTierT } from '../model/tiers.js';
+import { isFileName } from '../structural/lookup.js';
 import { RULE_STATUS_MEANING, type RuleStatus } from '../model/rules.js';
 import { clip, fitToBudget, plural } from './budget.js';
 import { LinkTier, QuoteView, RuleView, SymbolView, quoteLine, ruleLine, ruleView, symbolView } from './present.js';
@@ -190,7 +191,7 @@ export function presentAsk(r: AskResult, limit: number): AskOutput {
   const summary = focus.length
     ? `"${r.question}" → ${focus.map((f) => `${f.qname} (${f.tier})`).join(', ')}; ${parts.filter((p) => p.status === 'answered').map((p) => p.memory).join(', ') || 'no memory'} answered.`
     : c.missing.length
-      ? `${c.missing.map((m) => `\`${m}\``).join(', ')} ${c.missing.length === 1 ? 'names' : 'name'} no symbol in the index, and nothing else in the question links strongly enough to answer about: check the name, or pass --symbol with an id.`
+      ? `${c.missing.map((m) => `\`${m}\``).join(', ')} ${c.missing.length === 1 ? 'names' : 'name'} no ${c.missing.every(isFileName) ? 'indexed file' : 'symbol in the index'}, and nothing else in the question links strongly enough to answer about: check the name, or pass --symbol with an id.`
       : `"${r.question}" links to no symbol in the index${c.unresolved.length ? ` (unresolved: ${c.unresolved.join(', ')})` : ''}. Name the symbol with --symbol, or ask about a name that exists.`;
   return {
     question: r.question,
