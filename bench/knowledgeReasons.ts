@@ -33,7 +33,8 @@ import { median, percentile, type Row } from './stats.js';
  *   evidence recall   needed sentences quoted in the text answer
  *   document cited    questions whose answer cites at least one of its documents; document recall: documents cited
  *   tokens            of the text answer (o200k), median and p90
- *   false certainty   documents shown at exact/strong for the symbol itself that are not the question's documents
+ *   false certainty   documents shown at exact/strong for the symbol itself that are not the question's documents,
+ *                     not judged related to it (a case's `related`), and do not name it verbatim
  *   no reason         questions with no recorded reason whose answer says so first
  *   ask reaches it    offline: `ask` with "Why does <name> work this way?" (the case's name, or for a
  *                     path:line case the symbol's name with its type or Go receiver) — is its subject
@@ -62,6 +63,12 @@ export interface Case {
   readonly documents?: readonly string[];
   readonly needed?: readonly string[];
   readonly noReason?: boolean;
+  /**
+   * Documents read and judged to be about the symbol, though no needed sentence is in them, each with the judgement:
+   * shown at exact or strong they are not false certainty. The name test below cannot tell a document that names
+   * the symbol in prose or by an annotation from one that merely shares its words.
+   */
+  readonly related?: Readonly<Record<string, string>>;
 }
 
 export interface CorpusCases {
@@ -221,8 +228,8 @@ export async function ask(ws: Workspace, corpus: CorpusCases, c: Case, via: Case
   const quotes = quotations(r.text);
   const quoted = (c.needed ?? []).filter((n) => isQuoted(n, quotes)).length;
   const cited = (c.documents ?? []).filter((d) => r.text.includes(d)).length;
-  const expected = new Set(c.documents ?? []);
-  // Unrelated: shown at exact/strong for the symbol itself, not one of the question's documents, and not naming the symbol anywhere in its text.
+  const expected = new Set([...(c.documents ?? []), ...Object.keys(c.related ?? {})]);
+  // Unrelated: shown at exact/strong for the symbol itself, not one of the question's documents nor judged related, and not naming the symbol anywhere in its text.
   const namesIt = (where: string | undefined) => {
     if (!where) return true;
     try {
