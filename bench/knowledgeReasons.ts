@@ -168,7 +168,9 @@ function naturalName(ws: Workspace, c: Case, target: { name: string; qname: stri
     } catch {
       // the name alone
     }
-    return target.name;
+    // A member with no receiver on its line (an interface's method, a struct's field) is written with its type.
+    const segs = target.qname.split('.');
+    return segs.length >= 3 ? `${segs[segs.length - 2]}.${target.name}` : target.name;
   }
   const segs = target.qname.split('.');
   const owner = segs[segs.length - 2];
