@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import * as vm from 'node:vm';
 
 /*
  * The `tenure` command. What an agent runs on every attempt goes to a slim
@@ -8,7 +10,9 @@ import * as path from 'node:path';
  * (`what-breaks`, `why`, `ask`, …) to dist/tenure-query.js (about two thirds:
  * no indexing, enrichment, model clients, MCP server or team store).
  * Everything else goes to the full CLI (dist/tenure-main.js). All are loaded
- * by path, so this launcher stays a few lines of JavaScript to start.
+ * by path, so this launcher stays a few lines of JavaScript to start, and
+ * with V8's code cache (loadBundle): compiling a bundle of megabytes was a
+ * third of a short query's whole process.
  */
 
 /** The subcommand named on the command line, skipping global options (`-C <dir>`, `--cwd <dir>`). */
@@ -44,11 +48,64 @@ function queryCommands(): string[] {
   }
 }
 
+/** Where a bundle's code cache is kept: beside it, one file per V8 version (a cache of another V8 is refused anyway). */
+export function codeCachePath(file: string): string {
+  return path.join(path.dirname(file), '.cache', `${path.basename(file)}.${process.versions.v8}.v8cache`);
+}
+
+/**
+ * A CommonJS bundle loaded as `require` would, compiled with the code V8
+ * cached the last time it ran. V8 checks the cache against the source and
+ * its own version and flags, and compiles anew when it does not fit; the
+ * cache is then written again when the command ends, with the functions it
+ * ran. The cache sits beside the bundle: whoever can write it can write the
+ * bundle, so it trusts no one new. An install that cannot be written runs
+ * without one.
+ */
+export function loadBundle(file: string): Record<string, unknown> {
+  const cacheFile = codeCachePath(file);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, '');
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
+  const script = new vm.Script(wrapped, { filename: file, ...(cachedData ? { cachedData } : {}), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+  const bundleModule = { exports: {} as Record<string, unknown>, filename: file, id: file, loaded: false };
+  (script.runInThisContext() as (...args: unknown[]) => void)(bundleModule.exports, createRequire(file), bundleModule, file, path.dirname(file));
+  bundleModule.loaded = true;
+  if (!cachedData || script.cachedDataRejected) process.once('exit', () => writeCodeCache(file, script));
+  return bundleModule.exports;
+}
+
+function writeCodeCache(file: string, script: vm.Script): void {
+  const cacheFile = codeCachePath(file);
+  // Written whole then renamed: two commands ending at once never leave half a cache.
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    const dir = path.dirname(cacheFile);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(tmp, script.createCachedData());
+    fs.renameSync(tmp, cacheFile);
+    // The caches of the V8 versions this bundle ran under before.
+    const stale = (f: string) => f.startsWith(`${path.basename(file)}.`) && f.endsWith('.v8cache') && f !== path.basename(cacheFile);
+    for (const f of fs.readdirSync(dir).filter(stale)) fs.rmSync(path.join(dir, f), { force: true });
+  } catch {
+    // A read-only install or a full disk: the next start compiles again, as without a cache.
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // no folder to leave it in
+    }
+  }
+}
+
 function launch(): void {
   let entry = entryFor(commandOf(process.argv.slice(2)), queryCommands());
   if (!fs.existsSync(path.join(__dirname, entry.file))) entry = { file: 'tenure-main.js', start: 'main' };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const bundle = require(path.join(__dirname, entry.file)) as Record<Entry['start'], ((argv: string[]) => Promise<number>) | undefined>;
+  const bundle = loadBundle(path.join(__dirname, entry.file)) as Record<Entry['start'], ((argv: string[]) => Promise<number>) | undefined>;
   void bundle[entry.start]!(process.argv).then((code) => {
     process.exitCode = code;
   });

@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { commandOf, entryFor } from '../../src/cli/bin';
+import { spawnSync } from 'node:child_process';
+import { codeCachePath, commandOf, entryFor } from '../../src/cli/bin';
 import { TOOLS } from '../../src/core/tools/catalog';
-import { REPO_ROOT } from '../helpers/fixtures';
+import { REPO_ROOT, tempDir } from '../helpers/fixtures';
 
 describe('the tenure launcher', () => {
   it('finds the subcommand past global options, so `tenure run` loads the slim bundle however it is written', () => {
@@ -29,5 +30,60 @@ describe('the tenure launcher', () => {
     const built = path.join(REPO_ROOT, 'dist', 'query-commands.json');
     assert.ok(fs.existsSync(built), 'dist/query-commands.json is missing: run `npm run build` (npm test does)');
     assert.deepEqual(JSON.parse(fs.readFileSync(built, 'utf8')), TOOLS.flatMap((t) => [t.cli.command, ...t.cli.aliases]).sort());
+  });
+
+  describe('loading a bundle with V8\'s code cache', () => {
+    let t: ReturnType<typeof tempDir>;
+    let bundle: string;
+    // Each load in a process of its own, as the launcher runs: the cache is written when the process ends.
+    const load = () => {
+      const r = spawnSync(process.execPath, ['-e', `const b = require(${JSON.stringify(path.join(REPO_ROOT, 'out', 'src', 'cli', 'bin.js'))}).loadBundle(${JSON.stringify(bundle)}); b.main().then((v) => console.log(v, b.here))`], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    beforeEach(() => {
+      t = tempDir();
+      bundle = path.join(t.root, 'bundle.js');
+      fs.writeFileSync(bundle, "const path = require('node:path');\nexports.here = module.filename === __filename && path.dirname(__filename) === __dirname;\nexports.main = async () => 'ran ' + require('./helper.js').n;\n");
+      fs.writeFileSync(path.join(t.root, 'helper.js'), 'exports.n = 7;\n');
+    });
+    afterEach(() => t.cleanup());
+
+    it('runs the bundle as require would (its own require, module, __filename and __dirname), and keeps its compiled code beside it', () => {
+      assert.equal(load(), 'ran 7 true');
+      const cache = codeCachePath(bundle);
+      assert.equal(path.dirname(cache), path.join(t.root, '.cache'));
+      assert.ok(fs.statSync(cache).size > 0, 'the cache is written when the command ends');
+    });
+
+    it('a cache that fits is read and left alone; one that no longer fits the bundle is replaced, and the bundle still runs', () => {
+      load();
+      const cache = codeCachePath(bundle);
+      const first = fs.readFileSync(cache);
+      fs.utimesSync(cache, new Date(0), new Date(0));
+      assert.equal(load(), 'ran 7 true');
+      assert.equal(fs.statSync(cache).mtimeMs, 0, 'a cache V8 accepted is not written again');
+      fs.appendFileSync(bundle, 'exports.more = 1;\n');
+      assert.equal(load(), 'ran 7 true');
+      assert.notEqual(fs.statSync(cache).mtimeMs, 0, 'a cache V8 refused is written again');
+      assert.ok(!fs.readFileSync(cache).equals(first));
+      // A cache that is not V8's at all is refused the same way.
+      fs.writeFileSync(cache, 'not a code cache');
+      assert.equal(load(), 'ran 7 true');
+      assert.notEqual(fs.readFileSync(cache, 'utf8'), 'not a code cache');
+    });
+
+    it('a folder that cannot be written runs the bundle without a cache', function () {
+      if (process.getuid?.() === 0) {
+        // Root writes through file modes: the unwritable folder is made by a file standing where the folder would be.
+        fs.writeFileSync(path.join(t.root, '.cache'), '');
+      } else fs.chmodSync(t.root, 0o555);
+      try {
+        assert.equal(load(), 'ran 7 true');
+        assert.ok(!fs.existsSync(codeCachePath(bundle)));
+      } finally {
+        fs.chmodSync(t.root, 0o755);
+      }
+    });
   });
 });
