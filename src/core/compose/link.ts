@@ -178,7 +178,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
     }
   }
 
-  const qWords = words(question);
+  const qWords = words(withoutFiles(question));
   const content = [...new Set(qWords.filter((w) => w.length >= 3 && !STOP.has(w)))];
   if (content.length) {
     const rows = await symbolsNamedLike(db, content);
