@@ -170,6 +170,14 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, quotas?: rea
 
 type DocumentViewT = z.infer<typeof DocumentView>;
 
+/** Whether every word of a title is a word of the file's name: the name is the title's slug, and says it already. */
+function titleInFileName(title: string, where: string): boolean {
+  const words = (t: string) => t.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const inName = new Set(words(where.slice(where.lastIndexOf('/') + 1)));
+  const said = words(title);
+  return said.length > 0 && said.every((w) => inName.has(w));
+}
+
 /**
  * One source's lines. Its heading says each thing once: the answer's first
  * lines name the symbol, so a comment of it is "comment" and an anchor on it
@@ -178,12 +186,14 @@ type DocumentViewT = z.infer<typeof DocumentView>;
 function documentLines(d: DocumentViewT, quoted: Set<string>, target: string): string[] {
   const named = d.title.endsWith(` of ${target}`) ? d.title.slice(0, -` of ${target}`.length) : d.title;
   const title = d.ref && named.startsWith(d.ref) ? named.slice(d.ref.length).replace(/^[\s:–—-]+/, '') || named : named;
-  // A comment of the symbol is "comment in <its file>"; a titled document is its title, quoted.
-  const handle = named !== d.title && !d.ref && d.where ? `${title} in` : d.ref ? `${d.ref} "${title}"` : `"${title}"`;
+  // A comment of the symbol is "comment in <its file>"; a titled document is its title, quoted, unless its file's name
+  // already says it (0003-django-setting-toggles.rst: "Django Setting Toggles").
+  const slugged = !!d.where && titleInFileName(title, d.where);
+  const handle = named !== d.title && !d.ref && d.where ? `${title} in` : slugged ? (d.ref ?? '') : d.ref ? `${d.ref} "${title}"` : `"${title}"`;
   const unnamed = d.how.replace(` → ${target} — `, ' — ');
   const how = d.where ? unnamed.replace(` at ${d.where}:`, ' at line ') : unnamed;
   const link = d.about ? `about ${d.about}: ${how}` : `${d.tier}: ${how}`;
-  const out = [`${d.category} — ${handle}${d.where && !handle.includes(d.where) ? ` ${d.where}` : ''} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
+  const out = [`${d.category} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
   for (const q of d.quotes) {
     // The source's path is on its heading line: a quotation from it names only its line.
     const local = d.where && q.source.startsWith(`${d.where}:`) ? { ...q, source: `line ${q.source.slice(d.where.length + 1)}` } : q;
