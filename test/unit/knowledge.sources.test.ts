@@ -120,6 +120,18 @@ describe('knowledge: sources', () => {
     assert.deepEqual(titleOf('a/b.md', '---\ntitle: "From front matter"\n---\n# Other\n', 'doc'), { title: 'From front matter' });
   });
 
+  it("reads a reStructuredText document's title from its first section, whatever character underlines or overlines it", () => {
+    // edx-django-utils' ADR 6 is underlined with `#`; a later section underlined with `=` is not its title.
+    const adr = '6. Content-Security-Policy middleware\n#####################################\n\nStatus\n******\n\nProvisional\n\nConfigure at the CDN level\n==========================\n';
+    assert.deepEqual(titleOf('docs/decisions/0006-content-security-policy-middleware.rst', adr, 'adr'), { title: '6. Content-Security-Policy middleware', ref: 'ADR-0006' });
+    assert.equal(titleOf('docs/concepts/event-bus.rst', '=================\nOpen edX Event Bus\n=================\n\nComponents\n----------\n', 'doc').title, 'Open edX Event Bus');
+    // A changelog's first section is its newest version, not its title; a markdown `#` line is not an reStructuredText title.
+    assert.equal(titleOf('CHANGELOG.rst', 'Version 14.0.0\n--------------\n\n* Fixed\n', 'changelog').title, 'CHANGELOG');
+    assert.equal(titleOf('docs/x.rst', '# not a title\n\nText\n', 'doc').title, 'x');
+    // A table's border is not an underline.
+    assert.equal(titleOf('docs/t.rst', 'Intro text\n=====  =====\nA      B\n', 'doc').title, 't');
+  });
+
   it('reads GitHub REST shapes: a PR thread bundle, a list of issues, a list of commits; says when it does not know a shape', () => {
     const bundle = JSON.parse(fs.readFileSync(path.join(EXAMPLE, 'exports', 'github', 'pulls', '142.json'), 'utf8')) as unknown;
     const t = readExport(bundle, 'exports/github/pulls/142.json');

@@ -185,7 +185,10 @@ function titleInFileName(title: string, where: string): boolean {
  */
 function documentLines(d: DocumentViewT, quoted: Set<string>, target: string): string[] {
   const named = d.title.endsWith(` of ${target}`) ? d.title.slice(0, -` of ${target}`.length) : d.title;
-  const title = d.ref && named.startsWith(d.ref) ? named.slice(d.ref.length).replace(/^[\s:–—-]+/, '') || named : named;
+  // The handle says the record's number once: "ADR-0003 "Filter tooling"", not "ADR-0003 "3. Filter tooling"".
+  const number = d.ref ? Number(/\d+$/.exec(d.ref)?.[0]) : NaN;
+  const unnumbered = named.replace(/^0*(\d+)[.:)]\s+/, (m, n: string) => (Number(n) === number ? '' : m)) || named;
+  const title = d.ref && unnumbered.startsWith(d.ref) ? unnumbered.slice(d.ref.length).replace(/^[\s:–—-]+/, '') || unnumbered : unnumbered;
   // A comment of the symbol is "comment in <its file>"; a titled document is its title, quoted, unless its file's name
   // already says it (0003-django-setting-toggles.rst: "Django Setting Toggles").
   const slugged = !!d.where && titleInFileName(title, d.where);

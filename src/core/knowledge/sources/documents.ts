@@ -131,12 +131,33 @@ export function classify(rel: string, text: string): DocKind {
   return 'doc';
 }
 
+/** reStructuredText's adornment characters: a section title is underlined (and may be overlined) with one of them repeated. */
+const RST_ADORNMENT = /^([!-/:-@[-`{-~])\1{2,}\s*$/;
+
+/**
+ * A reStructuredText document's title: its first section title, whatever
+ * character underlines it (`6. Content-Security-Policy middleware` over a
+ * line of `#`), not the first one underlined with `=` further down. A
+ * version number heading a changelog's first section is not its title.
+ */
+export function rstTitle(text: string): string | undefined {
+  const lines = text.split('\n');
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const t = lines[i]!;
+    if (!t.trim() || /^\s/.test(t) || RST_ADORNMENT.test(t) || !RST_ADORNMENT.test(lines[i + 1]!)) continue;
+    const title = t.trim();
+    return /^(v(ersion)?\s*)?\d+(\.\d+)+\b/i.test(title) ? undefined : title;
+  }
+  return undefined;
+}
+
 /** Title and handle of a markdown/text document. */
 export function titleOf(rel: string, text: string, kind: DocKind): { title: string; ref?: string } {
   const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
   const fmTitle = fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
-  const h1 = /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
-  const underlined = /^(.+)\n=+\s*$/m.exec(text)?.[1];
+  const rst = rel.endsWith('.rst');
+  const h1 = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
+  const underlined = rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
   const base = path.posix.basename(rel).replace(/\.[^.]+$/, '');
   const title = (fmTitle ?? h1 ?? underlined ?? base.replace(/[-_]+/g, ' ')).trim().replace(/\s+/g, ' ').slice(0, 200) || base;
   const probe = `${title}\n${base}`;
