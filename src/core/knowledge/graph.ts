@@ -64,12 +64,22 @@ function entity(key: string, name: string): GraphEntity {
   return { key, name, type: 'concept', descriptions: [], description: '', describedBy: 'single', mentions: [], docs: new Set(), extractedBy: new Set(), degree: 0, names: new Map(), types: new Map() };
 }
 
+/** The entity types that stand for a whole record when a document has their name as its title. */
+const RECORD_TYPES: ReadonlySet<EntityType> = new Set(['decision', 'incident', 'document']);
+
 export function buildGraph(items: readonly ChunkExtraction[], docs: readonly DocHandle[]): KnowledgeGraph {
   const entities = new Map<string, GraphEntity>();
   const relationships = new Map<string, GraphRelationship>();
   const docByKey = new Map<string, number>();
   for (const d of docs) {
     if (d.ref) docByKey.set(entityKey(d.ref), d.id);
+  }
+  // A record with no handle (a MADR folder's README.md) is named by its title: a decision or incident of that name is
+  // the record, when no other document has the title.
+  const byTitle = new Map<string, number | null>();
+  for (const d of docs) {
+    const key = entityKey(d.title);
+    if (key) byTitle.set(key, byTitle.has(key) ? null : d.id);
   }
   const chunkDoc = new Map<number, number>();
   for (const item of items) chunkDoc.set(item.chunkId, item.docId);
@@ -123,7 +133,7 @@ export function buildGraph(items: readonly ChunkExtraction[], docs: readonly Doc
     g.name = [...g.names.entries()].sort((x, y) => y[1] - x[1] || y[0].length - x[0].length || x[0].localeCompare(y[0]))[0]?.[0] ?? g.name;
     g.type = [...g.types.entries()].sort((x, y) => y[1] - x[1] || priority(x[0]) - priority(y[0]))[0]?.[0] ?? 'concept';
     g.description = g.descriptions[0] ?? '';
-    const docId = docByKey.get(g.key);
+    const docId = docByKey.get(g.key) ?? (RECORD_TYPES.has(g.type) ? (byTitle.get(g.key) ?? undefined) : undefined);
     if (docId !== undefined) g.docId = docId;
   }
   for (const r of relationships.values()) {
