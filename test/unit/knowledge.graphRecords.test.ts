@@ -21,15 +21,17 @@ describe('knowledge graph: entities that are whole records', () => {
         { name: 'ADR-0007', type: 'decision', description: 'a record cited by its handle' },
         { name: 'Retry processor', type: 'component', description: 'a component' },
         { name: 'Shared title', type: 'decision', description: 'two records have this title' },
+        { name: 'Changelog', type: 'decision', description: 'a guide, not a record' },
       ]),
     },
   ];
   const docs = [
-    { id: 1, ref: 'ADR-0007', title: 'Cap settlement retries at three attempts' },
-    { id: 2, title: 'State Machine Retry processor refactor' },
-    { id: 3, title: 'Retry processor' },
-    { id: 4, title: 'Shared title' },
-    { id: 6, title: 'Shared title' },
+    { id: 1, ref: 'ADR-0007', title: 'Cap settlement retries at three attempts', kind: 'adr' as const },
+    { id: 2, title: 'State Machine Retry processor refactor', kind: 'adr' as const },
+    { id: 3, title: 'Retry processor', kind: 'design' as const },
+    { id: 4, title: 'Shared title', kind: 'adr' as const },
+    { id: 6, title: 'Shared title', kind: 'rfc' as const },
+    { id: 7, title: 'Changelog', kind: 'changelog' as const },
   ];
   const graph = buildGraph(items, docs);
   const docOf = (name: string) => graph.entities.get(entityKey(name))?.docId;
@@ -39,8 +41,9 @@ describe('knowledge graph: entities that are whole records', () => {
     assert.equal(docOf('ADR-0007'), 1);
   });
 
-  it('a component is not a record by its name, and a title two records share names neither', () => {
+  it('a component is not a record by its name, a title two records share names neither, and a changelog is not a record', () => {
     assert.equal(docOf('Retry processor'), undefined);
     assert.equal(docOf('Shared title'), undefined);
+    assert.equal(docOf('Changelog'), undefined);
   });
 });

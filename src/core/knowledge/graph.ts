@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { entityKey } from '../linking/names.js';
 import { ENTITY_TYPES, type EntityType, type Extraction } from './schemas.js';
+import type { DocKind } from './sources/document.js';
 
 /*
  * Per-chunk extractions → one graph. Mentions of one entity merge by key
@@ -22,6 +23,7 @@ export interface DocHandle {
   readonly id: number;
   readonly ref?: string;
   readonly title: string;
+  readonly kind?: DocKind;
 }
 
 export interface GraphEntity {
@@ -64,8 +66,9 @@ function entity(key: string, name: string): GraphEntity {
   return { key, name, type: 'concept', descriptions: [], description: '', describedBy: 'single', mentions: [], docs: new Set(), extractedBy: new Set(), degree: 0, names: new Map(), types: new Map() };
 }
 
-/** The entity types that stand for a whole record when a document has their name as its title. */
-const RECORD_TYPES: ReadonlySet<EntityType> = new Set(['decision', 'incident', 'document']);
+/** The entity types that stand for a whole record when a record (of these kinds) has their name as its title. */
+const RECORD_TYPES: ReadonlySet<EntityType> = new Set(['decision', 'incident']);
+const RECORD_KINDS: ReadonlySet<DocKind> = new Set(['adr', 'rfc', 'design', 'postmortem']);
 
 export function buildGraph(items: readonly ChunkExtraction[], docs: readonly DocHandle[]): KnowledgeGraph {
   const entities = new Map<string, GraphEntity>();
@@ -75,11 +78,11 @@ export function buildGraph(items: readonly ChunkExtraction[], docs: readonly Doc
     if (d.ref) docByKey.set(entityKey(d.ref), d.id);
   }
   // A record with no handle (a MADR folder's README.md) is named by its title: a decision or incident of that name is
-  // the record, when no other document has the title.
+  // the record, when no other document has the title. A changelog or a guide is not a record of a decision.
   const byTitle = new Map<string, number | null>();
   for (const d of docs) {
     const key = entityKey(d.title);
-    if (key) byTitle.set(key, byTitle.has(key) ? null : d.id);
+    if (key && d.kind && RECORD_KINDS.has(d.kind)) byTitle.set(key, byTitle.has(key) ? null : d.id);
   }
   const chunkDoc = new Map<number, number>();
   for (const item of items) chunkDoc.set(item.chunkId, item.docId);

@@ -79,10 +79,11 @@ export interface DocumentHandle {
   readonly id: number;
   readonly ref: string | null;
   readonly title: string;
+  readonly kind: DocKind;
 }
 
 export async function documentHandles(db: Db): Promise<DocumentHandle[]> {
-  return db.all<DocumentHandle>('SELECT id, ref, title FROM kn_documents');
+  return db.all<DocumentHandle>('SELECT id, ref, title, kind FROM kn_documents');
 }
 
 /** Documents code may cite by path or handle (commits are not cited). */

@@ -43,7 +43,7 @@ export async function loadGraph(db: Db, extractor: string, offlineExtractor: str
     items.push({ chunkId: r.chunk_id, docId: r.doc_id, extraction, extractedBy: r.extractor.startsWith('offline:') ? 'offline' : r.extractor.replace(/\/[^/]*$/, '') });
   }
   const docs = await documentHandles(db);
-  return buildGraph(items, docs.map((d) => ({ id: d.id, title: d.title, ...(d.ref ? { ref: d.ref } : {}) })));
+  return buildGraph(items, docs.map((d) => ({ id: d.id, title: d.title, kind: d.kind, ...(d.ref ? { ref: d.ref } : {}) })));
 }
 
 interface Merge {
