@@ -23,7 +23,7 @@ export interface DocHandle {
   readonly id: number;
   readonly ref?: string;
   readonly title: string;
-  readonly kind?: DocKind;
+  readonly kind: DocKind;
 }
 
 export interface GraphEntity {
@@ -74,15 +74,13 @@ export function buildGraph(items: readonly ChunkExtraction[], docs: readonly Doc
   const entities = new Map<string, GraphEntity>();
   const relationships = new Map<string, GraphRelationship>();
   const docByKey = new Map<string, number>();
-  for (const d of docs) {
-    if (d.ref) docByKey.set(entityKey(d.ref), d.id);
-  }
   // A record with no handle (a MADR folder's README.md) is named by its title: a decision or incident of that name is
   // the record, when no other document has the title. A changelog or a guide is not a record of a decision.
   const byTitle = new Map<string, number | null>();
   for (const d of docs) {
-    const key = entityKey(d.title);
-    if (key && d.kind && RECORD_KINDS.has(d.kind)) byTitle.set(key, byTitle.has(key) ? null : d.id);
+    if (d.ref) docByKey.set(entityKey(d.ref), d.id);
+    const title = entityKey(d.title);
+    if (title && RECORD_KINDS.has(d.kind)) byTitle.set(title, byTitle.has(title) ? null : d.id);
   }
   const chunkDoc = new Map<number, number>();
   for (const item of items) chunkDoc.set(item.chunkId, item.docId);

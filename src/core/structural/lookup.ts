@@ -64,16 +64,17 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
       [rel, line, line],
     );
     if (rows.length) return rows.map(ref);
-    const mod = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [rel]);
-    if (mod.length) return mod.map(ref);
+    const mod = await moduleAtPath(db, rel);
+    if (mod.length) return mod;
     throw new TenureError('symbol-not-found', `No indexed file ${rel}. Check the path (relative to the workspace root) or run \`tenure index\`.${await unreadNote(db, rel)}`);
   }
 
-  const asFile = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [toRel(query, options.root)]);
-  if (asFile.length) return asFile.map(ref);
+  const rel = toRel(query, options.root);
+  const asFile = await moduleAtPath(db, rel);
+  if (asFile.length) return asFile;
   // A file name or the end of a path (`sessions-request.handler.js`, `i18n/index.js`): the file's module, before its dots are read as a name's.
   if (isFileName(query)) {
-    const files = await modulesAt(db, query, options);
+    const files = await modulesEndingWith(db, rel);
     if (files.length) return files;
   }
 
@@ -110,12 +111,20 @@ export function isFileName(text: string): boolean {
  * others; `i18n/index.js` → that one).
  */
 export async function modulesAt(db: Db, written: string, options: ResolveOptions): Promise<SymbolRef[]> {
-  const rel = toRel(written, options.root).replace(/^\.\//, '');
-  const whole = await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [rel]);
-  if (whole.length) return whole.map(ref);
+  const rel = toRel(written, options.root);
+  const whole = await moduleAtPath(db, rel);
+  return whole.length ? whole : modulesEndingWith(db, rel);
+}
+
+/** The module of the file at this workspace-relative path. */
+async function moduleAtPath(db: Db, rel: string): Promise<SymbolRef[]> {
+  return (await db.all<Row>(`${SELECT} WHERE f.path = ? AND s.kind = 'module'`, [rel])).map(ref);
+}
+
+/** The modules of the files whose paths end with this one at a folder boundary. */
+async function modulesEndingWith(db: Db, rel: string): Promise<SymbolRef[]> {
   const tail = `/${rel}`;
-  const rows = await db.all<Row>(`${SELECT} WHERE s.kind = 'module' AND substr(f.path, -?) = ? ORDER BY f.path`, [tail.length, tail]);
-  return rows.map(ref);
+  return (await db.all<Row>(`${SELECT} WHERE s.kind = 'module' AND substr(f.path, -?) = ? ORDER BY f.path`, [tail.length, tail])).map(ref);
 }
 
 /** A `path:line` or `path:line:col` as people type it, else undefined. */

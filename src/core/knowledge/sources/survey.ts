@@ -100,7 +100,7 @@ function dryRun(documents: readonly SourceDocument[], vocabulary: Vocabulary, op
       items.push({ chunkId: chunks.length, docId, extractedBy: 'offline', extraction: offlineExtract({ text: c.text, doc: { kind: d.kind, title: d.title, ...(d.ref ? { ref: d.ref } : {}) }, vocabulary }) });
     }
   });
-  const graph = buildGraph(items, documents.map((d, id) => ({ id, title: d.title, ...(d.ref ? { ref: d.ref } : {}) })));
+  const graph = buildGraph(items, documents.map((d, id) => ({ id, title: d.title, kind: d.kind, ...(d.ref ? { ref: d.ref } : {}) })));
   const keys = [...graph.entities.keys()].sort();
   const idx = new Map(keys.map((k, i) => [k, i]));
   const rels = [...graph.relationships.values()];
