@@ -60,6 +60,19 @@ describe('why_is_this within its budget', () => {
     if (firstCommit >= 0) assert.ok(firstCommit > text.indexOf(ADR_SENTENCES[4]!), 'a mention is listed after the reasons');
   });
 
+  it('quotes the record that explains most deeper before it opens a weak source that explains little', () => {
+    // Seven notes that share words with the symbol (weak), each with one sentence that scores low as a reason.
+    const note = (k: number): WhyItem => {
+      const document: DocumentRef = { id: 200 + k, source: `docs/guides/operations-${k}.md`, kind: 'doc', title: `Operations guide ${k}`, path: `docs/guides/operations-${k}.md` };
+      const quote = { document, quote: `During the quarterly review ${k} the operations team walked through the settlement dashboards, the ledger exports and the batch reports, and agreed to keep the existing alert thresholds for the time being.`, line: 5 };
+      return { category: 'note', document, tier: 'weak', relation: 'self', hops: 1, anchors: [{ entity: 'settle ledger', entityType: 'concept', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: '' }], excerpts: [quote], reasons: [{ quote, score: 0.8, tie: 0.5, constraint: false }], extractedBy: 'offline' };
+    };
+    const { text } = fitWhy(result([adr(), ...[1, 2, 3, 4, 5, 6, 7].map(note)]), 8, 800);
+    assert.ok(tokens(text) <= 800, `${tokens(text)} tokens`);
+    for (const s of ADR_SENTENCES.slice(0, 5)) assert.ok(text.includes(s), `quoted: ${s.slice(0, 40)}…`);
+    assert.ok(!text.includes('Operations guide 7'), 'the last weak note gives way to the record\'s reasons');
+  });
+
   it("a commit whose passage is only its subject line is listed once, with no quote repeating its title", () => {
     const r = result([adr(), commit(1)]);
     const { text, data } = fitWhy(r, 8, 800);
