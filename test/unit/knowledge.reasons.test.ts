@@ -185,6 +185,20 @@ describe("the code's own notes", () => {
     assert.deepEqual(literalOf(g.declaration), { value: 90, unit: 's' });
   });
 
+  it('reads a JSDoc block a blank line above its function, as TypeScript attaches it, but not a licence header or a plain comment', () => {
+    const js = ["import React from 'react';", '', '/**', ' * An svg with an "img" role must have a text alternative.', ' * - focusable is set to false on the svg in all cases as a workaround for an ie11 bug', ' */', '', 'function Icon() {', '  return null;', '}'].join('\n');
+    const t = symbolText(js, 'src/Icon/index.jsx', 8, 10);
+    assert.equal(t.notes[0]?.kind, 'docstring');
+    assert.match(t.notes[0]!.text, /workaround for an ie11 bug/);
+    assert.equal(t.notes[0]!.line, 3);
+    const licensed = ['/**', ' * Copyright 2024 Acme. Licensed under the Apache License, Version 2.0.', ' */', '', 'export function settle() {}'].join('\n');
+    assert.equal(symbolText(licensed, 'src/settle.ts', 5, 5).notes.length, 0);
+    const plain = ['const a = 1;', '// counts the retries', '', 'function b() {}'].join('\n');
+    assert.equal(symbolText(plain, 'src/b.ts', 4, 4).notes.length, 0);
+    const headerOfFile = ['/**', ' * Settlement helpers.', ' */', '', 'export function settle() {}'].join('\n');
+    assert.equal(symbolText(headerOfFile, 'src/settle.ts', 5, 5).notes.length, 0, "a block on the file's first line is its header");
+  });
+
   it('names the pull request a commit came from', () => {
     assert.equal(pullRequestOf('Lower settlement max attempts to 3 (#142)\n\nbody'), 'PR #142');
     assert.equal(pullRequestOf('Merge pull request #7 from a/b'), 'PR #7');

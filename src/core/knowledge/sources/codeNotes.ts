@@ -31,6 +31,8 @@ function syntaxOf(path: string): Syntax {
   return /\.(py|pyi|rb|sh|bash|ya?ml|toml|r|pl)$/i.test(path) ? 'hash' : 'c';
 }
 
+/** Blank lines a `/** … *\/` doc comment may stand above its declaration. */
+const DOC_BLOCK_GAP = 2;
 const ANNOTATION = /^\s*@[\w.]+(\(.*\))?\s*$|^\s*#\[.*\]\s*$/;
 const TAG = /\b(TODO|FIXME|HACK|NOTE|XXX)\b[:(]?/;
 
@@ -53,11 +55,27 @@ function cleanBlock(lines: readonly string[]): string {
   return out.join('\n').trim();
 }
 
-/** The comment block that ends just above a 1-based line (annotations and decorators in between skipped). */
+/** A file's licence header: no one's doc comment, whatever it stands above. */
+const LICENCE = /\b(copyright|licen[cs]ed?|spdx-license-identifier)\b/i;
+
+/**
+ * The comment block that ends just above a 1-based line (annotations and decorators in between skipped). A `/** … *\/`
+ * block is the doc comment across blank lines, as TypeScript and javadoc attach it (paragon's `Icon` keeps its JSDoc
+ * one blank line above `function Icon(`); a `//` run or a plain `/* *\/` block only when it touches the declaration.
+ */
 function commentAbove(lines: readonly string[], line: number, syntax: Syntax): CodeNote | undefined {
   let i = line - 2;
   while (i >= 0 && ANNOTATION.test(lines[i]!)) i--;
   if (i < 0) return undefined;
+  if (syntax === 'c') {
+    let j = i;
+    while (j >= 0 && j > i - DOC_BLOCK_GAP && !lines[j]!.trim()) j--;
+    if (j >= 0 && j < i && lines[j]!.trim().endsWith('*/')) {
+      let s = j;
+      while (s >= 0 && !lines[s]!.includes('/*')) s--;
+      if (s > 0 && /^\s*\/\*\*(?!\*)/.test(lines[s]!) && !LICENCE.test(lines.slice(s, j + 1).join('\n'))) i = j;
+    }
+  }
   const last = lines[i]!.trim();
   if (syntax === 'c' && last.endsWith('*/')) {
     let s = i;
