@@ -217,7 +217,9 @@ async function documentsReferring(db: Db, docs: Map<number, Reached>): Promise<v
 
 /** Constraints related to the anchored entities or to the documents' own entities (kept unresolved when no symbol denotes them); decisions and incidents named without a document of their own. */
 async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<number, Reached>): Promise<WhyConstraint[]> {
-  const graphDocs = [...docs.keys()].filter((id) => id > 0);
+  // Only the documents about the symbol itself, linked exact or strong, are hubs: a constraint of a document that merely
+  // shares words with it, or is about a neighbour, took the place of that document's own reason.
+  const graphDocs = [...docs.entries()].filter(([id, r]) => id > 0 && r.relation === 'self' && (r.tier === 'exact' || r.tier === 'strong')).map(([id]) => id);
   const docEntities = await entitiesOfDocuments(db, graphDocs);
   const hubName = new Map<number, string>();
   for (const [id, a] of best) hubName.set(id, a.anchor.entity);
