@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { entityKey } from '../linking/names.js';
 import { ENTITY_TYPES, type EntityType, type Extraction } from './schemas.js';
-import type { DocKind } from './sources/document.js';
+import { RECORD_KINDS, type DocKind } from './sources/document.js';
 
 /*
  * Per-chunk extractions → one graph. Mentions of one entity merge by key
@@ -68,7 +68,6 @@ function entity(key: string, name: string): GraphEntity {
 
 /** The entity types that stand for a whole record when a record (of these kinds) has their name as its title. */
 const RECORD_TYPES: ReadonlySet<EntityType> = new Set(['decision', 'incident']);
-const RECORD_KINDS: ReadonlySet<DocKind> = new Set(['adr', 'rfc', 'design', 'postmortem']);
 
 export function buildGraph(items: readonly ChunkExtraction[], docs: readonly DocHandle[]): KnowledgeGraph {
   const entities = new Map<string, GraphEntity>();

@@ -10,7 +10,7 @@ import { stem } from '../../shared/stem.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
-import type { DocKind, Section } from './sources/document.js';
+import { RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
@@ -215,7 +215,7 @@ async function documentsReferring(db: Db, docs: Map<number, Reached>): Promise<v
   }
 }
 
-/** Constraints related to the anchored entities or to the documents' own entities (kept unresolved when no symbol denotes them); decisions and incidents named without a document of their own. */
+/** Constraints related to the anchored entities or to the entities of the documents about the symbol itself (kept unresolved when no symbol denotes them); decisions and incidents named without a document of their own. */
 async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<number, Reached>): Promise<WhyConstraint[]> {
   // Only the documents about the symbol itself, linked exact or strong, are hubs: a constraint of a document that merely
   // shares words with it, or is about a neighbour, took the place of that document's own reason.
@@ -587,7 +587,6 @@ async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullReques
 /** Affixes that make a name for the same operation or thing: the message that requests it, its event, its handler. */
 const PREFIX = /^(?:Msg|Message|Event|EventType|Query|Cmd|Command|Request|Handle|Handler|On|Do|Abstract|Base|Default|I)$/;
 const SUFFIX = /^(?:Msg|Message|Request|Response|Reply|Event|Events|Command|Cmd|Query|Handler|Proposal|Impl|Fn|Func|Callback|Options|Opts|Params|Args|Result|Config)$/;
-const DECISION_KINDS = new Set(['adr', 'rfc', 'design', 'postmortem']);
 
 /** `MsgRecoverClient` or `RecoverClientRequest` for RecoverClient: the name with one affix word; never a test or a mock. */
 export function affixOf(name: string, around: string): string | undefined {
@@ -616,7 +615,7 @@ async function documentsByAffixedName(db: Db, target: SymbolRef, docs: Map<numbe
   const index = await symbolIndexOf(db);
   const unique = (index.byName.get(target.name)?.length ?? 0) === 1;
   const byEntity = new Map(affixed.map((e) => [e.id, e]));
-  const rows = (await mentionsOf(db, [...byEntity.keys()])).sort((a, b) => Number(!DECISION_KINDS.has(b.kind)) - Number(!DECISION_KINDS.has(a.kind)) || a.doc_id - b.doc_id);
+  const rows = (await mentionsOf(db, [...byEntity.keys()])).sort((a, b) => Number(!RECORD_KINDS.has(b.kind)) - Number(!RECORD_KINDS.has(a.kind)) || a.doc_id - b.doc_id);
   let added = 0;
   for (const m of rows) {
     const e = byEntity.get(m.entity_id)!;
@@ -685,7 +684,7 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
 export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
   // A decision record about the pull request that wrote its lines is about the change as a whole.
-  if (r.pullRequest && DECISION_KINDS.has(r.document.kind)) return true;
+  if (r.pullRequest && RECORD_KINDS.has(r.document.kind)) return true;
   // The README of its folder is about the code there as a whole.
   if (r.folder) return true;
   // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
@@ -722,9 +721,9 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
       neighbours: [...ties.neighbours, ...neighbourNames],
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
-    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && DECISION_KINDS.has(r.document.kind))) && !r.text;
+    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && RECORD_KINDS.has(r.document.kind))) && !r.text;
     const ownComment = !!r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1;
-    const weaklyAbout = !aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && DECISION_KINDS.has(r.document.kind);
+    const weaklyAbout = !aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind);
     const focused = isFocused(r, target, ties);
     const hand = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names });
     const ctx: SourceContext = { kind: r.document.kind, own: !!r.text && r.document.kind !== 'commit', tier: r.tier, relation: r.relation, hops: r.hops, focused, aboutIt, weaklyAbout, threaded: text.threaded, atLine: r.atLine !== undefined, nameWords, placeWords };
@@ -732,7 +731,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
     const describes = (s: RankedSentence) => !!r.text && onlyDescribes(s.text, own.names);
     const best = handReasons(bestSentences(hand, REASONS_PER_SOURCE), describes);
-    r.reasons = (model && best.length ? fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score, !(aboutIt && DECISION_KINDS.has(r.document.kind))) : best).map((s) => reasonFound(r.document, text, s));
+    r.reasons = (model && best.length ? fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score, !(aboutIt && RECORD_KINDS.has(r.document.kind))) : best).map((s) => reasonFound(r.document, text, s));
   }
 }
 

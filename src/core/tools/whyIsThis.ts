@@ -310,13 +310,13 @@ export function fitWhy(result: WhyIsThisResult, limit: number, budget = BUDGET, 
   });
   // Then one sentence at a time, the one worth most: any shown source's next sentence (a later source's first among
   // them), by its score discounted by the source's rank, until none fits or each source has given what it may.
-  const room = (k: number) => Math.max(1, Math.min(quoteCap(k), items[k]!.reasons.length - (items[k]!.reasons.some((x) => x.quote.quote === result.lead?.quote.quote) ? 1 : 0)));
+  const room = items.map((i, k) => Math.max(1, Math.min(quoteCap(k), i.reasons.length - (i.reasons.some((x) => x.quote.quote === result.lead?.quote.quote) ? 1 : 0))));
   const full = new Set<number>();
   for (;;) {
     let next = -1;
     let worth = -1;
     items.forEach((i, k) => {
-      if (full.has(k) || !i.reasons.length || quotas[k]! >= room(k)) return;
+      if (full.has(k) || !i.reasons.length || quotas[k]! >= room[k]!) return;
       const w = (i.reasons[quotas[k]!]?.score ?? 0) * RANK_DISCOUNT ** k * (quotas[k]! > 0 ? FURTHER_SENTENCE : 1);
       if (w > worth) [next, worth] = [k, w];
     });

@@ -55,6 +55,13 @@ function cleanBlock(lines: readonly string[]): string {
   return out.join('\n').trim();
 }
 
+/** The line where the block comment ending on line `end` (0-based) opens, or -1. */
+function blockStart(lines: readonly string[], end: number): number {
+  let s = end;
+  while (s >= 0 && !lines[s]!.includes('/*')) s--;
+  return s;
+}
+
 /** A file's licence header: no one's doc comment, whatever it stands above. */
 const LICENCE = /\b(copyright|licen[cs]ed?|spdx-license-identifier)\b/i;
 
@@ -71,15 +78,13 @@ function commentAbove(lines: readonly string[], line: number, syntax: Syntax): C
     let j = i;
     while (j >= 0 && j > i - DOC_BLOCK_GAP && !lines[j]!.trim()) j--;
     if (j >= 0 && j < i && lines[j]!.trim().endsWith('*/')) {
-      let s = j;
-      while (s >= 0 && !lines[s]!.includes('/*')) s--;
+      const s = blockStart(lines, j);
       if (s > 0 && /^\s*\/\*\*(?!\*)/.test(lines[s]!) && !LICENCE.test(lines.slice(s, j + 1).join('\n'))) i = j;
     }
   }
   const last = lines[i]!.trim();
   if (syntax === 'c' && last.endsWith('*/')) {
-    let s = i;
-    while (s >= 0 && !lines[s]!.includes('/*')) s--;
+    const s = blockStart(lines, i);
     if (s < 0) return undefined;
     const text = cleanBlock(lines.slice(s, i + 1));
     return text ? { kind: 'docstring', text, line: s + 1, endLine: i + 1 } : undefined;

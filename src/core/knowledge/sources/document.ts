@@ -6,6 +6,8 @@
 
 export type DocKind = 'adr' | 'postmortem' | 'rfc' | 'design' | 'pr' | 'issue' | 'commit' | 'readme' | 'changelog' | 'doc';
 export const DOC_KINDS: readonly DocKind[] = ['adr', 'postmortem', 'rfc', 'design', 'pr', 'issue', 'commit', 'readme', 'changelog', 'doc'];
+/** The kinds that record a decision or an incident as a whole: a changelog or a guide is not one. */
+export const RECORD_KINDS: ReadonlySet<DocKind> = new Set(['adr', 'rfc', 'design', 'postmortem']);
 
 export interface Section {
   readonly start: number;
