@@ -154,6 +154,18 @@ describe('reason finding', () => {
     for (const f of ['240 seconds', '4 minutes', '240-second']) assert.ok(ms.includes(f), `${f} in ${ms.join(', ')}`);
   });
 
+  it('ties a duration written the short way: time.Second * 90 is "90s" and "1m30s", not the 1990s', () => {
+    const lit = literalOf('defaultACMEHTTPTimeout = time.Second * 90');
+    assert.deepEqual(lit, { value: 90, unit: 's' });
+    const forms = valueForms(lit!, 'defaultACMEHTTPTimeout');
+    for (const f of ['90s', '1m30s', '90 seconds']) assert.ok(forms.includes(f), `${f} in ${forms.join(', ')}`);
+    for (const f of ['90m', '90ms']) assert.ok(!forms.includes(f), `${f} in ${forms.join(', ')}`);
+    for (const f of ['5m', '5min', '300s']) assert.ok(valueForms({ value: 300_000 }, 'POLL_INTERVAL_MS').includes(f), f);
+    const match = tieMatcher({ names: [], phrases: [], values: forms, places: [], neighbours: [] });
+    assert.ok(match('The proposed value for the ACME HTTP timeout is 90s.').tie > 0, 'the short form ties');
+    assert.equal(match('Most of these sites were built in the 1990s.').tie, 0, 'a decade is not the value');
+  });
+
   it('reStructuredText: headings, directives and literal blocks are structure, not sentences', () => {
     const rst = 'Decision\n--------\n\nWe keep one topic per event type because consumers must see events in order.\n\n.. code-block:: python\n\n   TOPIC = "events"\n\nExample::\n\n    configure(topic)\n';
     const c = candidates(rst);

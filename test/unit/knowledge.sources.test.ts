@@ -81,6 +81,12 @@ describe('knowledge: names and keys', () => {
     assert.deepEqual(identifierWords('RetryPolicy'), ['retry', 'policy']);
     assert.deepEqual(identifierWords('MAX_ATTEMPTS'), ['max', 'attempts']);
     assert.deepEqual(identifierWords('HTTPServer'), ['http', 'server']);
+    // Initialisms side by side in camel case are split where a known one starts or ends the run; a constant's words are never split.
+    assert.deepEqual(identifierWords('defaultACMEHTTPTimeout'), ['default', 'acme', 'http', 'timeout']);
+    assert.deepEqual(identifierWords('ACMEHTTP01Config'), ['acme', 'http01', 'config']);
+    assert.deepEqual(identifierWords('CloudFlareAPIURL'), ['cloud', 'flare', 'api', 'url']);
+    assert.deepEqual(identifierWords('MAX_RADIO_TIMEOUT'), ['max', 'radio', 'timeout']);
+    assert.deepEqual(identifierWords('newANDROIDClient'), ['new', 'android', 'client']);
     assert.deepEqual(phraseTokens("the settlement service's retries"), ['settlement', 'service', 'retry']);
     for (const c of ['RetryPolicy', 'SettlementService.retry', 'MAX_ATTEMPTS', 'settle_batch', 'shouldRetry', 'a/b.C']) assert.ok(isCodeShaped(c), c);
     for (const c of ['Northwind', 'SWIFT', 'retry', 'e.g', 'the retry policy']) assert.ok(!isCodeShaped(c), c);

@@ -618,6 +618,8 @@ export function valueForms(lit: Literal, name: string): string[] {
     add(v, 'minutes');
     if (v % 60 === 0) add(v / 60, 'hours');
   } else if (unit === 'h') add(v, 'hours');
+  // Durations written the short way, as configuration and Go's time.Duration print them: "90s", "250ms", "5m", "1m30s", "2h".
+  if (unit) for (const form of compactDurations(unit === 'ms' ? v : unit === 's' ? v * 1000 : unit === 'min' ? v * 60_000 : v * 3_600_000)) out.add(form);
   const words = identifierWords(name);
   // "MAX_ATTEMPTS = 3" → "3 attempts", "three attempts": the count with the thing counted.
   const counted = words.filter((w) => !/^(max|min|maximum|minimum|default|num|number|count|limit|size|total|n)$/.test(w)).pop();
@@ -626,6 +628,20 @@ export function valueForms(lit: Literal, name: string): string[] {
     add(v, plural);
   }
   return [...out];
+}
+
+/** A duration of `ms` milliseconds in its short written forms: 90000 → 90s, 1m30s; 300000 → 300s, 5m, 5m0s, 5min. */
+function compactDurations(ms: number): string[] {
+  if (!Number.isInteger(ms) || ms <= 0) return [];
+  const out = [`${ms}ms`];
+  if (ms % 1000) return out;
+  const s = ms / 1000;
+  out.push(`${s}s`);
+  if (s >= 60) out.push(`${Math.floor(s / 60)}m${s % 60}s`);
+  if (s % 60) return out;
+  out.push(`${s / 60}m`, `${s / 60}min`);
+  if (s % 3600 === 0) out.push(`${s / 3600}h`);
+  return out;
 }
 
 /** A constant's literal value from its declaration line(s): `= 3`, `= 90 * time.Second`, `Duration.ofSeconds(90)`, `= 240_000`. */

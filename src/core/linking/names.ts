@@ -22,12 +22,34 @@ export function isCodeShaped(name: string): boolean {
 
 /** Words of an identifier: `RetryPolicy` → [retry, policy]; `MAX_ATTEMPTS` → [max, attempts]; `HTTPServer` → [http, server]. */
 export function identifierWords(name: string): string[] {
+  const mixed = /[a-z]/.test(name);
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
+    .flatMap((w) => (mixed ? initialismRun(w) : [w]))
     .map((w) => w.toLowerCase());
+}
+
+/**
+ * Well-known initialisms of three letters or more (Go's lint list and a few of the web's and of cryptography's):
+ * camel case writes them in capitals side by side, with nothing to tell where one ends (`defaultACMEHTTPTimeout`).
+ */
+const INITIALISMS = new Set(
+  'ACL API ASCII AWS CPU CSR CSS CSV DNS EOF GRPC GUID HTML HTTP HTTPS JSON JWT LHS PEM QPS RAM RHS RPC SDK SLA SMTP SQL SSH SSO TCP TLS TTL UDP UID URI URL UUID XML XMPP XSRF XSS YAML'.split(' '),
+);
+
+/** A run of capitals in a camel-case name, split where it starts or ends with a known initialism: ACMEHTTP01 → ACME, HTTP01; APIURL → API, URL. */
+function initialismRun(word: string): string[] {
+  const m = /^([A-Z]+)(\d*)$/.exec(word);
+  if (!m || m[1]!.length < 5 || INITIALISMS.has(m[1]!)) return [word];
+  const run = m[1]!;
+  for (let k = Math.min(5, run.length - 2); k >= 3; k--) {
+    if (INITIALISMS.has(run.slice(-k))) return [...initialismRun(run.slice(0, -k)), run.slice(-k) + m[2]];
+    if (INITIALISMS.has(run.slice(0, k))) return [run.slice(0, k), ...initialismRun(run.slice(k) + m[2])];
+  }
+  return [word];
 }
 
 /** Words dropped when comparing phrases: articles, possessives, filler. */
