@@ -619,7 +619,8 @@ export function valueForms(lit: Literal, name: string): string[] {
     if (v % 60 === 0) add(v / 60, 'hours');
   } else if (unit === 'h') add(v, 'hours');
   // Durations written the short way, as configuration and Go's time.Duration print them: "90s", "250ms", "5m", "1m30s", "2h".
-  if (unit) for (const form of compactDurations(unit === 'ms' ? v : unit === 's' ? v * 1000 : unit === 'min' ? v * 60_000 : v * 3_600_000)) out.add(form);
+  const perUnit = unit ? DURATION_MS[unit] : undefined;
+  if (perUnit) for (const form of compactDurations(v * perUnit)) out.add(form);
   const words = identifierWords(name);
   // "MAX_ATTEMPTS = 3" → "3 attempts", "three attempts": the count with the thing counted.
   const counted = words.filter((w) => !/^(max|min|maximum|minimum|default|num|number|count|limit|size|total|n)$/.test(w)).pop();
@@ -629,6 +630,9 @@ export function valueForms(lit: Literal, name: string): string[] {
   }
   return [...out];
 }
+
+/** Milliseconds in one of a literal's units of time (a size in bytes is no duration). */
+const DURATION_MS: Partial<Record<NonNullable<Literal['unit']>, number>> = { ms: 1, s: 1000, min: 60_000, h: 3_600_000 };
 
 /** A duration of `ms` milliseconds in its short written forms: 90000 → 90s, 1m30s; 300000 → 300s, 5m, 5m0s, 5min. */
 function compactDurations(ms: number): string[] {

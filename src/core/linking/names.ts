@@ -22,14 +22,13 @@ export function isCodeShaped(name: string): boolean {
 
 /** Words of an identifier: `RetryPolicy` → [retry, policy]; `MAX_ATTEMPTS` → [max, attempts]; `HTTPServer` → [http, server]. */
 export function identifierWords(name: string): string[] {
-  const mixed = /[a-z]/.test(name);
-  return name
+  const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .flatMap((w) => (mixed ? initialismRun(w) : [w]))
-    .map((w) => w.toLowerCase());
+    .filter(Boolean);
+  // Only camel case runs initialisms together: a constant's words (MAX_RADIO_TIMEOUT) are whole.
+  return (/[a-z]/.test(name) ? words.flatMap(initialismRun) : words).map((w) => w.toLowerCase());
 }
 
 /**
