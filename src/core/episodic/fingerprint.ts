@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { Db } from '../store/db.js';
 import { splitLines } from './diff.js';
 import { readWorkspaceText } from '../repo/read.js';
+import { fnv1a } from '../../shared/hash.js';
 
 /*
  * A structural fingerprint of a symbol: the set of its kind and name, its
@@ -13,15 +14,6 @@ import { readWorkspaceText } from '../repo/read.js';
  */
 
 const K = 64;
-
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 /** The K smallest distinct feature hashes, encoded as base64 of big-endian uint32s. */
 export function sketch(features: Iterable<string>): string {

@@ -5,6 +5,7 @@ import { FILLER, entityKey, identifierWords, isCodeShaped } from '../linking/nam
 import type { ExtractInput, LocalInput, MapInput, ReduceInput, ReportInput, SummarizeInput } from './prompts.js';
 import type { EntityType, Extraction, Finding, MapPoints, Report } from './schemas.js';
 import { plain, quote, sentences } from './text.js';
+import { fnv1a } from '../../shared/hash.js';
 
 /*
  * The offline model: deterministic answers to each task without a language
@@ -72,8 +73,8 @@ export class Vocabulary {
   fingerprint(): string {
     let h = 0x811c9dc5;
     const all = [...this.byFirst.values()].flat().map((c) => c.tokens.join(' ')).sort();
-    for (const s of all) for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-    return (h >>> 0).toString(16).padStart(8, '0');
+    for (const s of all) h = fnv1a(s, h);
+    return h.toString(16).padStart(8, '0');
   }
 }
 

@@ -1,6 +1,7 @@
 import { stem } from '../../shared/stem.js';
 import { LlmError } from './errors.js';
 import type { ChatModel, ChatRequest, ChatResponse, Embedder } from './types.js';
+import { fnv1a } from '../../shared/hash.js';
 
 /*
  * The offline default: no network, no key, deterministic. The chat model
@@ -27,16 +28,6 @@ export class OfflineChatModel implements ChatModel {
     if (!handler) throw new LlmError('bad-request', `The offline model has no handler for task ${request.task}.`);
     return { text: JSON.stringify(handler(request.input)), usage: { inputTokens: 0, outputTokens: 0 } };
   }
-}
-
-/** FNV-1a, 32 bits. */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;

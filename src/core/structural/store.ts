@@ -1,6 +1,6 @@
 import type { SymbolKind } from '../model/structural.js';
 import type { SkipKind } from '../model/skips.js';
-import { specOf, type Edge, type FileEntry, type Site, type StructuralState } from './index/state.js';
+import { sidKeyOf, specOf, type Edge, type FileEntry, type Site, type StructuralState } from './index/state.js';
 import { siteOf } from './index/pendingSites.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deferIndexes, deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
@@ -124,14 +124,15 @@ export class StructuralStore {
     };
     for await (const s of rowsOf<SymbolRow>(this.db, yielder, 'symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
       if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
+      // The sid stays in the store: the working set keeps its key (see Sym).
       state.addSymbol({
-        id: s.id, sid: s.sid, name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+        id: s.id, sid: '', sidKey: sidKeyOf(s.sid), name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
         line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
       });
     }
     // Sites stay in the store; the working set keeps their names. A file's sites are one JSON text, parsed whole: check the clock after each file.
     for await (const row of rowsOf<{ file_id: number; sites: string }>(this.db, new Yielder(12, 1), 'file_sites', 'file_id, sites', 200)) {
-      for (const [id, , , name, , , , , , nameIs] of JSON.parse(row.sites) as SiteTuple[]) state.indexSite(row.file_id, id, name, nameIs ?? null);
+      state.indexSites(row.file_id, JSON.parse(row.sites) as SiteTuple[]);
     }
     type ImportRow = { id: number; file_id: number; owner_id: number; module: string; name: string | null; local: string | null; wildcard: number; line: number; col: number };
     for await (const i of rowsOf<ImportRow>(this.db, yielder, 'imports', 'id, file_id, owner_id, module, name, local, wildcard, line, col')) {
@@ -248,7 +249,12 @@ async function writeFileRows(db: Db, state: StructuralState, files: readonly Fil
     const siteRows: Cell[][] = [];
     const importRows: Cell[][] = [];
     for (const f of files.slice(start, start + FILE_ROWS_SLICE)) {
-      for (const s of state.symbolsByFile.get(f.id) ?? []) symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
+      for (const s of state.symbolsByFile.get(f.id) ?? []) {
+        if (s.sid === '') continue; // stored already, by this write or an earlier one
+        symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
+        // Stored: the working set keeps the sid's key only (a write that fails reloads the working set from the store).
+        s.sid = '';
+      }
       siteRows.push([f.id, state.pendingSites.text(f.id) ?? '[]']);
       for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
       if (yielder.due()) await yielder.yield();

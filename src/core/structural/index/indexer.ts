@@ -569,9 +569,9 @@ export class StructuralIndexer {
       batch.unchanged++;
       return;
     }
-    const previous = new Map<string, Sym>();
+    const previous = new Map<number, Sym>();
     if (entry) {
-      for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sid)) previous.set(sym.sid, sym);
+      for (const sym of this.state.symbolsByFile.get(entry.id) ?? []) if (!previous.has(sym.sidKey)) previous.set(sym.sidKey, sym);
       this.state.removeFile(entry.id, true);
     } else {
       batch.structureChanged = true;
@@ -648,7 +648,7 @@ export class StructuralIndexer {
     // Stored files, and whether all their sites or only some are wanted.
     const whole = new Set([...importChanged].filter((id) => !replaced.has(id)));
     const some = new Set<number>();
-    for (const n of names) for (const id of this.state.siteFilesByName.get(n) ?? []) if (!replaced.has(id) && !whole.has(id)) some.add(id);
+    for (const n of names) for (const id of this.state.filesWithSite(n)) if (!replaced.has(id) && !whole.has(id)) some.add(id);
     // Key reads are named by their whole string (`settlement.retry.max`), the keys by their last segment.
     if (batch.configChanged) for (const id of this.state.keyReadFiles) if (!replaced.has(id) && !whole.has(id)) some.add(id);
     const keyRead = (s: Site) => batch.configChanged && !!s.nameIs && s.nameIs !== 'receiver';

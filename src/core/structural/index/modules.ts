@@ -31,6 +31,11 @@ const TS_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.
 export class ModuleTable {
   private pySuffixes?: Map<string, number[]>;
   private goSuffixes?: Map<string, number[]>;
+  /**
+   * A package's files as the imports of one pass share them: every import of a large Go or Java package held its
+   * own copy of the package's file list.
+   */
+  private readonly lists = new Map<readonly number[], readonly number[]>();
 
   constructor(private readonly state: StructuralState) {}
 
@@ -38,10 +43,24 @@ export class ModuleTable {
   invalidate(): void {
     this.pySuffixes = undefined;
     this.goSuffixes = undefined;
+    this.lists.clear();
+  }
+
+  /** A pass over imports starts: the lists it shares are made again from the working set as it is now. */
+  startPass(): void {
+    this.lists.clear();
+  }
+
+  /** A copy of a working-set list (which changes as files come and go) that the imports of this pass share. */
+  private shared(files: readonly number[] | undefined): readonly number[] {
+    if (!files?.length) return [];
+    let copy = this.lists.get(files);
+    if (!copy) this.lists.set(files, (copy = [...files]));
+    return copy;
   }
 
   /** The files an import names (a re-export, a Go or Java package: several). */
-  targetsOf(file: FileEntry, imp: Import): number[] {
+  targetsOf(file: FileEntry, imp: Import): readonly number[] {
     const spec = file.language!;
     switch (spec.scheme) {
       case 'ts': {
@@ -57,7 +76,7 @@ export class ModuleTable {
       case 'py':
         return this.pythonModule(absolutePython(file, imp.module));
       case 'java': {
-        if (imp.wildcard) return [...(this.state.modules.get(moduleKey(spec, imp.module)) ?? [])];
+        if (imp.wildcard) return this.shared(this.state.modules.get(moduleKey(spec, imp.module)));
         const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
         const last = full.split('.').pop()!;
         const hit = (this.state.symbolsByName.get(last) ?? []).filter((s) => s.qname === full);
@@ -69,9 +88,9 @@ export class ModuleTable {
       }
       case 'go': {
         const exact = this.state.modules.get(moduleKey(spec, imp.module));
-        if (exact) return [...exact];
+        if (exact) return this.shared(exact);
         this.goSuffixes ??= this.suffixTable('go', '/');
-        return [...(this.goSuffixes.get(imp.module) ?? [])];
+        return this.shared(this.goSuffixes.get(imp.module));
       }
       case 'config':
         return [];
@@ -79,11 +98,11 @@ export class ModuleTable {
   }
 
   /** The files of a Python module by its absolute name; a name written from another root matches by its trailing parts. */
-  pythonModule(mod: string): number[] {
+  pythonModule(mod: string): readonly number[] {
     const exact = this.state.modules.get(`py:${mod}`);
-    if (exact) return [...exact];
+    if (exact) return this.shared(exact);
     this.pySuffixes ??= this.suffixTable('py', '.');
-    return [...(this.pySuffixes.get(mod) ?? [])];
+    return this.shared(this.pySuffixes.get(mod));
   }
 
   /** Every trailing part of every module name → files, for imports written relative to another root. */

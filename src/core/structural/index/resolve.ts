@@ -31,6 +31,12 @@ const SOURCE = 'tree-sitter';
  * at 2,000). A prepared statement costs nothing more per batch.
  */
 const EDGE_BATCH = 2_000;
+/**
+ * Name tables (a large parent's children by name, a name's pool) a pass keeps: past this many they are dropped and
+ * built again on use. Kept for a whole pass, they grew with the repository's names (30 MB of a 10,000-file index's
+ * 256 MB working set); sites come file by file, package by package, so the tables in use are the recent ones.
+ */
+const TABLES_KEPT = 2_048;
 /** How a reason says a receiver's type was not known (what_breaks counts these in "not seen"). */
 export const UNKNOWN_RECEIVER = 'of unknown type';
 
@@ -74,6 +80,7 @@ export class Resolver {
 
   async resolveImports(fileIds: Iterable<number>): Promise<void> {
     this.dropNameTables();
+    this.modules.startPass();
     const yielder = new Yielder(12, 4);
     for (const fileId of fileIds) {
       if (yielder.due()) await yielder.yield();
@@ -131,6 +138,7 @@ export class Resolver {
     if (!table) {
       table = new Map();
       for (const c of all) push(table, c.name, c);
+      if (this.named.size >= TABLES_KEPT) this.named.clear();
       this.named.set(parentId, table);
     }
     return table.get(name) ?? [];
@@ -175,6 +183,7 @@ export class Resolver {
       const byFile = new Map<number, Sym[]>();
       all.forEach((sym) => push(byFile, sym.fileId, sym));
       pool = { all, byFile, order: new Map(all.map((sym, i) => [sym.id, i])) };
+      if (this.pools.size >= TABLES_KEPT) this.pools.clear();
       this.pools.set(key, pool);
     }
     return pool;
@@ -642,7 +651,7 @@ export class Resolver {
   }
 
   /** Files of the module a receiver names through an import, [] if external, undefined if not a module. */
-  private receiverModule(file: FileEntry, receiver: string): number[] | undefined {
+  private receiverModule(file: FileEntry, receiver: string): readonly number[] | undefined {
     const spec = file.language!;
     for (const imp of this.state.importsByFile.get(file.id) ?? []) {
       if (imp.wildcard) continue;

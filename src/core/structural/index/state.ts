@@ -1,11 +1,12 @@
 import * as path from 'node:path';
-import type { EdgeBinding, EdgeKind, FileFacts, SiteNameIs, SymbolKind } from '../../model/structural.js';
+import type { EdgeBinding, EdgeKind, FileFacts, SymbolKind } from '../../model/structural.js';
 import type { EdgeTier } from '../../model/tiers.js';
 import type { Skip } from '../../model/skips.js';
 import { languageById, type LanguageSpec } from '../inventory/languages.js';
 import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.js';
 import type { SiteTuple } from '../schema.js';
 import { PendingSites } from './pendingSites.js';
+import { fnv1a } from '../../../shared/hash.js';
 
 export type { Site } from './pendingSites.js';
 
@@ -37,7 +38,13 @@ export interface FileEntry {
 
 export interface Sym {
   id: number;
+  /**
+   * The SCIP-style id, until the symbol is written: the store keeps it from then on and the working set only its
+   * `sidKey` (the ids' text was a tenth of a large index's working set; nothing resolves by it).
+   */
   sid: string;
+  /** The sid's hash: which of a file's definitions a new parse of it had before (`addFacts`). */
+  readonly sidKey: number;
   name: string;
   qname: string;
   kind: SymbolKind;
@@ -62,7 +69,7 @@ export interface Import {
   line: number;
   col: number;
   /** Workspace files the module resolves to (several for a Java or Go package); empty when external. */
-  targets: number[];
+  targets: readonly number[];
 }
 
 export interface Edge {
@@ -82,6 +89,9 @@ export interface Edge {
   /** How a call is bound where it is not the ordinary way (`super.m()`, a call through a property). */
   binding: EdgeBinding | null;
 }
+
+/** Files a site name keeps in a list before it becomes a set. */
+const SITE_FILES_LISTED = 16;
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
@@ -110,12 +120,19 @@ export class StructuralState {
    * repository was most of its memory.
    */
   readonly pendingSites: PendingSites;
-  /** Site name → the files with a site of that name: which stored files a definition that came or went reaches. */
-  readonly siteFilesByName = new Map<string, Set<number>>();
+  /**
+   * Site name → the files with a site of that name: which stored files a definition that came or went reaches.
+   * Most names are used in one file, held as its id; a list while short; a set once long (a common name's file
+   * leaves it in constant time). A set for each of a large repository's names was a tenth of the index's memory.
+   */
+  private readonly siteFilesByName = new Map<string, number | number[] | Set<number>>();
   /** Files with reads of a key by its string (configuration keys, environment variables): a changed configuration file reaches them all. */
   readonly keyReadFiles = new Set<number>();
-  /** Per file: the names its sites use, and how many sites it has. */
-  private readonly sitesOfFile = new Map<number, { readonly names: Set<string>; count: number }>();
+  /**
+   * Per file: the distinct names its sites use, as one JSON text (read back only when the file leaves), and how
+   * many sites it has. A set of strings per file held every file's own copy of every name.
+   */
+  private readonly sitesOfFile = new Map<number, { readonly names: string; readonly count: number }>();
   /** Sites of every indexed file. */
   siteCount = 0;
   readonly importsByFile = new Map<number, Import[]>();
@@ -173,20 +190,48 @@ export class StructuralState {
     this.reserve('symbol', sym.id);
   }
 
-  /** A stored site, known by its file, name and id only. */
-  indexSite(fileId: number, id: number, name: string, nameIs: SiteNameIs | null): void {
-    let file = this.sitesOfFile.get(fileId);
-    if (!file) this.sitesOfFile.set(fileId, (file = { names: new Set(), count: 0 }));
-    if (!file.names.has(name)) {
-      file.names.add(name);
-      let files = this.siteFilesByName.get(name);
-      if (!files) this.siteFilesByName.set(name, (files = new Set()));
-      files.add(fileId);
+  /** A file's stored sites, known by their ids, names and what a name is only. */
+  indexSites(fileId: number, sites: readonly SiteTuple[]): void {
+    this.unindexSites(fileId);
+    const names = new Set<string>();
+    for (const [id, , , name, , , , , , nameIs] of sites) {
+      names.add(name);
+      if (nameIs && nameIs !== 'receiver') this.keyReadFiles.add(fileId);
+      this.reserve('site', id);
     }
-    if (nameIs && nameIs !== 'receiver') this.keyReadFiles.add(fileId);
-    file.count++;
-    this.siteCount++;
-    this.reserve('site', id);
+    for (const name of names) {
+      const files = this.siteFilesByName.get(name);
+      if (files === undefined) this.siteFilesByName.set(name, fileId);
+      else if (typeof files === 'number') this.siteFilesByName.set(name, [files, fileId]);
+      else if (!Array.isArray(files)) files.add(fileId);
+      else if (files.push(fileId) > SITE_FILES_LISTED) this.siteFilesByName.set(name, new Set(files));
+    }
+    if (sites.length) this.sitesOfFile.set(fileId, { names: JSON.stringify([...names]), count: sites.length });
+    this.siteCount += sites.length;
+  }
+
+  /** The files with a site of this name. */
+  filesWithSite(name: string): Iterable<number> {
+    const files = this.siteFilesByName.get(name) ?? [];
+    return typeof files === 'number' ? [files] : files;
+  }
+
+  private unindexSites(fileId: number): void {
+    const sites = this.sitesOfFile.get(fileId);
+    if (!sites) return;
+    for (const name of JSON.parse(sites.names) as string[]) {
+      const files = this.siteFilesByName.get(name);
+      if (typeof files === 'number') {
+        if (files === fileId) this.siteFilesByName.delete(name);
+      } else if (Array.isArray(files)) {
+        const i = files.indexOf(fileId);
+        if (i >= 0) files.splice(i, 1);
+        if (files.length === 0) this.siteFilesByName.delete(name);
+      } else if (files?.delete(fileId) && files.size === 0) this.siteFilesByName.delete(name);
+    }
+    this.siteCount -= sites.count;
+    this.sitesOfFile.delete(fileId);
+    this.keyReadFiles.delete(fileId);
   }
 
   /** The written files' sites are in the store now: only their names stay. */
@@ -213,15 +258,7 @@ export class StructuralState {
     }
     this.symbolsByFile.delete(fileId);
     this.pendingSites.delete(fileId);
-    const sites = this.sitesOfFile.get(fileId);
-    for (const name of sites?.names ?? []) {
-      const files = this.siteFilesByName.get(name);
-      files?.delete(fileId);
-      if (files?.size === 0) this.siteFilesByName.delete(name);
-    }
-    this.siteCount -= sites?.count ?? 0;
-    this.sitesOfFile.delete(fileId);
-    this.keyReadFiles.delete(fileId);
+    this.unindexSites(fileId);
     this.importsByFile.delete(fileId);
     const entry = this.files.get(fileId);
     if (entry && !keepEntry) {
@@ -236,12 +273,15 @@ export class StructuralState {
    * Adds a parsed file's facts: symbols (with ids), sites and imports. A
    * definition whose id (sid) the file had before keeps its integer id, so
    * edges from other files into it survive the edit; returns the ids kept.
+   * `previous` holds the file's symbols before, by `sidKey`.
    */
-  addFacts(entry: FileEntry, facts: FileFacts, previous: ReadonlyMap<string, Sym> = new Map()): Set<number> {
+  addFacts(entry: FileEntry, facts: FileFacts, previous: ReadonlyMap<number, Sym> = new Map()): Set<number> {
     const kept = new Set<number>();
-    const idFor = (sid: string): number => {
-      const old = previous.get(sid);
-      if (old && !kept.has(old.id)) {
+    const idFor = (sid: string, name: string): number => {
+      // The name too: two of a file's definitions whose sids share a hash share their name as well only when
+      // they are overloads, one in a billion of them.
+      const old = previous.get(sidKeyOf(sid));
+      if (old && old.name === name && !kept.has(old.id)) {
         kept.add(old.id);
         return old.id;
       }
@@ -259,13 +299,16 @@ export class StructuralState {
     entry.packageName = facts.packageName ?? null;
     push(this.modules, moduleKey(spec, entry.moduleName), entry.id);
 
-    const moduleId = idFor(moduleSid(spec, identity));
+    const modSid = moduleSid(spec, identity);
+    const modName = spec.scheme === 'py' ? identity.displayName.split('.').pop()! : path.posix.basename(entry.rel);
+    const moduleId = idFor(modSid, modName);
     entry.moduleSymbolId = moduleId;
     const lines = facts.definitions.reduce((m, d) => Math.max(m, d.range.end.line), 1);
     this.addSymbol({
       id: moduleId,
-      sid: moduleSid(spec, identity),
-      name: spec.scheme === 'py' ? identity.displayName.split('.').pop()! : path.posix.basename(entry.rel),
+      sid: modSid,
+      sidKey: sidKeyOf(modSid),
+      name: modName,
       qname: identity.displayName,
       kind: 'module',
       fileId: entry.id,
@@ -278,11 +321,12 @@ export class StructuralState {
     });
     const ids: number[] = [];
     for (const { def, sid, qname } of nameDefinitions(spec, identity, facts.definitions)) {
-      const id = idFor(sid);
+      const id = idFor(sid, def.name);
       ids.push(id);
       this.addSymbol({
         id,
         sid,
+        sidKey: sidKeyOf(sid),
         name: def.name,
         qname,
         kind: def.kind,
@@ -302,8 +346,8 @@ export class StructuralState {
       const tuple: SiteTuple = [id, owner(s.owner), s.kind, s.name, s.receiver ?? null, s.receiverType ?? null, s.at.line, s.at.col, s.dynamic ?? null];
       if (s.nameIs) tuple.push(s.nameIs);
       tuples.push(tuple);
-      this.indexSite(entry.id, id, s.name, s.nameIs ?? null);
     }
+    this.indexSites(entry.id, tuples);
     this.pendingSites.put(entry.id, tuples);
     for (const im of facts.imports) {
       this.addImport({
@@ -321,6 +365,11 @@ export class StructuralState {
     }
     return kept;
   }
+}
+
+/** A sid's key in the working set: its hash, kept within a small integer (V8 stores it in the object itself). */
+export function sidKeyOf(sid: string): number {
+  return fnv1a(sid) & 0x3fffffff;
 }
 
 /** Modules are keyed per scheme: a Python module and a Go package may share a name. */
