@@ -110,22 +110,22 @@ describe('incremental re-index', () => {
     assert.equal(await danglingEdges(), 0);
   });
 
-  it("an edited file's definitions keep their ids and stored sids, in the indexer that wrote them and in one that loaded them; neither holds sid text", async () => {
+  it("an edited file's definitions keep their ids and stored sids, in the indexer that wrote them and in one that loaded them; neither holds their sids or places", async () => {
     const file = path.join(ws.root, 'src/settlement/AuditLog.ts');
-    const rows = async () => ws.db.all<{ id: number; sid: string; qname: string }>(
-      `SELECT s.id, s.sid, s.qname FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = 'src/settlement/AuditLog.ts' ORDER BY s.id`,
+    const rows = async () => ws.db.all<{ id: number; sid: string; qname: string; line: number; col: number; end_line: number }>(
+      `SELECT s.id, s.sid, s.qname, s.line, s.col, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = 'src/settlement/AuditLog.ts' ORDER BY s.id`,
     );
     const before = await rows();
     assert.ok(before.length >= 3 && before.every((r) => r.sid.length > 0), 'stored with their sids');
     const inMemory = (ix: StructuralIndexer) => [...ix.debugState.symbols.values()];
-    assert.deepEqual(inMemory(indexer).filter((s) => s.sid !== ''), [], 'the working set keeps no sid once written');
+    assert.deepEqual(inMemory(indexer).filter((s) => s.unwritten !== null), [], 'the working set keeps no sid or place once written');
     fs.appendFileSync(file, '\n// an edit that moves no definition\n');
     await indexer.updateFiles([file]);
-    assert.deepEqual(await rows(), before, 'same ids, same sids, after an edit');
+    assert.deepEqual(await rows(), before, 'same ids, sids and places after an edit');
     const second = await StructuralIndexer.create(ws);
     try {
       await second.indexAll();
-      assert.deepEqual(inMemory(second).filter((s) => s.sid !== ''), [], 'nor does one loaded from the store');
+      assert.deepEqual(inMemory(second).filter((s) => s.unwritten !== null), [], 'nor does one loaded from the store');
       fs.appendFileSync(file, '\n// another edit\n');
       await second.updateFiles([file]);
       assert.deepEqual(await rows(), before, 'and the same after an edit through it');

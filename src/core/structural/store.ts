@@ -119,15 +119,14 @@ export class StructuralStore {
       });
     }
     type SymbolRow = {
-      id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null;
-      line: number; col: number; end_line: number; end_col: number; exported: number;
+      id: number; sid: string; name: string; qname: string; kind: SymbolKind; file_id: number; parent_id: number | null; exported: number;
     };
-    for await (const s of rowsOf<SymbolRow>(this.db, yielder, 'symbols', 'id, sid, name, qname, kind, file_id, parent_id, line, col, end_line, end_col, exported')) {
+    for await (const s of rowsOf<SymbolRow>(this.db, yielder, 'symbols', 'id, sid, name, qname, kind, file_id, parent_id, exported')) {
       if (!state.files.has(s.file_id)) continue; // symbols only an artifact shows (generated code, endpoints)
-      // The sid stays in the store: the working set keeps its key (see Sym).
+      // The sid and place stay in the store: the working set keeps the sid's key (see Sym).
       state.addSymbol({
-        id: s.id, sid: '', sidKey: sidKeyOf(s.sid), name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
-        line: s.line, col: s.col, endLine: s.end_line, endCol: s.end_col, exported: s.exported === 1,
+        id: s.id, sidKey: sidKeyOf(s.sid), name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
+        exported: s.exported === 1, unwritten: null,
       });
     }
     // Sites stay in the store; the working set keeps their names. A file's sites are one JSON text, parsed whole: check the clock after each file.
@@ -250,10 +249,11 @@ async function writeFileRows(db: Db, state: StructuralState, files: readonly Fil
     const importRows: Cell[][] = [];
     for (const f of files.slice(start, start + FILE_ROWS_SLICE)) {
       for (const s of state.symbolsByFile.get(f.id) ?? []) {
-        if (s.sid === '') continue; // stored already, by this write or an earlier one
-        symbolRows.push([s.id, s.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, s.line, s.col, s.endLine, s.endCol, s.exported ? 1 : 0]);
-        // Stored: the working set keeps the sid's key only (a write that fails reloads the working set from the store).
-        s.sid = '';
+        const r = s.unwritten;
+        if (!r) continue; // stored already, by this write or an earlier one
+        symbolRows.push([s.id, r.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, r.line, r.col, r.endLine, r.endCol, s.exported ? 1 : 0]);
+        // Stored: the working set lets the record go (a write that fails reloads the working set from the store).
+        s.unwritten = null;
       }
       siteRows.push([f.id, state.pendingSites.text(f.id) ?? '[]']);
       for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);

@@ -79,12 +79,12 @@ export class ModuleTable {
         if (imp.wildcard) return this.shared(this.state.modules.get(moduleKey(spec, imp.module)));
         const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
         const last = full.split('.').pop()!;
-        const hit = (this.state.symbolsByName.get(last) ?? []).filter((s) => s.qname === full);
+        const hit = this.state.symbolsNamed(last).filter((s) => s.qname === full);
         if (hit.length) return [...new Set(hit.map((s) => s.fileId))];
         // A static import names a member: its class is one segment up.
         const owner = full.split('.').slice(0, -1).join('.');
         const ownerLast = owner.split('.').pop()!;
-        return [...new Set((this.state.symbolsByName.get(ownerLast) ?? []).filter((s) => s.qname === owner).map((s) => s.fileId))];
+        return [...new Set(this.state.symbolsNamed(ownerLast).filter((s) => s.qname === owner).map((s) => s.fileId))];
       }
       case 'go': {
         const exact = this.state.modules.get(moduleKey(spec, imp.module));

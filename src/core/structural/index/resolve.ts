@@ -175,7 +175,7 @@ export class Resolver {
     const key = `${kindId}|${scheme}|${membersOnly ? 1 : 0}|${call ? 1 : 0}|${name}`;
     let pool = this.pools.get(key);
     if (!pool) {
-      const named = (this.state.symbolsByName.get(name) ?? []).filter(
+      const named = this.state.symbolsNamed(name).filter(
         (s) => kinds.has(s.kind) && (!membersOnly || this.isMember(s)) && this.state.files.get(s.fileId)?.language?.scheme === scheme,
       );
       const callables = call ? named.filter((s) => !DATA_KINDS.has(s.kind)) : [];
@@ -280,7 +280,7 @@ export class Resolver {
       let hit = this.topLevelIn(imp.targets, wanted, allowed);
       if (spec.scheme === 'java' && !hit.length) {
         const full = imp.name ? `${imp.module}.${imp.name}` : imp.module;
-        hit = (this.state.symbolsByName.get(wanted) ?? []).filter((s) => s.qname === full && allowed.has(s.kind));
+        hit = this.state.symbolsNamed(wanted).filter((s) => s.qname === full && allowed.has(s.kind));
       }
       if (!hit.length) hit = this.reexported(imp.targets, wanted, allowed);
       if (!hit.length && spec.scheme === 'py' && allowed.has('module')) {

@@ -38,11 +38,6 @@ export interface FileEntry {
 
 export interface Sym {
   id: number;
-  /**
-   * The SCIP-style id, until the symbol is written: the store keeps it from then on and the working set only its
-   * `sidKey` (the ids' text was a tenth of a large index's working set; nothing resolves by it).
-   */
-  sid: string;
   /** The sid's hash: which of a file's definitions a new parse of it had before (`addFacts`). */
   readonly sidKey: number;
   name: string;
@@ -51,11 +46,21 @@ export interface Sym {
   fileId: number;
   /** Enclosing symbol; the module symbol for top-level definitions; null for the module itself. */
   parentId: number | null;
-  line: number;
-  col: number;
-  endLine: number;
-  endCol: number;
   exported: boolean;
+  /**
+   * What only the store needs, until the symbol is written; null from then on. Nothing resolves by a sid or a
+   * place, and they were a quarter of a large index's working set.
+   */
+  unwritten: SymbolRecord | null;
+}
+
+/** A symbol's SCIP-style id and place in its file. */
+export interface SymbolRecord {
+  readonly sid: string;
+  readonly line: number;
+  readonly col: number;
+  readonly endLine: number;
+  readonly endCol: number;
 }
 
 export interface Import {
@@ -111,7 +116,8 @@ export class StructuralState {
   readonly files = new Map<number, FileEntry>();
   readonly fileByRel = new Map<string, number>();
   readonly symbols = new Map<number, Sym>();
-  readonly symbolsByName = new Map<string, Sym[]>();
+  /** Symbols by name: most names have one symbol, held as itself (a list for each was a twentieth of the working set). */
+  private readonly symbolsByName = new Map<string, Sym | Sym[]>();
   readonly symbolsByFile = new Map<number, Sym[]>();
   readonly children = new Map<number, Sym[]>();
   /**
@@ -184,10 +190,19 @@ export class StructuralState {
 
   addSymbol(sym: Sym): void {
     this.symbols.set(sym.id, sym);
-    push(this.symbolsByName, sym.name, sym);
+    const named = this.symbolsByName.get(sym.name);
+    if (named === undefined) this.symbolsByName.set(sym.name, sym);
+    else if (Array.isArray(named)) named.push(sym);
+    else this.symbolsByName.set(sym.name, [named, sym]);
     push(this.symbolsByFile, sym.fileId, sym);
     if (sym.parentId !== null) push(this.children, sym.parentId, sym);
     this.reserve('symbol', sym.id);
+  }
+
+  /** Every symbol of a name. */
+  symbolsNamed(name: string): readonly Sym[] {
+    const named = this.symbolsByName.get(name);
+    return named === undefined ? [] : Array.isArray(named) ? named : [named];
   }
 
   /** A file's stored sites, known by their ids, names and what a name is only. */
@@ -251,7 +266,13 @@ export class StructuralState {
     for (const sym of this.symbolsByFile.get(fileId) ?? []) {
       names.add(sym.name);
       this.symbols.delete(sym.id);
-      remove(this.symbolsByName, sym.name, sym);
+      const named = this.symbolsByName.get(sym.name);
+      if (named === sym) this.symbolsByName.delete(sym.name);
+      else if (Array.isArray(named)) {
+        const i = named.indexOf(sym);
+        if (i >= 0) named.splice(i, 1);
+        if (named.length === 0) this.symbolsByName.delete(sym.name);
+      }
       if (sym.parentId !== null) remove(this.children, sym.parentId, sym);
       this.children.delete(sym.id);
       this.supertypes.delete(sym.id);
@@ -306,18 +327,14 @@ export class StructuralState {
     const lines = facts.definitions.reduce((m, d) => Math.max(m, d.range.end.line), 1);
     this.addSymbol({
       id: moduleId,
-      sid: modSid,
       sidKey: sidKeyOf(modSid),
       name: modName,
       qname: identity.displayName,
       kind: 'module',
       fileId: entry.id,
       parentId: null,
-      line: 1,
-      col: 0,
-      endLine: lines,
-      endCol: 0,
       exported: true,
+      unwritten: { sid: modSid, line: 1, col: 0, endLine: lines, endCol: 0 },
     });
     const ids: number[] = [];
     for (const { def, sid, qname } of nameDefinitions(spec, identity, facts.definitions)) {
@@ -325,18 +342,14 @@ export class StructuralState {
       ids.push(id);
       this.addSymbol({
         id,
-        sid,
         sidKey: sidKeyOf(sid),
         name: def.name,
         qname,
         kind: def.kind,
         fileId: entry.id,
         parentId: def.parent >= 0 ? ids[def.parent]! : moduleId,
-        line: def.nameRange.start.line,
-        col: def.nameRange.start.col,
-        endLine: def.range.end.line,
-        endCol: def.range.end.col,
         exported: def.exported,
+        unwritten: { sid, line: def.nameRange.start.line, col: def.nameRange.start.col, endLine: def.range.end.line, endCol: def.range.end.col },
       });
     }
     const owner = (i: number) => (i >= 0 ? ids[i]! : moduleId);

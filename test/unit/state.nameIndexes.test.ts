@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { SiteTuple } from '../../src/core/structural/schema';
-import { StructuralState } from '../../src/core/structural/index/state';
+import { StructuralState, type Sym } from '../../src/core/structural/index/state';
 
 /** A call site of `name` in a file, as the store keeps it. */
 const call = (id: number, name: string): SiteTuple => [id, 1, 'call', name, null, null, 1, 0, null];
@@ -63,5 +63,35 @@ describe('working set: the files that use a site name', () => {
     assert.deepEqual(files(state, 'a\n"b"'), [4]);
     state.removeFile(4);
     assert.deepEqual(files(state, 'a\n"b"'), []);
+  });
+});
+
+/*
+ * Resolution finds a name's candidates through this index (a call of `save`
+ * on a receiver of unknown type may reach every `save`). Most names have one
+ * symbol, held as itself; the answer must not depend on the form.
+ */
+describe('working set: the symbols of a name', () => {
+  const sym = (id: number, fileId: number, name: string): Sym => ({
+    id, sidKey: id, name, qname: name, kind: 'function', fileId, parentId: null, exported: true,
+    unwritten: { sid: `ts src/f${fileId}.ts/${name}().`, line: 1, col: 0, endLine: 1, endCol: 0 },
+  });
+  const ids = (state: StructuralState, name: string) => state.symbolsNamed(name).map((s) => s.id).sort((a, b) => a - b);
+
+  it('one symbol, then several, then one again as files leave', () => {
+    const state = new StructuralState();
+    state.addSymbol(sym(1, 1, 'save'));
+    assert.deepEqual(ids(state, 'save'), [1]);
+    state.addSymbol(sym(2, 2, 'save'));
+    state.addSymbol(sym(3, 3, 'save'));
+    state.addSymbol(sym(4, 3, 'load'));
+    assert.deepEqual(ids(state, 'save'), [1, 2, 3]);
+    state.removeFile(1);
+    assert.deepEqual(ids(state, 'save'), [2, 3]);
+    state.removeFile(3);
+    assert.deepEqual(ids(state, 'save'), [2]);
+    assert.deepEqual(ids(state, 'load'), []);
+    state.removeFile(2);
+    assert.deepEqual(ids(state, 'save'), []);
   });
 });
