@@ -9,6 +9,7 @@ import { DEFAULT_OPTIONS } from '../../src/core/episodic/options';
 import { importEpisodes } from '../../src/core/episodic/seed';
 import { LINK_TIERS } from '../../src/core/model/tiers';
 import { KNOWLEDGE_EMPTY } from '../../src/core/compose/ask';
+import { linkByName } from '../../src/core/compose/link';
 import type { AskOutput } from '../../src/core/tools/ask';
 import { refreshRules } from '../../src/core/procedural/refresh';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer';
@@ -126,6 +127,13 @@ describe('ask on the settlement scenario', function () {
     assert.equal(part(data, 'episodic').tier, 'high');
     assert.match(text, /review rejected — touched its member RetryPolicy\.shouldRetry/);
     assert.equal(part(data, 'procedural').tier, 'proposed');
+  });
+
+  it('reads an identifier the question names as that symbol, not also as words to guess other symbols by', async () => {
+    const named = await linkByName(ws.db, 'Why does RetryPolicy.nextDelay grow?', ws.root);
+    assert.deepEqual(named.links.map((l) => [l.symbol.qname, l.tier]), [['RetryPolicy.nextDelay', 'exact']], 'not also RetryPolicy by the words "retry policy"');
+    const said = await linkByName(ws.db, 'Why does the retry policy back off?', ws.root);
+    assert.ok(said.links.some((l) => l.symbol.qname === 'RetryPolicy' && l.tier === 'strong'), 'the same words written as words still link it');
   });
 
   it('adds the knowledge memory\'s reasons, with link tiers, once it is indexed', async () => {

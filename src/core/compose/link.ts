@@ -138,6 +138,8 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   }
   const inFiles = new Map([...files].flatMap(([f, modules]) => modules.map((m) => [m.path, f] as const)));
   const written = identifiers(question);
+  /** Identifiers that named exactly one symbol: their words are that symbol's, not more of the question to guess from. */
+  const exactIds: string[] = [];
   const word = subjectWord(question);
   // The plain subject word is tried only where the question does not already write it as code.
   const subject = word && !written.includes(word) ? word : undefined;
@@ -153,6 +155,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
       const list = placed.length ? placed : named;
       const where = placed.length ? ` in ${[...new Set(placed.map((s) => inFiles.get(s.path)!))].join(', ')}` : '';
       const said = asWord ? `"${id}"${where}, the question's subject,` : `\`${id}\`${where}`;
+      if (list.length === 1) exactIds.push(id);
       for (const s of list) {
         add({
           symbol: s,
@@ -178,7 +181,10 @@ export async function linkByName(db: Db, question: string, root: string): Promis
     }
   }
 
-  const qWords = words(withoutFiles(question));
+  // `defaultACMEHTTPTimeout`, found, is not also the words "default" and "timeout" to match keys named `default`
+  // under a `timeout` by: what the question says besides its names is what is left to link.
+  const prose = exactIds.reduce((q, id) => q.split(id).join(' '), withoutFiles(question));
+  const qWords = words(prose);
   const content = [...new Set(qWords.filter((w) => w.length >= 3 && !STOP.has(w)))];
   if (content.length) {
     const rows = await symbolsNamedLike(db, content);
