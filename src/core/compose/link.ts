@@ -183,7 +183,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
 
   // `defaultACMEHTTPTimeout`, found, is not also the words "default" and "timeout" to match keys named `default`
   // under a `timeout` by: what the question says besides its names is what is left to link.
-  const prose = exactIds.reduce((q, id) => q.split(id).join(' '), withoutFiles(question));
+  const prose = exactIds.reduce((q, id) => q.replaceAll(id, ' '), withoutFiles(question));
   const qWords = words(prose);
   const content = [...new Set(qWords.filter((w) => w.length >= 3 && !STOP.has(w)))];
   if (content.length) {

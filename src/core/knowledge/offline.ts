@@ -5,7 +5,7 @@ import { FILLER, entityKey, identifierWords, isCodeShaped } from '../linking/nam
 import type { ExtractInput, LocalInput, MapInput, ReduceInput, ReportInput, SummarizeInput } from './prompts.js';
 import type { EntityType, Extraction, Finding, MapPoints, Report } from './schemas.js';
 import { plain, quote, sentences } from './text.js';
-import { fnv1a } from '../../shared/hash.js';
+import { FNV_OFFSET, fnv1a } from '../../shared/hash.js';
 
 /*
  * The offline model: deterministic answers to each task without a language
@@ -71,7 +71,7 @@ export class Vocabulary {
 
   /** A stable fingerprint, part of the offline extractor's id: new symbols mean new phrases. */
   fingerprint(): string {
-    let h = 0x811c9dc5;
+    let h = FNV_OFFSET;
     const all = [...this.byFirst.values()].flat().map((c) => c.tokens.join(' ')).sort();
     for (const s of all) h = fnv1a(s, h);
     return h.toString(16).padStart(8, '0');

@@ -43,7 +43,6 @@ export class ModuleTable {
   invalidate(): void {
     this.pySuffixes = undefined;
     this.goSuffixes = undefined;
-    this.lists.clear();
   }
 
   /** A pass over imports starts: the lists it shares are made again from the working set as it is now. */

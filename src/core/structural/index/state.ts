@@ -7,6 +7,7 @@ import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.
 import type { SiteTuple } from '../schema.js';
 import { PendingSites } from './pendingSites.js';
 import { fnv1a } from '../../../shared/hash.js';
+import { CompactMultimap } from '../../../shared/compactMultimap.js';
 
 export type { Site } from './pendingSites.js';
 
@@ -95,9 +96,6 @@ export interface Edge {
   binding: EdgeBinding | null;
 }
 
-/** Files a site name keeps in a list before it becomes a set. */
-const SITE_FILES_LISTED = 16;
-
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
@@ -116,8 +114,8 @@ export class StructuralState {
   readonly files = new Map<number, FileEntry>();
   readonly fileByRel = new Map<string, number>();
   readonly symbols = new Map<number, Sym>();
-  /** Symbols by name: most names have one symbol, held as itself (a list for each was a twentieth of the working set). */
-  private readonly symbolsByName = new Map<string, Sym | Sym[]>();
+  /** Symbols by name: most names have one (a list for each was a twentieth of the working set). */
+  private readonly symbolsByName = new CompactMultimap<string, Sym>();
   readonly symbolsByFile = new Map<number, Sym[]>();
   readonly children = new Map<number, Sym[]>();
   /**
@@ -128,10 +126,9 @@ export class StructuralState {
   readonly pendingSites: PendingSites;
   /**
    * Site name → the files with a site of that name: which stored files a definition that came or went reaches.
-   * Most names are used in one file, held as its id; a list while short; a set once long (a common name's file
-   * leaves it in constant time). A set for each of a large repository's names was a tenth of the index's memory.
+   * Past 16 files a name's are a set: a common name's file leaves it in constant time.
    */
-  private readonly siteFilesByName = new Map<string, number | number[] | Set<number>>();
+  private readonly siteFilesByName = new CompactMultimap<string, number>(16);
   /** Files with reads of a key by its string (configuration keys, environment variables): a changed configuration file reaches them all. */
   readonly keyReadFiles = new Set<number>();
   /**
@@ -190,10 +187,7 @@ export class StructuralState {
 
   addSymbol(sym: Sym): void {
     this.symbols.set(sym.id, sym);
-    const named = this.symbolsByName.get(sym.name);
-    if (named === undefined) this.symbolsByName.set(sym.name, sym);
-    else if (Array.isArray(named)) named.push(sym);
-    else this.symbolsByName.set(sym.name, [named, sym]);
+    this.symbolsByName.add(sym.name, sym);
     push(this.symbolsByFile, sym.fileId, sym);
     if (sym.parentId !== null) push(this.children, sym.parentId, sym);
     this.reserve('symbol', sym.id);
@@ -201,8 +195,7 @@ export class StructuralState {
 
   /** Every symbol of a name. */
   symbolsNamed(name: string): readonly Sym[] {
-    const named = this.symbolsByName.get(name);
-    return named === undefined ? [] : Array.isArray(named) ? named : [named];
+    return this.symbolsByName.list(name);
   }
 
   /** A file's stored sites, known by their ids, names and what a name is only. */
@@ -214,36 +207,20 @@ export class StructuralState {
       if (nameIs && nameIs !== 'receiver') this.keyReadFiles.add(fileId);
       this.reserve('site', id);
     }
-    for (const name of names) {
-      const files = this.siteFilesByName.get(name);
-      if (files === undefined) this.siteFilesByName.set(name, fileId);
-      else if (typeof files === 'number') this.siteFilesByName.set(name, [files, fileId]);
-      else if (!Array.isArray(files)) files.add(fileId);
-      else if (files.push(fileId) > SITE_FILES_LISTED) this.siteFilesByName.set(name, new Set(files));
-    }
+    for (const name of names) this.siteFilesByName.add(name, fileId);
     if (sites.length) this.sitesOfFile.set(fileId, { names: JSON.stringify([...names]), count: sites.length });
     this.siteCount += sites.length;
   }
 
   /** The files with a site of this name. */
   filesWithSite(name: string): Iterable<number> {
-    const files = this.siteFilesByName.get(name) ?? [];
-    return typeof files === 'number' ? [files] : files;
+    return this.siteFilesByName.values(name);
   }
 
   private unindexSites(fileId: number): void {
     const sites = this.sitesOfFile.get(fileId);
     if (!sites) return;
-    for (const name of JSON.parse(sites.names) as string[]) {
-      const files = this.siteFilesByName.get(name);
-      if (typeof files === 'number') {
-        if (files === fileId) this.siteFilesByName.delete(name);
-      } else if (Array.isArray(files)) {
-        const i = files.indexOf(fileId);
-        if (i >= 0) files.splice(i, 1);
-        if (files.length === 0) this.siteFilesByName.delete(name);
-      } else if (files?.delete(fileId) && files.size === 0) this.siteFilesByName.delete(name);
-    }
+    for (const name of JSON.parse(sites.names) as string[]) this.siteFilesByName.delete(name, fileId);
     this.siteCount -= sites.count;
     this.sitesOfFile.delete(fileId);
     this.keyReadFiles.delete(fileId);
@@ -266,13 +243,7 @@ export class StructuralState {
     for (const sym of this.symbolsByFile.get(fileId) ?? []) {
       names.add(sym.name);
       this.symbols.delete(sym.id);
-      const named = this.symbolsByName.get(sym.name);
-      if (named === sym) this.symbolsByName.delete(sym.name);
-      else if (Array.isArray(named)) {
-        const i = named.indexOf(sym);
-        if (i >= 0) named.splice(i, 1);
-        if (named.length === 0) this.symbolsByName.delete(sym.name);
-      }
+      this.symbolsByName.delete(sym.name, sym);
       if (sym.parentId !== null) remove(this.children, sym.parentId, sym);
       this.children.delete(sym.id);
       this.supertypes.delete(sym.id);
@@ -298,10 +269,10 @@ export class StructuralState {
    */
   addFacts(entry: FileEntry, facts: FileFacts, previous: ReadonlyMap<number, Sym> = new Map()): Set<number> {
     const kept = new Set<number>();
-    const idFor = (sid: string, name: string): number => {
+    const idFor = (sidKey: number, name: string): number => {
       // The name too: two of a file's definitions whose sids share a hash share their name as well only when
       // they are overloads, one in a billion of them.
-      const old = previous.get(sidKeyOf(sid));
+      const old = previous.get(sidKey);
       if (old && old.name === name && !kept.has(old.id)) {
         kept.add(old.id);
         return old.id;
@@ -321,13 +292,14 @@ export class StructuralState {
     push(this.modules, moduleKey(spec, entry.moduleName), entry.id);
 
     const modSid = moduleSid(spec, identity);
+    const modKey = sidKeyOf(modSid);
     const modName = spec.scheme === 'py' ? identity.displayName.split('.').pop()! : path.posix.basename(entry.rel);
-    const moduleId = idFor(modSid, modName);
+    const moduleId = idFor(modKey, modName);
     entry.moduleSymbolId = moduleId;
     const lines = facts.definitions.reduce((m, d) => Math.max(m, d.range.end.line), 1);
     this.addSymbol({
       id: moduleId,
-      sidKey: sidKeyOf(modSid),
+      sidKey: modKey,
       name: modName,
       qname: identity.displayName,
       kind: 'module',
@@ -338,11 +310,12 @@ export class StructuralState {
     });
     const ids: number[] = [];
     for (const { def, sid, qname } of nameDefinitions(spec, identity, facts.definitions)) {
-      const id = idFor(sid, def.name);
+      const sidKey = sidKeyOf(sid);
+      const id = idFor(sidKey, def.name);
       ids.push(id);
       this.addSymbol({
         id,
-        sidKey: sidKeyOf(sid),
+        sidKey,
         name: def.name,
         qname,
         kind: def.kind,
