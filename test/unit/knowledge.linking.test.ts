@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { linkEntity, type Link } from '../../src/core/linking/link';
-import { SymbolIndex } from '../../src/core/linking/symbolIndex';
+import { LinkReach, linkEntity, type Link, type LinkSubject } from '../../src/core/linking/link';
+import { LINKABLE_KINDS, SymbolIndex, type SymbolSource } from '../../src/core/linking/symbolIndex';
+import { phraseTokens } from '../../src/core/linking/names';
 import type { SymbolKind } from '../../src/core/model/structural';
 
 /*
@@ -165,6 +166,54 @@ describe('knowledge: linking entities to symbols', () => {
     });
     it('anything, when there is no structural index', () => {
       assert.match(linkEntity(new SymbolIndex([]), { name: 'RetryPolicy', type: 'component' }).reason, /structural index is empty/);
+    });
+  });
+
+  describe('an index of only the symbols the subjects reach links them as the whole index does', () => {
+    /** ROWS as the structural memory supplies them (structural/lookup.ts's symbolSource reads the same from SQLite). */
+    const source: SymbolSource = {
+      async *names() {
+        const counts = new Map<string, number>();
+        for (const r of ROWS) if (LINKABLE_KINDS.includes(r.kind)) counts.set(r.name, (counts.get(r.name) ?? 0) + 1);
+        yield [...counts].map(([name, n]) => ({ name, n }));
+      },
+      async *rowsNamed(names) {
+        yield ROWS.filter((r) => names.includes(r.name) && LINKABLE_KINDS.includes(r.kind));
+      },
+      async modulesAt(paths) {
+        return ROWS.filter((r) => r.kind === 'module' && paths.some((p) => r.path === p || r.path.endsWith('/' + p)));
+      },
+    };
+    // Every rule's subjects: verbatim names, letter case, qualifiers, prose, places, concepts, paths, non-code types, common words.
+    const SUBJECTS: LinkSubject[] = [
+      ...['RetryPolicy.MAX_ATTEMPTS', 'RetryPolicy.max_attempts', 'retrypolicy.max_attempts', 'RetryPolicy.Shouldretry', 'SettlementService.retry()', 'LedgerService.post', 'AuditLog', 'SwiftGateway', 'PAYMENT_GATEWAY', 'Instruction', 'get', 'retry', 'max attempts', 'retry policy', 'the SWIFT gateway', 'settlement retry policy', 'src/settlement/RetryPolicy.ts', 'settlement/RetryPolicy.ts', 'other/RetryPolicy.ts'].map((name) => ({ name, type: 'component' })),
+      { name: 'retry', type: 'component', context: ['SettlementService.settle', 'RetryPolicy'] },
+      { name: 'settlement retries', type: 'concept' },
+      { name: 'settlement', type: 'concept' },
+      { name: 'the partner SLA', type: 'constraint' },
+      { name: 'Settlement Service', type: 'organization' },
+      { name: 'Dana Okafor', type: 'person' },
+    ];
+
+    it('each subject alone, and all of them together', async () => {
+      const together = await SymbolIndex.reachedBy(new LinkReach(SUBJECTS), source);
+      for (const subject of SUBJECTS) {
+        const alone = await SymbolIndex.reachedBy(new LinkReach([subject]), source);
+        const whole = linkEntity(index, subject);
+        assert.deepEqual(linkEntity(alone, subject), whole, `${subject.name} (${subject.type}) alone`);
+        assert.deepEqual(linkEntity(together, subject), whole, `${subject.name} (${subject.type}) among the others`);
+      }
+    });
+
+    it('holds only what they reach, with the whole index\'s counts', async () => {
+      const swift = await SymbolIndex.reachedBy(new LinkReach([{ name: 'SwiftGateway', type: 'component' }]), source);
+      assert.deepEqual(swift.all.map((s) => s.qname), ['SwiftGateway']);
+      assert.equal(swift.size, index.size, 'the whole index\'s symbol count');
+      const concept = await SymbolIndex.reachedBy(new LinkReach([{ name: 'settlement retries', type: 'concept' }]), source);
+      for (const w of phraseTokens('settlement retries')) assert.equal(concept.idf(w), index.idf(w), `the weight of "${w}"`);
+      assert.ok(concept.all.length < index.all.length / 2, `${concept.all.length} of ${index.all.length} symbols`);
+      const person = await SymbolIndex.reachedBy(new LinkReach([{ name: 'Dana Okafor', type: 'person' }]), source);
+      assert.equal(person.all.length, 0, 'a person reaches no symbol');
     });
   });
 });

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { goReceiverType, loadSymbolIndex, resolveOneSymbol, resolveSymbols, symbolBySid, symbolIndexOf, symbolRows, symbolsNamedLike } from '../../src/core/structural/lookup.js';
+import { goReceiverType, linkableSymbolCount, linkableSymbolsNamed, reachedSymbolIndex, resolveOneSymbol, resolveSymbols, symbolBySid, symbolIdsFingerprint, symbolSource, symbolsBySid, symbolsNamedLike } from '../../src/core/structural/lookup.js';
+import { LinkReach, linkEntity } from '../../src/core/linking/link.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { isIndexed } from '../../src/core/structural/lookup.js';
 import { hasSourceSymbols } from '../../src/core/structural/status.js';
@@ -54,26 +55,44 @@ describe('the symbol namespace (examples/settlement)', function () {
     assert.deepEqual(await symbolsNamedLike(ws.db, []), []);
   });
 
-  it('supplies the linker its rows, and keeps its index until the symbols change', async () => {
-    const rows = [];
-    const pages = [];
-    for await (const page of symbolRows(ws.db, 50)) {
+  it('supplies the linker the symbols a set of names reaches, with every symbol counted', async () => {
+    const source = symbolSource(ws.db, 50);
+    const pages: number[] = [];
+    const names: string[] = [];
+    let counted = 0;
+    for await (const page of source.names()) {
       pages.push(page.length);
-      rows.push(...page);
+      for (const { name, n } of page) {
+        names.push(name);
+        counted += n;
+      }
     }
-    assert.ok(pages.length > 1 && pages.slice(0, -1).every((n) => n === 50), `a page at a time (${pages.join(', ')})`);
-    assert.equal(rows.length, new Set(rows.map((r) => r.sid)).size, 'each symbol once');
-    assert.equal(rows.length, (await ws.db.get<{ n: number }>('SELECT count(*) AS n FROM symbols'))?.n, 'every symbol');
-    const retry = rows.find((r) => r.qname === 'SettlementService.retry')!;
-    assert.equal(retry.parent_name, 'SettlementService');
-    assert.ok(retry.end_line >= retry.line);
-    assert.equal((await loadSymbolIndex(ws.db)).byName.get('retry')?.some((s) => s.qname === 'SettlementService.retry'), true);
-    const first = await symbolIndexOf(ws.db);
-    assert.equal(await symbolIndexOf(ws.db), first, 'the same index while nothing changed');
+    assert.ok(pages.length > 1 && pages.slice(0, -1).every((n) => n === 50), `a page of names at a time (${pages.join(', ')})`);
+    assert.equal(names.length, new Set(names).size, 'each name once');
+    assert.equal(counted, await linkableSymbolCount(ws.db), 'every linkable symbol counted');
+    const subjects = [
+      { name: 'SettlementService.retry', type: 'component' },
+      { name: 'settlement/RetryPolicy.ts', type: 'component' },
+    ];
+    const index = await reachedSymbolIndex(ws.db, new LinkReach(subjects));
+    const retry = index.byName.get('retry')?.find((s) => s.qname === 'SettlementService.retry');
+    assert.equal(retry?.parentName, 'SettlementService');
+    assert.ok(retry!.endLine >= retry!.line);
+    assert.equal(index.moduleAt('settlement/RetryPolicy.ts')?.path, 'src/settlement/RetryPolicy.ts');
+    assert.equal(index.size, counted, 'the whole count, though it holds only what the names reach');
+    assert.ok(index.all.length < counted / 4, `${index.all.length} of ${counted} symbols held`);
+    assert.deepEqual(linkEntity(index, subjects[0]!).symbols.map((s) => s.qname), ['SettlementService.retry']);
+    assert.equal(await linkableSymbolsNamed(ws.db, 'SettlementService'), 1);
+    const bySid = await symbolsBySid(ws.db, [retry!.sid, 'ts `nowhere.ts`/Nothing#']);
+    assert.deepEqual([...bySid.keys()], [retry!.sid]);
+    assert.equal(bySid.get(retry!.sid)?.endLine, retry!.endLine);
+  });
+
+  it('fingerprints the symbol ids: the same while nothing changes, another when a symbol is added', async () => {
+    const first = await symbolIdsFingerprint(ws.db, 40);
+    assert.equal(await symbolIdsFingerprint(ws.db), first, 'pages of any size read the same ids');
     await indexer.updateFiles([write(ws.root, 'src/ops/Replay.ts', 'export function replayAll(): void {}\n')]);
-    const after = await symbolIndexOf(ws.db);
-    assert.notEqual(after, first);
-    assert.ok(after.byName.has('replayAll'));
+    assert.notEqual(await symbolIdsFingerprint(ws.db), first);
   });
 
   it('says whether anything is indexed, and whether the source declares symbols', async () => {

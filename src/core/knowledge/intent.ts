@@ -1,7 +1,7 @@
 import { searchEntities, queryEmbedder } from './search.js';
-import { linkEntity } from '../linking/link.js';
+import { LinkReach, linkEntity } from '../linking/link.js';
 import { entityKey, phraseTokens } from '../linking/names.js';
-import { symbolIndexOf } from '../structural/lookup.js';
+import { linkableSymbolCount, reachedSymbolIndex, symbolsBySid } from '../structural/lookup.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import type { Embedder } from '../llm/types.js';
@@ -124,8 +124,7 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
   if (!text) throw new TenureError('invalid-input', 'No phrase given.');
   if (!(await isIndexed(db))) throw new TenureError('not-indexed', 'This workspace has not been indexed yet. Run `tenure index`, then ask again.');
   const status = await knowledgeIndexed(db);
-  const index = await symbolIndexOf(db);
-  if (!index.size) throw new TenureError('not-indexed', 'The structural index holds no symbols yet. Run `tenure index`, then ask again.');
+  if (!(await linkableSymbolCount(db))) throw new TenureError('not-indexed', 'The structural index holds no symbols yet. Run `tenure index`, then ask again.');
   const found = new Map<string, { tier: LinkTier; reasons: string[]; via: Set<string> }>();
   const add: AddLink = (sid, tier, reason, via) => {
     const f = found.get(sid);
@@ -141,14 +140,16 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
   };
 
   // 1. The phrase itself.
-  const direct = linkEntity(index, { name: text, type: 'component' });
+  const subject = { name: text, type: 'component' };
+  const direct = linkEntity(await reachedSymbolIndex(db, new LinkReach([subject])), subject);
   for (const s of direct.symbols) add(s.sid, direct.tier, `the phrase: ${direct.reason}`);
   // 2. Through the knowledge graph.
   const unresolved = status.documents > 0 ? await throughTheGraph(db, text, embedders, add) : [];
 
   const symbols: IntentSymbol[] = [];
+  const refs = await symbolsBySid(db, [...found.keys()]);
   for (const [sid, f] of found) {
-    const s = index.bySid.get(sid);
+    const s = refs.get(sid);
     if (!s) continue;
     symbols.push({ sid, qname: s.qname, kind: s.kind, path: s.path, line: s.line, tier: f.tier, reasons: f.reasons.slice(0, 3), via: [...f.via].sort() });
   }

@@ -1,8 +1,7 @@
-import { loadSymbolIndex } from '../structural/lookup.js';
+import { phraseNames } from '../structural/lookup.js';
 import { LlmError } from '../llm/errors.js';
 import { HashingEmbedder } from '../llm/offline.js';
 import { LlmRunner, type Spend } from '../llm/runner.js';
-import { type SymbolIndex } from '../linking/symbolIndex.js';
 import type { LinkTier } from '../model/tiers.js';
 import type { Workspace } from '../store/workspace.js';
 import type { KnowledgeGraph } from './graph.js';
@@ -88,30 +87,29 @@ interface Step {
   run(ctx: RunContext, state: RunState): Promise<WorkflowStats>;
 }
 
-/** The symbols, and the offline vocabulary made of their names: read once a run, by the first workflow that needs them. */
-function symbolsOnce(ctx: RunContext): () => Promise<{ index: SymbolIndex; vocabulary: Vocabulary }> {
-  let loaded: Promise<{ index: SymbolIndex; vocabulary: Vocabulary }> | undefined;
-  return () =>
-    (loaded ??= loadSymbolIndex(ctx.db).then((index) => ({ index, vocabulary: new Vocabulary(index.phraseNames()) })));
+/** The offline vocabulary made of the symbols' names: read once a run, by the first workflow that needs it. */
+function vocabularyOnce(ctx: RunContext): () => Promise<Vocabulary> {
+  let loaded: Promise<Vocabulary> | undefined;
+  return () => (loaded ??= phraseNames(ctx.db).then((names) => new Vocabulary(names)));
 }
 
 /** The pipeline: each step names its workflow, picks the workflow's input from the options and the state, and keeps its output. */
-function pipeline(options: KnowledgeIndexOptions, symbols: () => Promise<{ index: SymbolIndex; vocabulary: Vocabulary }>): readonly Step[] {
+function pipeline(options: KnowledgeIndexOptions, vocabulary: () => Promise<Vocabulary>): readonly Step[] {
   const steps: Record<WorkflowName, Step['run']> = {
     load_documents: async (ctx, state) => {
       const r = await loadDocuments(ctx, { ...(options.documents ? { documents: options.documents } : {}), sources: options.sources ?? {}, chunking: options.chunking ?? {} });
       state.documents = r.output.documents;
       return r.stats;
     },
-    extract_graph: async (ctx) => (await extractGraph(ctx, { vocabulary: (await symbols()).vocabulary, retryDropped: options.retryDropped ?? false })).stats,
+    extract_graph: async (ctx) => (await extractGraph(ctx, { vocabulary: await vocabulary(), retryDropped: options.retryDropped ?? false })).stats,
     summarize_descriptions: async (ctx, state) => {
-      const r = await summarizeDescriptions(ctx, { vocabulary: (await symbols()).vocabulary, summarizeRelationships: options.summarizeRelationships !== false });
+      const r = await summarizeDescriptions(ctx, { vocabulary: await vocabulary(), summarizeRelationships: options.summarizeRelationships !== false });
       Object.assign(state, r.output);
       return r.stats;
     },
     finalize_graph: async (ctx, state) => (await finalizeGraph(ctx, { graph: state.graph!, graphUnchanged: state.graphUnchanged })).stats,
     link_symbols: async (ctx, state) => {
-      const r = await linkSymbols(ctx, { symbols: (await symbols()).index, graphUnchanged: state.graphUnchanged });
+      const r = await linkSymbols(ctx, { graphUnchanged: state.graphUnchanged });
       state.symbolsHash = r.output.symbolsHash;
       return r.stats;
     },
@@ -200,7 +198,7 @@ export async function indexKnowledge(ws: Workspace, options: KnowledgeIndexOptio
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
   const state: RunState = { graphUnchanged: false, reports: { generated: 0, reused: 0, dropped: 0 } };
-  const { workflows, status, message } = await runWorkflows(ctx, state, pipeline(options, symbolsOnce(ctx)), options.log);
+  const { workflows, status, message } = await runWorkflows(ctx, state, pipeline(options, vocabularyOnce(ctx)), options.log);
 
   const docs = await documentTotals(db);
   const graph = await graphTotals(db);

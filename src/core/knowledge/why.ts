@@ -4,7 +4,7 @@ import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { neighboursOf, qnamesOf, symbolIndexOf } from '../structural/lookup.js';
+import { linkableSymbolsNamed, neighboursOf, qnamesOf } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
@@ -311,8 +311,7 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   } catch {
     return;
   }
-  const index = await symbolIndexOf(db);
-  const unique = (index.byName.get(target.name)?.length ?? 0) === 1 && target.name.length >= 6 && isCodeShaped(target.name);
+  const unique = target.name.length >= 6 && isCodeShaped(target.name) && (await linkableSymbolsNamed(db, target.name)) === 1;
   const verbatim = asCodeName(target.name);
   // The name in other letter case (`GuEC2App` for GuEc2App): strong, not exact — the document may mean something else spelled alike.
   const anyCase = new RegExp(verbatim.source, 'i');
@@ -612,8 +611,8 @@ async function documentsByAffixedName(db: Db, target: SymbolRef, docs: Map<numbe
   if (target.name.length < 6 || !isCodeShaped(target.name)) return;
   const affixed = (await entitiesNamedAround(db, target.name)).map((e) => ({ ...e, affix: affixOf(target.name, e.name) })).filter((e) => e.affix);
   if (!affixed.length) return;
-  const index = await symbolIndexOf(db);
-  const unique = (index.byName.get(target.name)?.length ?? 0) === 1;
+  const named = await linkableSymbolsNamed(db, target.name);
+  const unique = named === 1;
   const byEntity = new Map(affixed.map((e) => [e.id, e]));
   const rows = (await mentionsOf(db, [...byEntity.keys()])).sort((a, b) => Number(!RECORD_KINDS.has(b.kind)) - Number(!RECORD_KINDS.has(a.kind)) || a.doc_id - b.doc_id);
   let added = 0;
@@ -630,7 +629,7 @@ async function documentsByAffixedName(db: Db, target: SymbolRef, docs: Map<numbe
     const tier: LinkTier = unique ? 'strong' : 'weak';
     const r = reached(documentRef(m), tier, 'self', ['name search']);
     r.affixed = e.name;
-    r.anchors.push({ entity: e.name, entityType: 'search', tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: unique ? `names \`${e.name}\`, its name with the ${e.name.startsWith(target.name) ? 'suffix' : 'prefix'} ${e.affix}; one symbol has the name ${target.name}` : `names \`${e.name}\`, its name with the ${e.name.startsWith(target.name) ? 'suffix' : 'prefix'} ${e.affix}; ${index.byName.get(target.name)?.length ?? 0} symbols have the name ${target.name} — verify` });
+    r.anchors.push({ entity: e.name, entityType: 'search', tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: unique ? `names \`${e.name}\`, its name with the ${e.name.startsWith(target.name) ? 'suffix' : 'prefix'} ${e.affix}; one symbol has the name ${target.name}` : `names \`${e.name}\`, its name with the ${e.name.startsWith(target.name) ? 'suffix' : 'prefix'} ${e.affix}; ${named} symbols have the name ${target.name} — verify` });
     addPassage(r, quoteFrom(m, [e.name], m.description));
     docs.set(m.doc_id, r);
   }

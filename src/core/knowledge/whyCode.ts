@@ -4,7 +4,7 @@ import { folderOf } from '../../shared/paths.js';
 import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { symbolIndexOf } from '../structural/lookup.js';
+import { symbolsBySid } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
 import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
 import { placeAgainst, symbolText, type CodeNote } from './sources/codeNotes.js';
@@ -112,15 +112,9 @@ export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[])
 
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
 
-/** Files and line ranges of these symbols, from the structural memory's index. */
+/** Files and line ranges of these symbols, from the structural memory. */
 export async function rangesOf(db: Db, sids: readonly string[]): Promise<Ranges> {
-  const index = await symbolIndexOf(db);
-  const out = new Map<string, { path: string; line: number; endLine: number }>();
-  for (const sid of sids) {
-    const s = index.bySid.get(sid);
-    if (s) out.set(sid, { path: s.path, line: s.line, endLine: s.endLine });
-  }
-  return out;
+  return symbolsBySid(db, sids);
 }
 
 /** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */

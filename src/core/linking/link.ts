@@ -1,7 +1,7 @@
 import type { LinkTier } from '../model/tiers.js';
 import { TYPE_KINDS } from '../model/structural.js';
 import { isCodeShaped, phraseTokens, segments } from './names.js';
-import { placeHas, type IndexedSymbol, type SymbolIndex } from './symbolIndex.js';
+import { placeHas, type IndexedSymbol, type Reach, type SymbolIndex } from './symbolIndex.js';
 
 /*
  * Entity → symbols, with a tier that says how far to trust the link:
@@ -92,18 +92,113 @@ interface Naming {
   readonly maxWeak: number;
 }
 
-export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: LinkOptions = {}): Link {
+/** A subject's name as the rules read it: trimmed of quotes; a file path (relative, with forward slashes), else code without a trailing `()`. */
+function nameOf(subject: LinkSubject): { raw: string; path: string } | { raw: string; code: string } | undefined {
   const raw = subject.name.trim().replace(/^[`'"]+|[`'"]+$/g, '');
-  if (!raw) return unresolved('empty name');
+  if (!raw) return undefined;
+  if (/\/|\\/.test(raw) && /\.\w{1,5}$/.test(raw)) return { raw, path: raw.replace(/\\/g, '/').replace(/^\.\//, '') };
+  return { raw, code: raw.replace(/\(\)$/, '') };
+}
+
+export function linkEntity(index: SymbolIndex, subject: LinkSubject, options: LinkOptions = {}): Link {
+  const name = nameOf(subject);
+  if (!name) return unresolved('empty name');
   if (index.size === 0) return unresolved('the structural index is empty (run `tenure index`)');
-  if (/\/|\\/.test(raw) && /\.\w{1,5}$/.test(raw)) return byFilePath(index, raw);
-  const n: Naming = { index, subject, raw, code: raw.replace(/\(\)$/, ''), maxWeak: options.maxWeak ?? 12 };
+  if ('path' in name) return byFilePath(index, name.path);
+  const n: Naming = { index, subject, raw: name.raw, code: name.code, maxWeak: options.maxWeak ?? 12 };
   return byIdentifier(n) ?? byWordWrittenAsCode(n) ?? byPhrase(n);
 }
 
+/**
+ * What linking a set of subjects can look up, rule by rule: a name, a name in
+ * lower case, the words of a name, a word of a concept, a file path. An index
+ * of only the symbols these reach links the subjects as the whole index
+ * would, given the whole index's word counts: a repository's million symbols
+ * need not be held to link its documents' two thousand names.
+ */
+export class LinkReach implements Reach {
+  /** byIdentifier's and byWordWrittenAsCode's names. */
+  private readonly names = new Set<string>();
+  /** byIdentifier's last segments in lower case. */
+  private readonly lowerNames = new Set<string>();
+  /** bySameWords' and byQualifyingPlace's phrases: a subject's words and every tail of them. */
+  private readonly phrases = new Set<string>();
+  /** asConcept's phrases (two words or more), by each of their words. */
+  private readonly concepts = new Map<string, (readonly string[])[]>();
+  /** Every word a rule may weigh (idf): the whole index's counts of these are all the reached index needs. */
+  readonly words = new Set<string>();
+  /** byFilePath's paths. */
+  readonly paths: string[] = [];
+
+  constructor(subjects: Iterable<LinkSubject>) {
+    const conceptKeys = new Set<string>();
+    for (const subject of subjects) {
+      const name = nameOf(subject);
+      if (!name) continue;
+      if ('path' in name) {
+        this.paths.push(name.path);
+        continue;
+      }
+      const { code } = name;
+      const codeShaped = isCodeShaped(code);
+      // A person or a document that is not written as code reaches no symbol (byPhrase).
+      if (NOT_CODE.has(subject.type) && !codeShaped) continue;
+      this.names.add(code);
+      if (codeShaped) {
+        const last = segments(code).pop()!;
+        this.names.add(last);
+        this.lowerNames.add(last.toLowerCase());
+      }
+      const tokens = phraseTokens(code);
+      for (const t of tokens) this.words.add(t);
+      for (let k = 0; k < tokens.length; k++) this.phrases.add(tokens.slice(k).join(' '));
+      if (tokens.length >= 2 && !conceptKeys.has(tokens.join(' '))) {
+        conceptKeys.add(tokens.join(' '));
+        for (const t of new Set(tokens)) {
+          const list = this.concepts.get(t);
+          if (list) list.push(tokens);
+          else this.concepts.set(t, [tokens]);
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether a symbol of this name (with these words) may be reached: by its
+   * name, by its words, or as part of a concept that may have the rest of its
+   * words in the symbol's place. Decided once per name; `reaches` decides per symbol.
+   */
+  mayReach(name: string, words: readonly string[]): boolean {
+    return this.byName(name, words) || words.some((w) => this.concepts.get(w)?.some((tokens) => fitsConcept(words, tokens)));
+  }
+
+  /** Whether linking these subjects reaches the symbol. */
+  reaches(s: Pick<IndexedSymbol, 'name' | 'words' | 'pathWords' | 'parentWords'>): boolean {
+    if (this.byName(s.name, s.words)) return true;
+    // A word may be in hundreds of concepts: the symbol's words and place are looked up in a set, not searched for in lists.
+    let words: Set<string> | undefined;
+    const inPlace = (t: string) => (words ??= new Set([...s.pathWords, ...s.parentWords])).has(t);
+    return s.words.some((w) => this.concepts.get(w)?.some((tokens) => fitsConcept(s.words, tokens, inPlace)));
+  }
+
+  private byName(name: string, words: readonly string[]): boolean {
+    return this.names.has(name) || this.lowerNames.has(name.toLowerCase()) || this.phrases.has(words.join(' '));
+  }
+}
+
+/**
+ * asConcept's test of a symbol whose name has a word of the concept: every
+ * word of the concept is in its name or its place (untested when the place is
+ * not known), and the name's other words are not most of it.
+ */
+function fitsConcept(words: readonly string[], tokens: readonly string[], inPlace?: (token: string) => boolean): boolean {
+  if (inPlace && !tokens.every((t) => words.includes(t) || inPlace(t))) return false;
+  // The words the phrase does not cover must not be most of the name: "retry" should not reach `retryParked`'s class via its job.
+  return words.filter((w) => !tokens.includes(w)).length <= tokens.length;
+}
+
 /** A file path names its module. */
-function byFilePath(index: SymbolIndex, raw: string): Link {
-  const rel = raw.replace(/\\/g, '/').replace(/^\.\//, '');
+function byFilePath(index: SymbolIndex, rel: string): Link {
   const mod = index.moduleAt(rel);
   return mod ? { tier: 'exact', symbols: [linked(mod)], score: 1, reason: `names the file ${mod.path}` } : unresolved(`names a file (${rel}) that is not in the index`);
 }
@@ -215,13 +310,9 @@ function asConcept({ index, raw, maxWeak }: Naming, tokens: readonly string[]): 
   const pool = new Set<IndexedSymbol>();
   for (const t of tokens) for (const s of index.byWord.get(t) ?? []) pool.add(s);
   for (const s of pool) {
+    // In the pool, a word of the phrase is in the name.
+    if (!fitsConcept(s.words, tokens, (t) => placeHas(s, t))) continue;
     const nameWords = new Set(s.words);
-    if (!tokens.every((t) => nameWords.has(t) || placeHas(s, t))) continue;
-    const inName = tokens.filter((t) => nameWords.has(t));
-    if (!inName.length) continue;
-    // The words the phrase does not cover must not be most of the name: "retry" should not reach `retryParked`'s class via its job.
-    const uncovered = s.words.filter((w) => !tokens.includes(w)).length;
-    if (uncovered > tokens.length) continue;
     const score = tokens.reduce((n, t) => n + (nameWords.has(t) ? index.idf(t) : 0.6 * index.idf(t)), 0) / weight;
     scored.push({ s, score });
   }

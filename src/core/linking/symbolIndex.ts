@@ -3,13 +3,16 @@ import type { SymbolKind } from '../model/structural.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import { identifierWords, phraseTokens } from './names.js';
 import { stem } from '../../shared/stem.js';
+import { push } from '../../shared/maps.js';
 
 /*
  * The structural symbols as the linker sees them: by exact name, by the words
  * of their name (RetryPolicy → "retry policy"), by file, with the words of
  * where they live (their class, their folder and file) for context. Built
  * from the rows the structural memory supplies (structural/lookup.ts:
- * symbolIndexOf, loadSymbolIndex), so the linker reads no table itself.
+ * symbolSource), so the linker reads no table itself. At index and query
+ * time it holds only the symbols the names being linked can reach (reachedBy),
+ * with the word counts of all of them.
  */
 
 export interface IndexedSymbol extends Omit<SymbolRef, 'id'> {
@@ -49,27 +52,59 @@ export class SymbolIndex {
   /** Modules by their file's name: a path written from a subfolder (`base.py`, `urls/base.py`) is matched among these only. */
   private readonly modulesByBasename = new Map<string, IndexedSymbol[]>();
   readonly bySid = new Map<string, IndexedSymbol>();
+  /** The linkable symbols held (modules aside): every one, or, in an index of what a set of subjects reaches, those. */
   readonly all: IndexedSymbol[] = [];
+  /** How many symbols have each word, and how many symbols there are: of the whole index, also when it holds only what subjects reach. */
   private readonly docFreq = new Map<string, number>();
+  private total = 0;
+  /** Whether docFreq and total were counted over the whole index before it was filled. */
+  private counted = false;
   // A file holds hundreds of symbols and names repeat (`__init__`, `get`): their words are worked out once each.
   private readonly pathWords = new Map<string, readonly string[]>();
   private readonly nameTokens = new Map<string, readonly string[]>();
 
-  /** Built a page of rows at a time, giving the thread back between slices: a large repository has a million symbols. */
-  static async fromPages(pages: AsyncIterable<readonly SymbolRow[]>): Promise<SymbolIndex> {
+  /**
+   * The symbols that linking these subjects can reach, with the word counts of
+   * all of them: first every distinct name with its count (words counted, and
+   * the names that may reach kept), then the rows of those names, each kept if
+   * it reaches. Holds a few thousand symbols where the whole index holds a
+   * million, and links the subjects as the whole index would.
+   */
+  static async reachedBy(reach: Reach, source: SymbolSource): Promise<SymbolIndex> {
     const index = new SymbolIndex([]);
+    index.counted = true;
     const yielder = new Yielder();
-    for await (const rows of pages) {
-      for (const r of rows) {
-        index.add(r);
+    const names: string[] = [];
+    for await (const page of source.names()) {
+      for (const { name, n } of page) {
+        const words = phraseTokens(name);
+        index.total += n;
+        for (const w of new Set(words)) if (reach.words.has(w)) index.docFreq.set(w, (index.docFreq.get(w) ?? 0) + n);
+        if (reach.mayReach(name, words)) {
+          names.push(name);
+          index.nameTokens.set(name, words);
+        }
         if (yielder.due()) await yielder.yield();
       }
     }
+    // Most rows of a name that may reach do not: they are tested on their words before a symbol is made of them.
+    const keep = (r: SymbolRow) => {
+      if (r.kind === 'module' || reach.reaches({ name: r.name, words: index.tokensOf(r.name), pathWords: index.wordsOfPath(r.path), parentWords: r.parent_name ? index.tokensOf(r.parent_name) : NO_WORDS })) index.add(index.symbolOf(r));
+    };
+    for (const r of await source.modulesAt(reach.paths)) keep(r);
+    for await (const rows of source.rowsNamed(names)) {
+      for (const r of rows) {
+        keep(r);
+        if (yielder.due()) await yielder.yield();
+      }
+    }
+    // Names shared by many symbols are worked out once each while filling; the cache is not needed to link.
+    index.nameTokens.clear();
     return index;
   }
 
   constructor(rows: readonly SymbolRow[]) {
-    for (const r of rows) this.add(r);
+    for (const r of rows) this.add(this.symbolOf(r));
   }
 
   private wordsOfPath(rel: string): readonly string[] {
@@ -90,8 +125,8 @@ export class SymbolIndex {
     return tokens;
   }
 
-  private add(r: SymbolRow): void {
-    const s: IndexedSymbol = {
+  private symbolOf(r: SymbolRow): IndexedSymbol {
+    return {
       sid: r.sid,
       name: r.name,
       qname: r.qname,
@@ -106,21 +141,25 @@ export class SymbolIndex {
       pathWords: this.wordsOfPath(r.path),
       parentWords: r.parent_name ? this.tokensOf(r.parent_name) : NO_WORDS,
     };
+  }
+
+  private add(s: IndexedSymbol): void {
     this.bySid.set(s.sid, s);
-    if (r.kind === 'module') {
-      this.modulesByPath.set(r.path, s);
-      push(this.modulesByBasename, r.path.slice(r.path.lastIndexOf('/') + 1), s);
+    if (s.kind === 'module') {
+      this.modulesByPath.set(s.path, s);
+      push(this.modulesByBasename, s.path.slice(s.path.lastIndexOf('/') + 1), s);
       return;
     }
-    if (!LINKABLE.has(r.kind)) return;
+    if (!LINKABLE.has(s.kind)) return;
     this.all.push(s);
-    push(this.byName, r.name, s);
-    push(this.byLowerName, r.name.toLowerCase(), s);
+    push(this.byName, s.name, s);
+    push(this.byLowerName, s.name.toLowerCase(), s);
     push(this.byWords, s.words.join(' '), s);
     for (const w of new Set(s.words)) {
       push(this.byWord, w, s);
-      this.docFreq.set(w, (this.docFreq.get(w) ?? 0) + 1);
+      if (!this.counted) this.docFreq.set(w, (this.docFreq.get(w) ?? 0) + 1);
     }
+    if (!this.counted) this.total++;
   }
 
   /** The module of a file given by its path relative to the workspace, or by a tail of it (`urls/base.py`). */
@@ -131,27 +170,44 @@ export class SymbolIndex {
     return (this.modulesByBasename.get(base) ?? []).find((m) => m.path.endsWith('/' + rel));
   }
 
+  /** How many linkable symbols the whole index has (modules aside). */
   get size(): number {
-    return this.all.length;
+    return this.total;
   }
 
   /** How rare a name word is among the symbols: common words (get, service, data) weigh little. */
   idf(word: string): number {
-    return Math.log(1 + this.all.length / (1 + (this.docFreq.get(word) ?? 0)));
-  }
-
-  /** Names usable as prose phrases by the offline extractor: types and constants. */
-  phraseNames(): string[] {
-    const out = new Set<string>();
-    for (const s of this.all) {
-      if (s.kind === 'class' || s.kind === 'interface' || s.kind === 'enum' || s.kind === 'type' || (s.kind === 'constant' || s.kind === 'field') && /^[A-Z][A-Z0-9_]+$/.test(s.name)) out.add(s.name);
-    }
-    return [...out].sort();
+    return Math.log(1 + this.total / (1 + (this.docFreq.get(word) ?? 0)));
   }
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** What a set of subjects can reach, by name and by symbol (link.ts's LinkReach, which knows the linking rules). */
+export interface Reach {
+  /** The words the rules weigh: their counts over the whole index are kept. */
+  readonly words: ReadonlySet<string>;
+  /** Files named by path, whose modules are read. */
+  readonly paths: readonly string[];
+  /** Whether some symbol of this name may be reached (its rows are then read). */
+  mayReach(name: string, words: readonly string[]): boolean;
+  /** Whether this symbol is reached (it is then held). */
+  reaches(s: Pick<IndexedSymbol, 'name' | 'words' | 'pathWords' | 'parentWords'>): boolean;
 }
+
+/** Where an index of what subjects reach reads its symbols (the structural memory: structural/lookup.ts). */
+export interface SymbolSource {
+  /** Every distinct name of a linkable symbol, with how many symbols have it. */
+  names(): AsyncIterable<readonly { name: string; n: number }[]>;
+  /** The linkable symbols of these names. */
+  rowsNamed(names: readonly string[]): AsyncIterable<readonly SymbolRow[]>;
+  /** The modules of files at these paths, or whose paths end with them (`urls/base.py`). */
+  modulesAt(paths: readonly string[]): Promise<readonly SymbolRow[]>;
+}
+
+/** The kinds the linker links, modules aside (a SymbolSource's rows are of these). */
+export const LINKABLE_KINDS: readonly SymbolKind[] = [...LINKABLE];
+
+/** Whether a symbol's name is usable as a prose phrase by the offline extractor: a type's, or a constant's written in capitals. */
+export function isPhraseName(kind: SymbolKind, name: string): boolean {
+  return kind === 'class' || kind === 'interface' || kind === 'enum' || kind === 'type' || ((kind === 'constant' || kind === 'field') && /^[A-Z][A-Z0-9_]+$/.test(name));
+}
+

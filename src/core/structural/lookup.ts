@@ -4,10 +4,13 @@ import { TenureError } from '../../shared/errors.js';
 import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { SymbolIndex, type SymbolRow } from '../linking/symbolIndex.js';
+import { createHash } from 'node:crypto';
+import { LINKABLE_KINDS, SymbolIndex, isPhraseName, type Reach, type SymbolRow, type SymbolSource } from '../linking/symbolIndex.js';
+import type { SymbolKind } from '../model/structural.js';
 import type { UnreadLanguage } from './inventory/discover.js';
 import { READ_LANGUAGE_NAMES, languageForPath, unreadLanguageForPath } from './inventory/languages.js';
 import { unreadLanguages } from './store.js';
+import { push } from '../../shared/maps.js';
 
 /*
  * The symbol namespace, the seam where the memories meet: what a person or
@@ -313,48 +316,103 @@ export async function symbolsNamedLike(db: Db, words: readonly string[], limit =
   );
 }
 
-/**
- * Every symbol with its file and the type or namespace it is a member of, as the linker indexes them: a page at a
- * time, in id order, so a large repository's million rows are never all held at once beside the index built from them.
- */
-export async function* symbolRows(db: Db, pageSize = 5000): AsyncGenerator<SymbolRow[]> {
-  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const page = await db.all<SymbolRow & { id: number }>(
-      `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
-       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
-       WHERE s.id > ? ORDER BY s.id LIMIT ?`,
-      [after, pageSize],
-    );
-    if (!page.length) return;
-    yield page;
-    if (page.length < pageSize) return;
-    after = page[page.length - 1]!.id;
+/** A symbol as the linker indexes it: with its file and the type or namespace it is a member of. */
+const LINKER_SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
+       FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`;
+const LINKABLE_IN = `(${LINKABLE_KINDS.map((k) => `'${k}'`).join(', ')})`;
+/** Bound parameters per statement: SQLite's default limit is 32,766; a page of names or ids stays far below it. */
+const NAMES_PER_QUERY = 500;
+
+/** The structural memory as a source of the symbols a set of link subjects reaches (SymbolIndex.reachedBy). */
+export function symbolSource(db: Db, pageSize = 5000): SymbolSource {
+  return {
+    async *names() {
+      for (let after = ''; ; ) {
+        const page = await db.all<{ name: string; n: number }>(
+          `SELECT name, count(*) AS n FROM symbols WHERE name > ? AND kind IN ${LINKABLE_IN} GROUP BY name ORDER BY name LIMIT ?`,
+          [after, pageSize],
+        );
+        if (!page.length) return;
+        yield page;
+        if (page.length < pageSize) return;
+        after = page[page.length - 1]!.name;
+      }
+    },
+    async *rowsNamed(names) {
+      for (let i = 0; i < names.length; i += NAMES_PER_QUERY) {
+        const batch = names.slice(i, i + NAMES_PER_QUERY);
+        yield await db.all<SymbolRow>(`${LINKER_SELECT} WHERE s.name IN (${batch.map(() => '?').join(', ')}) AND s.kind IN ${LINKABLE_IN} ORDER BY s.id`, batch);
+      }
+    },
+    async modulesAt(paths) {
+      if (!paths.length) return [];
+      // One read of the file list, matched by file name: a LIKE per path would scan every symbol once per path.
+      const wanted = new Map<string, string[]>();
+      for (const rel of new Set(paths)) push(wanted, rel.slice(rel.lastIndexOf('/') + 1), rel);
+      const ids: number[] = [];
+      for (const f of await db.all<{ id: number; path: string }>('SELECT id, path FROM files')) {
+        if (wanted.get(f.path.slice(f.path.lastIndexOf('/') + 1))?.some((rel) => f.path === rel || f.path.endsWith('/' + rel))) ids.push(f.id);
+      }
+      const out: SymbolRow[] = [];
+      for (let i = 0; i < ids.length; i += NAMES_PER_QUERY) {
+        const batch = ids.slice(i, i + NAMES_PER_QUERY);
+        out.push(...(await db.all<SymbolRow>(`${LINKER_SELECT} WHERE s.file_id IN (${batch.map(() => '?').join(', ')}) AND s.kind = 'module' ORDER BY s.id`, batch)));
+      }
+      return out;
+    },
+  };
+}
+
+/** The linker's index of the symbols linking these subjects can reach, with the whole index's word counts. */
+export async function reachedSymbolIndex(db: Db, reach: Reach): Promise<SymbolIndex> {
+  return SymbolIndex.reachedBy(reach, symbolSource(db));
+}
+
+/** Names usable as prose phrases by the offline extractor (types, and constants written in capitals), sorted, each once. */
+export async function phraseNames(db: Db): Promise<string[]> {
+  const rows = await db.all<{ name: string; kind: SymbolKind }>("SELECT DISTINCT name, kind FROM symbols WHERE kind IN ('class', 'interface', 'enum', 'type', 'constant', 'field')");
+  return [...new Set(rows.filter((r) => isPhraseName(r.kind, r.name)).map((r) => r.name))].sort();
+}
+
+/** How many symbols the linker can link (modules aside). */
+export async function linkableSymbolCount(db: Db): Promise<number> {
+  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols WHERE kind IN ${LINKABLE_IN}`))?.n ?? 0;
+}
+
+/** How many linkable symbols have this name: whether a name as written in a document denotes one symbol. */
+export async function linkableSymbolsNamed(db: Db, name: string): Promise<number> {
+  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols WHERE name = ? AND kind IN ${LINKABLE_IN}`, [name]))?.n ?? 0;
+}
+
+/** These symbols, with where each ends (a sid shared by generated code: the last of them). */
+export async function symbolsBySid(db: Db, sids: readonly string[]): Promise<Map<string, SymbolRef & { endLine: number }>> {
+  const out = new Map<string, SymbolRef & { endLine: number }>();
+  const unique = [...new Set(sids)];
+  for (let i = 0; i < unique.length; i += NAMES_PER_QUERY) {
+    const batch = unique.slice(i, i + NAMES_PER_QUERY);
+    for (const r of await db.all<Row>(`${SELECT} WHERE s.sid IN (${batch.map(() => '?').join(', ')}) ORDER BY s.id`, batch)) out.set(r.sid, { ...ref(r), endLine: r.end_line });
   }
+  return out;
 }
 
-/** The linker's index of a database's symbols, built from them now. */
-export async function loadSymbolIndex(db: Db): Promise<SymbolIndex> {
-  return SymbolIndex.fromPages(symbolRows(db));
+/** The linkable symbols of one file, with their line ranges: where a line of it sits. */
+export async function symbolSpansIn(db: Db, rel: string): Promise<{ sid: string; line: number; endLine: number }[]> {
+  return db.all(`SELECT s.sid, s.line, s.end_line AS endLine FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ? AND s.kind IN ${LINKABLE_IN} ORDER BY s.id`, [rel]);
 }
-
-const INDEXES = new WeakMap<Db, { key: string; index: SymbolIndex }>();
 
 /**
- * The linker's index of a database's symbols, built once and kept until the
- * symbols change (a query path asks for it on every question; building it
- * reads every symbol). The key is the structural memory's write stamp with
- * the symbol count and highest id, which artifact imports also move.
+ * A fingerprint of every symbol id, in sid order, read a page at a time: it
+ * moves when any symbol is added, removed or renamed, from source or from an
+ * imported artifact.
  */
-export async function symbolIndexOf(db: Db): Promise<SymbolIndex> {
-  const k = await db.get<{ stamp: string | null; n: number; top: number | null }>(
-    "SELECT (SELECT value FROM meta WHERE key = 'structural.indexedAt') AS stamp, count(*) AS n, max(id) AS top FROM symbols",
-  );
-  const key = `${k?.stamp ?? ''}:${k?.n ?? 0}:${k?.top ?? 0}`;
-  const hit = INDEXES.get(db);
-  if (hit?.key === key) return hit.index;
-  const index = await loadSymbolIndex(db);
-  INDEXES.set(db, { key, index });
-  return index;
+export async function symbolIdsFingerprint(db: Db, pageSize = 20_000): Promise<string> {
+  const hash = createHash('sha256');
+  for (let after = { sid: '', id: Number.MIN_SAFE_INTEGER }; ; ) {
+    const page = await db.all<{ sid: string; id: number }>('SELECT sid, id FROM symbols WHERE (sid, id) > (?, ?) ORDER BY sid, id LIMIT ?', [after.sid, after.id, pageSize]);
+    for (const r of page) hash.update(r.sid).update('\n');
+    if (page.length < pageSize) return hash.digest('hex');
+    after = page[page.length - 1]!;
+  }
 }
 
 // ---------------------------------------------------------------- reads other memories make through the seam

@@ -1,8 +1,7 @@
-import { loadSymbolIndex } from '../../structural/lookup.js';
+import { linkableSymbolCount, phraseNames } from '../../structural/lookup.js';
 import { LlmRunner, estimateTokens, messagesTokens } from '../../llm/runner.js';
 import { HashingEmbedder } from '../../llm/offline.js';
 import type { ChatModel } from '../../llm/types.js';
-import { SymbolIndex } from '../../linking/symbolIndex.js';
 import type { Db } from '../../store/db.js';
 import { chunkText, type ChunkOptions } from '../chunk.js';
 import { buildGraph, type ChunkExtraction, type KnowledgeGraph } from '../graph.js';
@@ -188,9 +187,11 @@ async function costEstimate(chat: ChatModel, run: DryRun, db: Db | undefined, op
 export async function surveyKnowledge(root: string, db: Db | undefined, options: SurveyOptions = {}): Promise<Survey> {
   const t0 = performance.now();
   const set = await collectSources(root, options.sources ?? {});
-  const symbols = db ? await loadSymbolIndex(db).catch(() => new SymbolIndex([])) : new SymbolIndex([]);
-  const run = dryRun(set.documents, new Vocabulary(symbols.phraseNames()), options);
-  const { thin, warnings } = corpusWarnings(run, set.commits, symbols.size);
+  // A database without the structural tables yet has no symbols to name.
+  const names = db ? await phraseNames(db).catch(() => []) : [];
+  const symbols = db ? await linkableSymbolCount(db).catch(() => 0) : 0;
+  const run = dryRun(set.documents, new Vocabulary(names), options);
+  const { thin, warnings } = corpusWarnings(run, set.commits, symbols);
   const estimate = options.chat && options.chat.provider !== 'offline' ? await costEstimate(options.chat, run, db, options) : undefined;
   return {
     documents: { total: set.documents.length, byKind: run.byKind, words: run.words, tokens: run.tokens, bytes: run.bytes },

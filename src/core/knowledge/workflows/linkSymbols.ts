@@ -1,10 +1,9 @@
 import * as path from 'node:path';
 import { readWorkspaceText } from '../../repo/read.js';
-import { linkEntity } from '../../linking/link.js';
-import type { SymbolIndex } from '../../linking/symbolIndex.js';
+import { LinkReach, linkEntity } from '../../linking/link.js';
 import { sha256 } from '../../llm/runner.js';
 import type { LinkTier } from '../../model/tiers.js';
-import { indexedFiles } from '../../structural/lookup.js';
+import { indexedFiles, reachedSymbolIndex, symbolIdsFingerprint, symbolSpansIn } from '../../structural/lookup.js';
 import { citableDocuments } from '../store/documents.js';
 import { codeNeighbours, entitiesToLink } from '../store/graph.js';
 import { replaceLinks, type CitationToWrite, type LinkToWrite } from '../store/links.js';
@@ -16,10 +15,6 @@ import type { GraphFreshness, RunContext, WorkflowOutput } from './types.js';
  * link tier (kn_links), and the code comments that cite a document
  * (kn_citations). Skipped when neither the graph nor the code changed.
  */
-
-export interface LinkInput extends GraphFreshness {
-  readonly symbols: SymbolIndex;
-}
 
 /**
  * The documents code may name, by their file name (`0007-retry.md`, after a
@@ -142,46 +137,42 @@ export function citationsIn(file: string, text: string, needles: Needles, symbol
 }
 
 /** Comments and strings in the indexed code that name a document: each file read once, scanned once for every document. */
-async function findCitations(ctx: RunContext, index: SymbolIndex, files: readonly string[]): Promise<CitationToWrite[]> {
+async function findCitations(ctx: RunContext, files: readonly string[]): Promise<CitationToWrite[]> {
   const needles = new Needles(await citableDocuments(ctx.db));
   if (!needles.size) return [];
-  const bySymbolFile = new Map<string, { sid: string; line: number; endLine: number }[]>();
-  for (const s of index.all) {
-    const list = bySymbolFile.get(s.path);
-    const entry = { sid: s.sid, line: s.line, endLine: s.endLine };
-    if (list) list.push(entry);
-    else bySymbolFile.set(s.path, [entry]);
-  }
   const out: CitationToWrite[] = [];
   for (const f of files) {
     const text = readWorkspaceText(ctx.root, path.join(ctx.root, f));
-    if (text === undefined) continue;
-    out.push(...citationsIn(f, text, needles, bySymbolFile.get(f) ?? []));
+    // Most files cite nothing: their symbols are not read.
+    if (text === undefined || !needles.matches(text).length) continue;
+    out.push(...citationsIn(f, text, needles, await symbolSpansIn(ctx.db, f)));
   }
   return out;
 }
 
-export async function linkSymbols(ctx: RunContext, input: LinkInput): Promise<WorkflowOutput<{ symbolsHash: string }>> {
+export async function linkSymbols(ctx: RunContext, input: GraphFreshness): Promise<WorkflowOutput<{ symbolsHash: string }>> {
   const { db } = ctx;
-  const index = input.symbols;
   // Links depend on the graph, the symbols and the code's comments (citations): files' hashes cover all three sides of the code.
   const files = await indexedFiles(db);
   const byPath = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const symbolsHash = sha256(JSON.stringify([index.all.map((s) => s.sid).sort(), byPath.map((f) => [f.path, f.hash])]));
+  const symbolsHash = sha256(JSON.stringify([await symbolIdsFingerprint(db), byPath.map((f) => [f.path, f.hash])]));
   if (input.graphUnchanged && (await lastSymbolsHash(db)) === symbolsHash) return { stats: { unchanged: 1 }, output: { symbolsHash } };
   // Identifiers the entity is related to (named in the same sentence, or related by the model): they tell apart
   // symbols that share a name. Not the whole chunk: a thread that names RetryPolicy.ts once does not make every
   // "max attempts" in it the TypeScript one.
   const context = await codeNeighbours(db);
+  const subjects = (await entitiesToLink(db)).map((e) => ({ id: e.id, name: e.name, type: e.type, context: context.get(e.id) ?? [] }));
+  // Only the symbols these names can reach are read: a repository's million symbols are not held to link its documents.
+  const index = await reachedSymbolIndex(db, new LinkReach(subjects));
   const links: LinkToWrite[] = [];
   const tiers: Record<LinkTier, number> = { exact: 0, strong: 0, weak: 0, unresolved: 0 };
-  for (const e of await entitiesToLink(db)) {
-    const link = linkEntity(index, { name: e.name, type: e.type, context: context.get(e.id) ?? [] });
+  for (const e of subjects) {
+    const link = linkEntity(index, e);
     tiers[link.tier]++;
     if (!link.symbols.length) links.push({ entityId: e.id, tier: 'unresolved', sid: null, score: 0, reason: link.reason });
     for (const s of link.symbols) links.push({ entityId: e.id, tier: link.tier, sid: s.sid, score: link.score, reason: link.reason });
   }
-  const citations = await findCitations(ctx, index, files.filter((f) => !f.skipped).map((f) => f.path));
+  const citations = await findCitations(ctx, files.filter((f) => !f.skipped).map((f) => f.path));
   await db.write((w) => replaceLinks(w, links, citations));
-  return { stats: { ...tiers, citations: citations.length, symbols: index.size }, output: { symbolsHash } };
+  return { stats: { ...tiers, citations: citations.length, symbols: index.size, symbolsRead: index.all.length }, output: { symbolsHash } };
 }

@@ -2,6 +2,7 @@ import { DATA_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structu
 import type { Db } from '../../store/db.js';
 import type { SiteTuple } from '../schema.js';
 import type { ImplementationFact, Loc, ResolutionBatch, SiteVerdict, SymbolAnchor } from './types.js';
+import { push } from '../../../shared/maps.js';
 
 /*
  * A resolver's batch (locations and symbol ids) turned into edge rows, in
@@ -267,12 +268,6 @@ class ExistingEdges {
   at(site: InvSite | undefined, fileId: number, loc: Loc): readonly EdgeRow[] {
     return site ? (this.bySite.get(site.id) ?? []) : (this.byLoc.get(`${fileId}:${loc.line}:${loc.col}`) ?? []);
   }
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 /** The edits a batch makes to the edges, gathered verdict by verdict and written at once. */

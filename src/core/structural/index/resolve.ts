@@ -4,7 +4,8 @@ import type { EdgeTier } from '../../model/tiers.js';
 import { absolutePython, ModuleTable, submodule } from './modules.js';
 import { inherits } from './pendingSites.js';
 import { moduleKey, type Edge, type FileEntry, type Import, type Site, type StructuralState, type Sym } from './state.js';
-import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, MAX_WORKSPACE_CANDIDATES, memberTargets, preferCallables, push } from './targets.js';
+import { bareTargets, ConfigKeyIndex, CONTAINER, DATA_MEMBER_TARGETS, MAX_CANDIDATES, MAX_DATA_CANDIDATES, MAX_WORKSPACE_CANDIDATES, memberTargets, preferCallables } from './targets.js';
+import { push } from '../../../shared/maps.js';
 
 /**
  * Name resolution for the inventory: turns use sites into tiered edges

@@ -8,6 +8,7 @@ import type { SiteTuple } from '../schema.js';
 import { PendingSites } from './pendingSites.js';
 import { fnv1a } from '../../../shared/hash.js';
 import { CompactMultimap } from '../../../shared/compactMultimap.js';
+import { push } from '../../../shared/maps.js';
 
 export type { Site } from './pendingSites.js';
 
@@ -94,12 +95,6 @@ export interface Edge {
   col: number;
   /** How a call is bound where it is not the ordinary way (`super.m()`, a call through a property). */
   binding: EdgeBinding | null;
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 function remove<K, V>(map: Map<K, V[]>, key: K, value: V): void {

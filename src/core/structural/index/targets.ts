@@ -1,6 +1,7 @@
 import { DATA_KINDS, TYPE_KINDS, type EdgeKind, type SymbolKind } from '../../model/structural.js';
 import type { LanguageSpec } from '../inventory/languages.js';
 import type { Site, Sym } from './state.js';
+import { push } from '../../../shared/maps.js';
 
 /*
  * What a use site may bind to, by its kind and shape (bare name, member,
@@ -19,7 +20,6 @@ export const MAX_DATA_CANDIDATES = 8;
  * scope) reaches as many before it is only a name: such lists grow with the repository, not the file.
  */
 export const MAX_WORKSPACE_CANDIDATES = 8;
-
 
 export const CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor', 'class']);
 export const MEMBER_CALL_TARGETS: ReadonlySet<SymbolKind> = new Set(['function', 'method']);
@@ -98,12 +98,6 @@ export class ConfigKeyIndex {
   under(prefix: string): Sym[] {
     return this.keys.filter((k) => k.qname.startsWith(`${prefix}.`) && !this.parents.has(k.id));
   }
-}
-
-export function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 export function allowedFor(kind: EdgeKind): ReadonlySet<SymbolKind> {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { TYPE_KINDS } from '../../../model/structural.js';
 import type { SymbolRef } from '../../../model/symbolRef.js';
+import { push } from '../../../../shared/maps.js';
 
 /**
  * The inventory's view of a workspace's Java (or any) source symbols, as
@@ -104,8 +105,3 @@ export class SourceIndex {
   }
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
