@@ -7,11 +7,11 @@ import { openWorkspace } from '../../src/core/workspace';
 import { copyExample } from '../helpers/fixtures';
 import { dumpDiff, dumpIndex, type IndexDump } from '../helpers/indexDump';
 
-/** Indexes a copy of the example with sites spilled past `spill` bytes, edits a file, and dumps the index after each. */
+/** Indexes a copy of the example with sites and symbol records spilled past `spill` bytes, edits a file, and dumps the index after each. */
 async function indexWith(spill: number | undefined): Promise<{ first: IndexDump; edited: IndexDump }> {
   const ex = copyExample();
   const ws = await openWorkspace(ex.root);
-  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000, ...(spill !== undefined ? { siteSpillBytes: spill } : {}) });
+  const indexer = await StructuralIndexer.create(ws, { workers: 1, parseBudgetMs: 60_000, ...(spill !== undefined ? { spillBytes: spill } : {}) });
   try {
     await indexer.indexAll();
     const first = await dumpIndex(ws.db);
@@ -26,14 +26,15 @@ async function indexWith(spill: number | undefined): Promise<{ first: IndexDump;
   }
 }
 
-describe('a write whose sites go to a temporary file', () => {
+describe('a write whose sites and symbol records go to temporary files', () => {
   it('indexes exactly what an index held in memory does, first and after an edit, and leaves no temporary file', async () => {
-    const before = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('tenure-sites-'));
+    const temporary = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('tenure-sites-') || d.startsWith('tenure-symbols-'));
+    const before = temporary();
     const inMemory = await indexWith(undefined);
     const spilled = await indexWith(1);
     assert.ok(inMemory.first.edges.length > 100, 'the example has edges to compare');
     assert.deepEqual(dumpDiff(spilled.first, inMemory.first), []);
     assert.deepEqual(dumpDiff(spilled.edited, inMemory.edited), []);
-    assert.deepEqual(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('tenure-sites-')), before);
+    assert.deepEqual(temporary(), before);
   });
 });

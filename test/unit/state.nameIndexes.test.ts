@@ -74,7 +74,6 @@ describe('working set: the files that use a site name', () => {
 describe('working set: the symbols of a name', () => {
   const sym = (id: number, fileId: number, name: string): Sym => ({
     id, sidKey: id, name, qname: name, kind: 'function', fileId, parentId: null, exported: true,
-    unwritten: { sid: `ts src/f${fileId}.ts/${name}().`, line: 1, col: 0, endLine: 1, endCol: 0 },
   });
   const ids = (state: StructuralState, name: string) => state.symbolsNamed(name).map((s) => s.id).sort((a, b) => a - b);
 

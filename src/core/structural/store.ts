@@ -1,6 +1,6 @@
 import type { SymbolKind } from '../model/structural.js';
 import type { SkipKind } from '../model/skips.js';
-import { sidKeyOf, specOf, type Edge, type FileEntry, type Site, type StructuralState } from './index/state.js';
+import { sidKeyOf, specOf, type Edge, type FileEntry, type Site, type StructuralState, type SymbolRecord } from './index/state.js';
 import { siteOf } from './index/pendingSites.js';
 import { Yielder } from '../../shared/yielder.js';
 import { deferIndexes, deleteWhereIn, insertRows, type Cell } from '../store/bulk.js';
@@ -126,7 +126,7 @@ export class StructuralStore {
       // The sid and place stay in the store: the working set keeps the sid's key (see Sym).
       state.addSymbol({
         id: s.id, sidKey: sidKeyOf(s.sid), name: s.name, qname: s.qname, kind: s.kind, fileId: s.file_id, parentId: s.parent_id,
-        exported: s.exported === 1, unwritten: null,
+        exported: s.exported === 1,
       });
     }
     // Sites stay in the store; the working set keeps their names. A file's sites are one JSON text, parsed whole: check the clock after each file.
@@ -248,13 +248,14 @@ async function writeFileRows(db: Db, state: StructuralState, files: readonly Fil
     const siteRows: Cell[][] = [];
     const importRows: Cell[][] = [];
     for (const f of files.slice(start, start + FILE_ROWS_SLICE)) {
-      for (const s of state.symbolsByFile.get(f.id) ?? []) {
-        const r = s.unwritten;
-        if (!r) continue; // stored already, by this write or an earlier one
-        symbolRows.push([s.id, r.sid, s.name, s.qname, s.kind, s.fileId, s.parentId, r.line, r.col, r.endLine, r.endCol, s.exported ? 1 : 0]);
-        // Stored: the working set lets the record go (a write that fails reloads the working set from the store).
-        s.unwritten = null;
+      // None when stored already, by this write or an earlier one.
+      const records = state.unwrittenSymbols.text(f.id);
+      for (const [id, sid, line, col, endLine, endCol] of records ? (JSON.parse(records) as SymbolRecord[]) : []) {
+        const s = state.symbols.get(id)!;
+        symbolRows.push([s.id, sid, s.name, s.qname, s.kind, s.fileId, s.parentId, line, col, endLine, endCol, s.exported ? 1 : 0]);
       }
+      // Stored: the working set lets the records go (a write that fails reloads the working set from the store).
+      state.unwrittenSymbols.delete(f.id);
       siteRows.push([f.id, state.pendingSites.text(f.id) ?? '[]']);
       for (const i of state.importsByFile.get(f.id) ?? []) importRows.push([i.id, i.fileId, i.ownerId, i.module, i.name, i.local, i.wildcard ? 1 : 0, i.targets[0] ?? null, i.line, i.col]);
       if (yielder.due()) await yielder.yield();

@@ -21,8 +21,8 @@ export interface IndexerOptions {
   /** Parse workers; defaults to the cores available, at most 4. */
   readonly workers?: number;
   readonly maxFileBytes?: number;
-  /** Site text one write keeps in memory before it goes to a temporary file (PendingSites); the default suits every size. */
-  readonly siteSpillBytes?: number;
+  /** Site text and symbol records one write keeps in memory, each, before they go to a temporary file (FileTexts); the default suits every size. */
+  readonly spillBytes?: number;
   /** Per-file parse budget. */
   readonly parseBudgetMs?: number;
   readonly exclude?: readonly string[];
@@ -147,7 +147,7 @@ export class StructuralIndexer {
     readonly workspace: Workspace,
     private readonly options: IndexerOptions,
   ) {
-    this.state = new StructuralState(this.options.siteSpillBytes);
+    this.state = new StructuralState(this.options.spillBytes);
     this.resolver = new Resolver(this.state);
     this.store = new StructuralStore(workspace.db);
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
@@ -194,8 +194,8 @@ export class StructuralIndexer {
 
   /** Drops the working set; the next use loads it from SQLite again. */
   private forget(): void {
-    this.state.releaseSites();
-    this.state = new StructuralState(this.options.siteSpillBytes);
+    this.state.releasePending();
+    this.state = new StructuralState(this.options.spillBytes);
     this.resolver = new Resolver(this.state);
     this.loaded = false;
   }
@@ -521,8 +521,8 @@ export class StructuralIndexer {
         },
       );
     } finally {
-      // Written or not, the batch's sites are let go (a temporary file with them, when they went to one).
-      this.state.releaseSites();
+      // Written or not, the batch's sites and symbol records are let go (temporary files with them, when they went to some).
+      this.state.releasePending();
     }
     this.generation = written.generation;
     const t2 = performance.now();

@@ -1,6 +1,4 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { FileTexts } from './fileTexts.js';
 import type { EdgeKind, SiteNameIs } from '../../model/structural.js';
 import type { SiteTuple } from '../schema.js';
 
@@ -28,24 +26,19 @@ export function inherits(kind: EdgeKind): boolean {
 /**
  * The use sites of the files a batch writes, from the moment a file is taken
  * in until its edges are resolved: one JSON text per file, in the form
- * `file_sites` stores. Text, not objects: a first index of a large repository
- * has millions of sites, and held as objects they were most of its memory
- * (and of the garbage collector's work). Past `spillBytes` the texts go to a
- * temporary file and are read back one file at a time, so what a batch holds
- * in memory stays bounded whatever the size of the repository.
+ * `file_sites` stores (FileTexts: in a temporary file past its bound).
  *
  * Inheritance sites (`extends`, `implements`) are also kept as objects:
  * resolution reads all of them before any other site (member lookup needs
  * the hierarchy), and they are few.
  */
 export class PendingSites {
-  private readonly held = new Map<number, string>();
-  private readonly spilled = new Map<number, { readonly offset: number; readonly length: number }>();
+  private readonly texts: FileTexts;
   private readonly inheritanceOf = new Map<number, Site[]>();
-  private heldBytes = 0;
-  private spill: { dir: string; fd: number; end: number } | undefined;
 
-  constructor(private readonly spillBytes = DEFAULT_SPILL_BYTES) {}
+  constructor(spillBytes?: number) {
+    this.texts = new FileTexts('sites', spillBytes);
+  }
 
   /** A file's sites (replacing any it had here). */
   put(fileId: number, tuples: readonly SiteTuple[]): void {
@@ -53,60 +46,31 @@ export class PendingSites {
     const inheritance: Site[] = [];
     for (const t of tuples) if (inherits(t[2])) inheritance.push(siteOf(fileId, t));
     if (inheritance.length) this.inheritanceOf.set(fileId, inheritance);
-    const text = JSON.stringify(tuples);
-    if (!this.spill && this.heldBytes + text.length <= this.spillBytes) {
-      this.held.set(fileId, text);
-      this.heldBytes += text.length;
-      return;
-    }
-    if (!this.spill) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tenure-sites-'));
-      this.spill = { dir, fd: fs.openSync(path.join(dir, 'sites'), 'w+'), end: 0 };
-      for (const [id, held] of this.held) this.append(id, held);
-      this.held.clear();
-      this.heldBytes = 0;
-    }
-    this.append(fileId, text);
-  }
-
-  private append(fileId: number, text: string): void {
-    const bytes = Buffer.from(text, 'utf8');
-    fs.writeSync(this.spill!.fd, bytes, 0, bytes.length, this.spill!.end);
-    this.spilled.set(fileId, { offset: this.spill!.end, length: bytes.length });
-    this.spill!.end += bytes.length;
+    this.texts.put(fileId, JSON.stringify(tuples));
   }
 
   delete(fileId: number): void {
-    const held = this.held.get(fileId);
-    if (held !== undefined) this.heldBytes -= held.length;
-    this.held.delete(fileId);
-    this.spilled.delete(fileId);
+    this.texts.delete(fileId);
     this.inheritanceOf.delete(fileId);
   }
 
   /** The files held, in the order they were put. */
   files(): number[] {
-    return [...this.held.keys(), ...this.spilled.keys()];
+    return this.texts.files();
   }
 
   get size(): number {
-    return this.held.size + this.spilled.size;
+    return this.texts.size;
   }
 
   /** Whether the texts are in a temporary file rather than in memory. */
   get spilledToDisk(): boolean {
-    return this.spill !== undefined;
+    return this.texts.spilledToDisk;
   }
 
   /** A file's sites as `file_sites` stores them. */
   text(fileId: number): string | undefined {
-    const held = this.held.get(fileId);
-    if (held !== undefined) return held;
-    const at = this.spilled.get(fileId);
-    if (!at) return undefined;
-    const bytes = Buffer.alloc(at.length);
-    fs.readSync(this.spill!.fd, bytes, 0, at.length, at.offset);
-    return bytes.toString('utf8');
+    return this.texts.text(fileId);
   }
 
   /** A file's sites as objects, read when resolution comes to it. */
@@ -122,20 +86,10 @@ export class PendingSites {
 
   /** Lets every file go, and the temporary file with them. */
   clear(): void {
-    this.held.clear();
-    this.spilled.clear();
+    this.texts.clear();
     this.inheritanceOf.clear();
-    this.heldBytes = 0;
-    if (this.spill) {
-      fs.closeSync(this.spill.fd);
-      fs.rmSync(this.spill.dir, { recursive: true, force: true });
-      this.spill = undefined;
-    }
   }
 }
-
-/** Site text a batch keeps in memory before it goes to a temporary file (UTF-16 code units: about the bytes of ASCII text). */
-export const DEFAULT_SPILL_BYTES = 64 * 1024 * 1024;
 
 /** A stored site tuple as the resolver reads it. */
 export function siteOf(fileId: number, [id, ownerId, kind, name, receiver, receiverType, line, col, dynamic, nameIs]: SiteTuple): Site {

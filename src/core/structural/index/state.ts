@@ -6,6 +6,7 @@ import { languageById, type LanguageSpec } from '../inventory/languages.js';
 import { moduleIdentity, moduleSid, nameDefinitions } from '../inventory/naming.js';
 import type { SiteTuple } from '../schema.js';
 import { PendingSites } from './pendingSites.js';
+import { FileTexts } from './fileTexts.js';
 import { fnv1a } from '../../../shared/hash.js';
 import { CompactMultimap } from '../../../shared/compactMultimap.js';
 import { push } from '../../../shared/maps.js';
@@ -49,21 +50,15 @@ export interface Sym {
   /** Enclosing symbol; the module symbol for top-level definitions; null for the module itself. */
   parentId: number | null;
   exported: boolean;
-  /**
-   * What only the store needs, until the symbol is written; null from then on. Nothing resolves by a sid or a
-   * place, and they were a quarter of a large index's working set.
-   */
-  unwritten: SymbolRecord | null;
 }
 
-/** A symbol's SCIP-style id and place in its file. */
-export interface SymbolRecord {
-  readonly sid: string;
-  readonly line: number;
-  readonly col: number;
-  readonly endLine: number;
-  readonly endCol: number;
-}
+/**
+ * What only the store needs of a symbol, held as text from the file's intake
+ * until its write (`unwrittenSymbols`): its id, its SCIP-style id (sid) and
+ * its place. Nothing resolves by a sid or a place; as objects they were a
+ * quarter of a large index's working set.
+ */
+export type SymbolRecord = readonly [id: number, sid: string, line: number, col: number, endLine: number, endCol: number];
 
 export interface Import {
   id: number;
@@ -119,6 +114,8 @@ export class StructuralState {
    * repository was most of its memory.
    */
   readonly pendingSites: PendingSites;
+  /** The records (SymbolRecord) of the symbols of the files being written now, one JSON text per file. */
+  readonly unwrittenSymbols: FileTexts;
   /**
    * Site name → the files with a site of that name: which stored files a definition that came or went reaches.
    * Past 16 files a name's are a set: a common name's file leaves it in constant time.
@@ -145,8 +142,9 @@ export class StructuralState {
   configVersion = 0;
   private next = { file: 1, symbol: 1, site: 1, import: 1 };
 
-  constructor(siteSpillBytes?: number) {
-    this.pendingSites = new PendingSites(siteSpillBytes);
+  constructor(spillBytes?: number) {
+    this.pendingSites = new PendingSites(spillBytes);
+    this.unwrittenSymbols = new FileTexts('symbols', spillBytes);
   }
 
   allocate(kind: keyof StructuralState['next']): number {
@@ -221,9 +219,10 @@ export class StructuralState {
     this.keyReadFiles.delete(fileId);
   }
 
-  /** The written files' sites are in the store now: only their names stay. */
-  releaseSites(): void {
+  /** The written files' sites and symbol records are in the store now (or the working set is dropped): only the sites' names stay. */
+  releasePending(): void {
     this.pendingSites.clear();
+    this.unwrittenSymbols.clear();
   }
 
   addImport(imp: Import): void {
@@ -245,6 +244,7 @@ export class StructuralState {
     }
     this.symbolsByFile.delete(fileId);
     this.pendingSites.delete(fileId);
+    this.unwrittenSymbols.delete(fileId);
     this.unindexSites(fileId);
     this.importsByFile.delete(fileId);
     const entry = this.files.get(fileId);
@@ -301,8 +301,8 @@ export class StructuralState {
       fileId: entry.id,
       parentId: null,
       exported: true,
-      unwritten: { sid: modSid, line: 1, col: 0, endLine: lines, endCol: 0 },
     });
+    const records: SymbolRecord[] = [[moduleId, modSid, 1, 0, lines, 0]];
     const ids: number[] = [];
     for (const { def, sid, qname } of nameDefinitions(spec, identity, facts.definitions)) {
       const sidKey = sidKeyOf(sid);
@@ -317,9 +317,10 @@ export class StructuralState {
         fileId: entry.id,
         parentId: def.parent >= 0 ? ids[def.parent]! : moduleId,
         exported: def.exported,
-        unwritten: { sid, line: def.nameRange.start.line, col: def.nameRange.start.col, endLine: def.range.end.line, endCol: def.range.end.col },
       });
+      records.push([id, sid, def.nameRange.start.line, def.nameRange.start.col, def.range.end.line, def.range.end.col]);
     }
+    this.unwrittenSymbols.put(entry.id, JSON.stringify(records));
     const owner = (i: number) => (i >= 0 ? ids[i]! : moduleId);
     const tuples: SiteTuple[] = [];
     for (const s of facts.sites) {
