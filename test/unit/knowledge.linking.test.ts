@@ -171,10 +171,13 @@ describe('knowledge: linking entities to symbols', () => {
 
   describe('an index of only the symbols the subjects reach links them as the whole index does', () => {
     /** ROWS as the structural memory supplies them (structural/lookup.ts's symbolSource reads the same from SQLite). */
+    const linkable = ROWS.filter((r) => LINKABLE_KINDS.includes(r.kind));
     const source: SymbolSource = {
-      async *names() {
+      count: async () => linkable.length,
+      async *names(filter) {
         const counts = new Map<string, number>();
-        for (const r of ROWS) if (LINKABLE_KINDS.includes(r.kind)) counts.set(r.name, (counts.get(r.name) ?? 0) + 1);
+        const passes = (name: string) => !filter || filter.names.includes(name) || filter.lowerNames.includes(name.toLowerCase()) || filter.fragments.some((f) => name.toLowerCase().includes(f));
+        for (const r of linkable) if (passes(r.name)) counts.set(r.name, (counts.get(r.name) ?? 0) + 1);
         yield [...counts].map(([name, n]) => ({ name, n }));
       },
       async *rowsNamed(names) {
@@ -195,14 +198,24 @@ describe('knowledge: linking entities to symbols', () => {
       { name: 'Dana Okafor', type: 'person' },
     ];
 
-    it('each subject alone, and all of them together', async () => {
+    it('each subject alone (its names found by text), and all of them together (every name read)', async () => {
       const together = await SymbolIndex.reachedBy(new LinkReach(SUBJECTS), source);
+      assert.equal(new LinkReach(SUBJECTS).nameFilter(), undefined, 'many words: every name is read');
       for (const subject of SUBJECTS) {
-        const alone = await SymbolIndex.reachedBy(new LinkReach([subject]), source);
+        const reach = new LinkReach([subject]);
+        assert.ok(reach.nameFilter(), `${subject.name}: found by text`);
+        const alone = await SymbolIndex.reachedBy(reach, source);
         const whole = linkEntity(index, subject);
         assert.deepEqual(linkEntity(alone, subject), whole, `${subject.name} (${subject.type}) alone`);
         assert.deepEqual(linkEntity(together, subject), whole, `${subject.name} (${subject.type}) among the others`);
       }
+    });
+
+    it('finds by text every name holding a word of the subject, whatever the word\'s ending', () => {
+      // Words ending as the stemmer takes off (retries → retry, boxes → box, classes → class), and one it leaves (status).
+      const written = ['RetriesLeft', 'POLICIES', 'boxes', 'subclasses', 'HttpStatus'];
+      const { fragments } = new LinkReach([{ name: 'retries policies boxes classes status', type: 'concept' }]).nameFilter()!;
+      for (const name of written) assert.ok(fragments.some((f) => name.toLowerCase().includes(f)), `${name} holds one of ${fragments.join(', ')}`);
     });
 
     it('holds only what they reach, with the whole index\'s counts', async () => {

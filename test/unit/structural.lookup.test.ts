@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { goReceiverType, linkableSymbolCount, linkableSymbolsNamed, reachedSymbolIndex, resolveOneSymbol, resolveSymbols, symbolBySid, symbolIdsFingerprint, symbolSource, symbolsBySid, symbolsNamedLike } from '../../src/core/structural/lookup.js';
 import { LinkReach, linkEntity } from '../../src/core/linking/link.js';
+import type { Reach } from '../../src/core/linking/symbolIndex.js';
 import { StructuralIndexer } from '../../src/core/structural/index/indexer.js';
 import { isIndexed } from '../../src/core/structural/lookup.js';
 import { hasSourceSymbols } from '../../src/core/structural/status.js';
@@ -80,6 +81,14 @@ describe('the symbol namespace (examples/settlement)', function () {
     assert.ok(retry!.endLine >= retry!.line);
     assert.equal(index.moduleAt('settlement/RetryPolicy.ts')?.path, 'src/settlement/RetryPolicy.ts');
     assert.equal(index.size, counted, 'the whole count, though it holds only what the names reach');
+    // The names found by text (SQLite's LIKE) are those a pass over every name finds.
+    const reach = new LinkReach([{ name: 'settlement retries', type: 'concept' }, { name: 'RetryPolicy.maxAttempts', type: 'component' }]);
+    const everyName: Reach = { words: reach.words, paths: reach.paths, nameFilter: () => undefined, mayReach: (n, w) => reach.mayReach(n, w), reaches: (s) => reach.reaches(s) };
+    const byText = await reachedSymbolIndex(ws.db, reach);
+    const byPass = await reachedSymbolIndex(ws.db, everyName);
+    assert.deepEqual(byText.all.map((s) => s.sid).sort(), byPass.all.map((s) => s.sid).sort());
+    assert.ok(byText.all.length > 0);
+    for (const w of reach.words) assert.equal(byText.idf(w), byPass.idf(w), `the weight of "${w}"`);
     assert.ok(index.all.length < counted / 4, `${index.all.length} of ${counted} symbols held`);
     assert.deepEqual(linkEntity(index, subjects[0]!).symbols.map((s) => s.qname), ['SettlementService.retry']);
     assert.equal(await linkableSymbolsNamed(ws.db, 'SettlementService'), 1);

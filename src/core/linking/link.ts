@@ -1,7 +1,7 @@
 import type { LinkTier } from '../model/tiers.js';
 import { TYPE_KINDS } from '../model/structural.js';
 import { isCodeShaped, phraseTokens, segments } from './names.js';
-import { placeHas, type IndexedSymbol, type Reach, type SymbolIndex } from './symbolIndex.js';
+import { placeHas, type IndexedSymbol, type NameFilter, type Reach, type SymbolIndex } from './symbolIndex.js';
 
 /*
  * Entity → symbols, with a tier that says how far to trust the link:
@@ -164,6 +164,17 @@ export class LinkReach implements Reach {
   }
 
   /**
+   * The names a few subjects may reach, for the store to find by text: past a
+   * handful of words, one pass over every name costs less than testing each
+   * name for every word (a document pass links thousands of names).
+   */
+  nameFilter(): NameFilter | undefined {
+    if (this.words.size > MAX_FILTER_WORDS) return undefined;
+    // Names with no word (all filler) are found by name only; a word of one or two letters is held whole.
+    return { names: [...this.names], lowerNames: [...this.lowerNames], fragments: [...this.words].map((w) => (w.length > 2 ? w.slice(0, -1) : w)) };
+  }
+
+  /**
    * Whether a symbol of this name (with these words) may be reached: by its
    * name, by its words, or as part of a concept that may have the rest of its
    * words in the symbol's place. Decided once per name; `reaches` decides per symbol.
@@ -185,6 +196,9 @@ export class LinkReach implements Reach {
     return this.names.has(name) || this.lowerNames.has(name.toLowerCase()) || this.phrases.has(words.join(' '));
   }
 }
+
+/** The most words a subject set may have for its names to be found by text (LinkReach.nameFilter). */
+const MAX_FILTER_WORDS = 16;
 
 /**
  * asConcept's test of a symbol whose name has a word of the concept: every

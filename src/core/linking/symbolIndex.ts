@@ -51,7 +51,6 @@ export class SymbolIndex {
   readonly modulesByPath = new Map<string, IndexedSymbol>();
   /** Modules by their file's name: a path written from a subfolder (`base.py`, `urls/base.py`) is matched among these only. */
   private readonly modulesByBasename = new Map<string, IndexedSymbol[]>();
-  readonly bySid = new Map<string, IndexedSymbol>();
   /** The linkable symbols held (modules aside): every one, or, in an index of what a set of subjects reaches, those. */
   readonly all: IndexedSymbol[] = [];
   /** How many symbols have each word, and how many symbols there are: of the whole index, also when it holds only what subjects reach. */
@@ -75,10 +74,10 @@ export class SymbolIndex {
     index.counted = true;
     const yielder = new Yielder();
     const names: string[] = [];
-    for await (const page of source.names()) {
+    index.total = await source.count();
+    for await (const page of source.names(reach.nameFilter())) {
       for (const { name, n } of page) {
         const words = phraseTokens(name);
-        index.total += n;
         for (const w of new Set(words)) if (reach.words.has(w)) index.docFreq.set(w, (index.docFreq.get(w) ?? 0) + n);
         if (reach.mayReach(name, words)) {
           names.push(name);
@@ -144,7 +143,6 @@ export class SymbolIndex {
   }
 
   private add(s: IndexedSymbol): void {
-    this.bySid.set(s.sid, s);
     if (s.kind === 'module') {
       this.modulesByPath.set(s.path, s);
       push(this.modulesByBasename, s.path.slice(s.path.lastIndexOf('/') + 1), s);
@@ -187,16 +185,32 @@ export interface Reach {
   readonly words: ReadonlySet<string>;
   /** Files named by path, whose modules are read. */
   readonly paths: readonly string[];
+  /** Names that may reach, as a store can find them without splitting every name into words; undefined for every name. */
+  nameFilter(): NameFilter | undefined;
   /** Whether some symbol of this name may be reached (its rows are then read). */
   mayReach(name: string, words: readonly string[]): boolean;
   /** Whether this symbol is reached (it is then held). */
   reaches(s: Pick<IndexedSymbol, 'name' | 'words' | 'pathWords' | 'parentWords'>): boolean;
 }
 
+/**
+ * A superset of the names a few subjects may reach: the names themselves, the
+ * same in lower case, and the names holding a fragment of a word, letter case
+ * ignored (a name has a word only if it holds the word's stem less its last
+ * letter: the stemmer takes off endings and may turn "ies" into "y").
+ */
+export interface NameFilter {
+  readonly names: readonly string[];
+  readonly lowerNames: readonly string[];
+  readonly fragments: readonly string[];
+}
+
 /** Where an index of what subjects reach reads its symbols (the structural memory: structural/lookup.ts). */
 export interface SymbolSource {
-  /** Every distinct name of a linkable symbol, with how many symbols have it. */
-  names(): AsyncIterable<readonly { name: string; n: number }[]>;
+  /** How many linkable symbols there are. */
+  count(): Promise<number>;
+  /** Every distinct name of a linkable symbol (or every one the filter lets through), with how many symbols have it. */
+  names(filter?: NameFilter): AsyncIterable<readonly { name: string; n: number }[]>;
   /** The linkable symbols of these names. */
   rowsNamed(names: readonly string[]): AsyncIterable<readonly SymbolRow[]>;
   /** The modules of files at these paths, or whose paths end with them (`urls/base.py`). */

@@ -326,11 +326,15 @@ const NAMES_PER_QUERY = 500;
 /** The structural memory as a source of the symbols a set of link subjects reaches (SymbolIndex.reachedBy). */
 export function symbolSource(db: Db, pageSize = 5000): SymbolSource {
   return {
-    async *names() {
+    count: () => linkableSymbolCount(db),
+    async *names(filter) {
+      // A filter is a superset, tested by SQLite on every row (LIKE ignores ASCII letter case, as the linker's words do).
+      const where = filter ? ` AND (${[...filter.names.map(() => 'name = ?'), ...filter.lowerNames.map(() => 'lower(name) = ?'), ...filter.fragments.map(() => "name LIKE ? ESCAPE '\\'")].join(' OR ') || 'false'})` : '';
+      const params = filter ? [...filter.names, ...filter.lowerNames, ...filter.fragments.map((f) => `%${f.replace(/[%_\\]/g, (c) => `\\${c}`)}%`)] : [];
       for (let after = ''; ; ) {
         const page = await db.all<{ name: string; n: number }>(
-          `SELECT name, count(*) AS n FROM symbols WHERE name > ? AND kind IN ${LINKABLE_IN} GROUP BY name ORDER BY name LIMIT ?`,
-          [after, pageSize],
+          `SELECT name, count(*) AS n FROM symbols WHERE name > ? AND kind IN ${LINKABLE_IN}${where} GROUP BY name ORDER BY name LIMIT ?`,
+          [after, ...params, pageSize],
         );
         if (!page.length) return;
         yield page;
