@@ -97,11 +97,13 @@ describe('the symbol namespace (examples/settlement)', function () {
     assert.equal(bySid.get(retry!.sid)?.endLine, retry!.endLine);
   });
 
-  it('fingerprints the symbol ids: the same while nothing changes, another when a symbol is added', async () => {
+  it('fingerprints the symbol ids and counts the linkable ones: the same while nothing changes, moved when a symbol is added', async () => {
     const first = await symbolIdsFingerprint(ws.db, 40);
+    const linkable = await linkableSymbolCount(ws.db);
     assert.equal(await symbolIdsFingerprint(ws.db), first, 'pages of any size read the same ids');
     await indexer.updateFiles([write(ws.root, 'src/ops/Replay.ts', 'export function replayAll(): void {}\n')]);
     assert.notEqual(await symbolIdsFingerprint(ws.db), first);
+    assert.equal(await linkableSymbolCount(ws.db), linkable + 1, 'the count kept for questions moves with the write');
   });
 
   it('says whether anything is indexed, and whether the source declares symbols', async () => {

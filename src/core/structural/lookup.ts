@@ -378,9 +378,9 @@ export async function phraseNames(db: Db): Promise<string[]> {
   return [...new Set(rows.filter((r) => isPhraseName(r.kind, r.name)).map((r) => r.name))].sort();
 }
 
-/** How many symbols the linker can link (modules aside). */
+/** How many symbols the linker can link (modules aside): a scan of every symbol, so kept until the file changes (a question asks it several times). */
 export async function linkableSymbolCount(db: Db): Promise<number> {
-  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols WHERE kind IN ${LINKABLE_IN}`))?.n ?? 0;
+  return db.cached('structural.linkableSymbols', async () => (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols WHERE kind IN ${LINKABLE_IN}`))?.n ?? 0);
 }
 
 /** How many linkable symbols have this name: whether a name as written in a document denotes one symbol. */
