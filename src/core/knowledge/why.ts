@@ -4,7 +4,7 @@ import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { linkableSymbolsNamed, neighboursOf, qnamesOf } from '../structural/lookup.js';
+import { linkableSymbolsNamed, neighboursOf, qnamesOf, symbolsBySid } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { stem } from '../../shared/stem.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
@@ -16,7 +16,7 @@ import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, p
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
-import { codeSources, commitsAway, constructorsOf, historySources, rangesOf, tiesOf, type Ranges } from './whyCode.js';
+import { codeSources, commitsAway, constructorsOf, historySources, tiesOf, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -908,7 +908,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const next = () => --nextId;
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
-  const ranges: Ranges = options.root ? await rangesOf(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
+  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   const line = options.line !== undefined && options.line !== target.line ? options.line : undefined;
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next, line).declaration;
   const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;

@@ -4,7 +4,6 @@ import { folderOf } from '../../shared/paths.js';
 import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { symbolsBySid } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
 import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
 import { placeAgainst, symbolText, type CodeNote } from './sources/codeNotes.js';
@@ -112,10 +111,6 @@ export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[])
 
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
 
-/** Files and line ranges of these symbols, from the structural memory. */
-export async function rangesOf(db: Db, sids: readonly string[]): Promise<Ranges> {
-  return symbolsBySid(db, sids);
-}
 
 /** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
 export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[] }> {

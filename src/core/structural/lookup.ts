@@ -312,8 +312,13 @@ export async function symbolsNamedLike(db: Db, words: readonly string[], limit =
        FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'
       WHERE s.kind NOT IN ('module', 'constructor') AND (${words.map(() => "lower(s.name) LIKE ? ESCAPE '\\'").join(' OR ')}) LIMIT ?`,
     // The words are the asker's: % and _ in them are letters, not wildcards.
-    [...words.map((w) => `%${w.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`), limit],
+    [...words.map((w) => containing(w.toLowerCase())), limit],
   );
+}
+
+/** A LIKE pattern (with ESCAPE '\\') for text holding these characters as written: % and _ in them are letters, not wildcards. */
+function containing(text: string): string {
+  return `%${text.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
 }
 
 /** A symbol as the linker indexes it: with its file and the type or namespace it is a member of. */
@@ -330,7 +335,7 @@ export function symbolSource(db: Db, pageSize = 5000): SymbolSource {
     async *names(filter) {
       // A filter is a superset, tested by SQLite on every row (LIKE ignores ASCII letter case, as the linker's words do).
       const where = filter ? ` AND (${[...filter.names.map(() => 'name = ?'), ...filter.lowerNames.map(() => 'lower(name) = ?'), ...filter.fragments.map(() => "name LIKE ? ESCAPE '\\'")].join(' OR ') || 'false'})` : '';
-      const params = filter ? [...filter.names, ...filter.lowerNames, ...filter.fragments.map((f) => `%${f.replace(/[%_\\]/g, (c) => `\\${c}`)}%`)] : [];
+      const params = filter ? [...filter.names, ...filter.lowerNames, ...filter.fragments.map(containing)] : [];
       for (let after = ''; ; ) {
         const page = await db.all<{ name: string; n: number }>(
           `SELECT name, count(*) AS n FROM symbols WHERE name > ? AND kind IN ${LINKABLE_IN}${where} GROUP BY name ORDER BY name LIMIT ?`,
