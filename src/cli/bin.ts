@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { limitHeapGrowth } from './heap.js';
 
 /*
  * The `tenure` command. What an agent runs on every attempt goes to a slim
@@ -105,6 +106,10 @@ function writeCodeCache(file: string, script: vm.Script): void {
 function launch(): void {
   let entry = entryFor(commandOf(process.argv.slice(2)), queryCommands());
   if (!fs.existsSync(path.join(__dirname, entry.file))) entry = { file: 'tenure-main.js', start: 'main' };
+  // V8 checks a code cache against its flags as well. The full CLI sets one as it starts (main.ts): set before the
+  // bundle is compiled, the cache written when the command ends fits the next start; set after, it never did, and
+  // every `tenure index` compiled its 5 MB bundle again (a quarter of a second) and wrote the cache anew.
+  if (entry.start === 'main') limitHeapGrowth();
   const bundle = loadBundle(path.join(__dirname, entry.file)) as Record<Entry['start'], ((argv: string[]) => Promise<number>) | undefined>;
   void bundle[entry.start]!(process.argv).then((code) => {
     process.exitCode = code;

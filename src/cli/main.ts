@@ -1,4 +1,4 @@
-import * as v8 from 'node:v8';
+import { limitHeapGrowth } from './heap.js';
 import type { Command } from 'commander';
 import { indexCommands } from './commands/index.js';
 import { toolCommands } from './commands/tools.js';
@@ -19,18 +19,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-/**
- * How far V8 lets the heap grow past what the last full collection kept. Left
- * to itself it allows up to four times that when the program allocates fast,
- * as resolving a large index does: short-lived objects promoted before they
- * die pile up, and a 32,000-file index peaked at three to four times its live
- * working set. Read at every collection, so it can be set once the process
- * runs; this process is ours (the extension host's is not, and is left alone).
- */
-const HEAP_GROWING_PERCENT = 50;
-
 export async function main(argv: string[]): Promise<number> {
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  limitHeapGrowth();
   const program = buildProgram();
   return runProgram(program, argv);
 }

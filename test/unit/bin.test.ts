@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { codeCachePath, commandOf, entryFor } from '../../src/cli/bin';
 import { TOOLS } from '../../src/core/tools/catalog';
-import { REPO_ROOT, tempDir } from '../helpers/fixtures';
+import { CLI, REPO_ROOT, tempDir } from '../helpers/fixtures';
 
 describe('the tenure launcher', () => {
   it('finds the subcommand past global options, so `tenure run` loads the slim bundle however it is written', () => {
@@ -85,5 +85,19 @@ describe('the tenure launcher', () => {
         fs.chmodSync(t.root, 0o755);
       }
     });
+  });
+
+  it('starts the full CLI from the code cache its last run wrote, and does not write it again (the CLI sets a V8 flag before compiling)', () => {
+    const cache = codeCachePath(path.join(path.dirname(CLI), 'tenure-main.js'));
+    const start = () => {
+      const r = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    start();
+    assert.ok(fs.statSync(cache).size > 0, 'the first start leaves a cache');
+    fs.utimesSync(cache, new Date(0), new Date(0));
+    start();
+    // A cache V8 refuses (one written under other flags than it is read with) is written again at every exit.
+    assert.equal(fs.statSync(cache).mtimeMs, 0, 'V8 accepted the cache: it was not written again');
   });
 });

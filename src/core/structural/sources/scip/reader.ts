@@ -2,8 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readWorkspaceText } from '../../../repo/read.js';
 import { fileURLToPath } from 'node:url';
-import { fromBinary } from '@bufbuild/protobuf';
-import { IndexSchema, PositionEncoding, SymbolRole, type Index } from '@c4312/scip';
+import type { Index, PositionEncoding } from '@c4312/scip';
 import type { Loc } from '../../enrichment/types.js';
 
 /*
@@ -55,7 +54,21 @@ function isLocal(symbol: string): boolean {
   return symbol.startsWith('local ');
 }
 
+type Scip = typeof import('@c4312/scip');
+
+/**
+ * The protobuf types, loaded on first use: every command of the full CLI holds this reader, few read a SCIP
+ * index, and building the types' registry took about a tenth of a second of every start.
+ */
+function scip(): Scip & { fromBinary: typeof import('@bufbuild/protobuf').fromBinary } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { fromBinary } = require('@bufbuild/protobuf') as typeof import('@bufbuild/protobuf');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return { ...(require('@c4312/scip') as Scip), fromBinary };
+}
+
 export function readScipIndex(file: string, workspaceRoot: string): ScipIndexData {
+  const { fromBinary, IndexSchema, PositionEncoding, SymbolRole } = scip();
   const index: Index = fromBinary(IndexSchema, fs.readFileSync(file));
   const root = path.resolve(workspaceRoot);
   let projectRoot = root;
@@ -83,7 +96,7 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
       skipped.push(doc.relativePath);
       continue;
     }
-    const conv = columnConverter(doc.positionEncoding, doc.text || undefined, () => readWorkspaceText(root, path.join(root, rel)));
+    const conv = columnConverter(PositionEncoding, doc.positionEncoding, doc.text || undefined, () => readWorkspaceText(root, path.join(root, rel)));
     const refs: ScipOccurrence[] = [];
     for (const occ of doc.occurrences) {
       if (!occ.symbol || occ.range.length < 3) continue;
@@ -117,7 +130,7 @@ export function readScipIndex(file: string, workspaceRoot: string): ScipIndexDat
  * UTF-16 code units. ASCII lines need no conversion, others are converted
  * with the line's text.
  */
-function columnConverter(encoding: PositionEncoding, text: string | undefined, readText: () => string | undefined): (line: number, col: number) => number {
+function columnConverter(PositionEncoding: Scip['PositionEncoding'], encoding: PositionEncoding, text: string | undefined, readText: () => string | undefined): (line: number, col: number) => number {
   if (encoding === PositionEncoding.UTF16CodeUnitOffsetFromLineStart || encoding === PositionEncoding.UnspecifiedPositionEncoding) return (_l, c) => c;
   let lines: string[] | undefined;
   return (line, col) => {
