@@ -9,7 +9,7 @@ import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, k
 import { stem } from '../../shared/stem.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
@@ -635,6 +635,54 @@ async function documentsByAffixedName(db: Db, target: SymbolRef, docs: Map<numbe
   }
 }
 
+/** Documents that name a value, at most: past this many it is a common one (a content type, an encoding), not the constant's own. */
+const VALUE_DOCUMENTS = 3;
+
+/**
+ * A string value that reads as an identifier of the thing itself: eight characters or more, no space, with a
+ * separator or a capital inside (`_ARRAY_DIMENSIONS`, `karpenter.sh/do-not-disrupt`, `x-request-id`). A word such
+ * as "default" or "pending" would find every document that uses the word.
+ */
+export function isDistinctiveValue(value: string): boolean {
+  return value.length >= 8 && !/\s/.test(value) && /\p{L}/u.test(value) && (/[_\-./:]/.test(value.slice(1, -1)) || /\p{Ll}\p{Lu}/u.test(value));
+}
+
+/**
+ * Documents that name a constant's string value where its name is not written: a design speaks of
+ * `_ARRAY_DIMENSIONS`, the attribute on disk, and the code holds it in DIMENSION_KEY. The value is what crosses the
+ * wire, the file or the environment, so a document about it is about the constant. Weak, to verify: another symbol
+ * may hold the same value. A value that several documents name is left alone.
+ */
+async function documentsNamingItsValue(db: Db, target: SymbolRef, declaration: string | undefined, docs: Map<number, Reached>): Promise<void> {
+  if (!declaration || !/constant|field|variable|property|enum/.test(target.kind)) return;
+  const value = stringLiteralOf(declaration);
+  if (value === undefined || !isDistinctiveValue(value)) return;
+  const words = value.match(/[\p{L}\p{N}]+/gu) ?? [];
+  let rows: ChunkRow[];
+  try {
+    rows = await searchDocumentChunks(db, `"${words.join(' ')}"`, ['adr', 'rfc', 'design', 'postmortem', 'pr', 'issue', 'doc', 'readme', 'changelog'], 20);
+  } catch {
+    return;
+  }
+  const verbatim = new RegExp(`(?<![\\w./:-])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/:-])`);
+  const naming = new Map<number, ChunkRow>();
+  for (const row of rows) if (verbatim.test(row.text) && !naming.has(row.doc_id)) naming.set(row.doc_id, row);
+  if (!naming.size || naming.size > VALUE_DOCUMENTS) return;
+  for (const row of naming.values()) {
+    const anchor: Anchor = { entity: value, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names its value \`${value}\` — verify` };
+    const prior = docs.get(row.doc_id);
+    if (prior) {
+      // Reached weakly by the words of its name: the value is the better evidence, and is said first.
+      if (prior.relation === 'self' && prior.hops === 1 && prior.tier === 'weak') prior.anchors.unshift(anchor);
+      continue;
+    }
+    const r = reached(documentRef(row), 'weak', 'self', ['value search']);
+    r.anchors.push(anchor);
+    addPassage(r, quoteFrom(row, [value]));
+    docs.set(row.doc_id, r);
+  }
+}
+
 // ---------------------------------------------------------------- reasons in each source
 
 /** A stored document's text, put back together from its chunks, with how to cite an offset in it. */
@@ -917,6 +965,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsCited(db, scope, docs);
     await documentsReferring(db, docs);
     await documentsSearched(db, target, docs);
+    await documentsNamingItsValue(db, target, declaration, docs);
     await documentsByAffixedName(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);
