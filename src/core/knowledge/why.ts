@@ -777,8 +777,19 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     options.onRanked?.(r, hand, ctx);
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
     const describes = (s: RankedSentence) => !!r.text && onlyDescribes(s.text, own.names);
-    const best = handReasons(bestSentences(hand, REASONS_PER_SOURCE), describes);
-    r.reasons = (model && best.length ? fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score, !(aboutIt && RECORD_KINDS.has(r.document.kind))) : best).map((s) => reasonFound(r.document, text, s));
+    const top = bestSentences(hand, REASONS_PER_SOURCE);
+    const best = handReasons(top, describes);
+    const tiedLead = !(aboutIt && RECORD_KINDS.has(r.document.kind));
+    let chosen: RankedSentence[] = best;
+    if (model && best.length) chosen = fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score, tiedLead);
+    // A decision record reached only weakly (by the words of the name, on its subject) gives its reason in sentences
+    // that do not name the symbol, so the hand-set score, which weighs the tie, finds none there: its most likely
+    // sentence by the fitted ranker is quoted, one only, on the hand-set scale of its best sentence (weak, below a
+    // reason of the symbol's own). Tuning: 5 more questions cite their document, no no-reason answer lost.
+    else if (model && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind) && top[0] && top[0].explains >= REASON_EXPLAINS) {
+      chosen = fittedBest(rerank(hand, ctx, model), model, describes, top[0].score, tiedLead).slice(0, 1);
+    }
+    r.reasons = chosen.map((s) => reasonFound(r.document, text, s));
   }
 }
 
