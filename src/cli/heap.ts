@@ -9,7 +9,7 @@ import * as v8 from 'node:v8';
  * runs; the CLI's process is ours (the extension host's is not, and is left
  * alone).
  */
-export const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 50;
 
 export function limitHeapGrowth(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);

@@ -362,7 +362,8 @@ export const CUE_COUNT = CUES.length;
 
 // ---------------------------------------------------------------- ties
 
-function escape(s: string): string {
+/** Text as a regular expression that matches it literally. */
+export function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -9,14 +9,14 @@ import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, k
 import { stem } from '../../shared/stem.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, containsRun, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
-import { RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
+import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
-import { codeSources, commitsAway, constructorsOf, historySources, tiesOf, type Ranges } from './whyCode.js';
+import { codeSources, commitsAway, constructorsOf, historySources, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -654,17 +654,17 @@ export function isDistinctiveValue(value: string): boolean {
  * may hold the same value. A value that several documents name is left alone.
  */
 async function documentsNamingItsValue(db: Db, target: SymbolRef, declaration: string | undefined, docs: Map<number, Reached>): Promise<void> {
-  if (!declaration || !/constant|field|variable|property|enum/.test(target.kind)) return;
-  const value = stringLiteralOf(declaration);
+  const valued = valueDeclaration(target, declaration);
+  const value = valued ? stringLiteralOf(valued) : undefined;
   if (value === undefined || !isDistinctiveValue(value)) return;
   const words = value.match(/[\p{L}\p{N}]+/gu) ?? [];
   let rows: ChunkRow[];
   try {
-    rows = await searchDocumentChunks(db, `"${words.join(' ')}"`, ['adr', 'rfc', 'design', 'postmortem', 'pr', 'issue', 'doc', 'readme', 'changelog'], 20);
+    rows = await searchDocumentChunks(db, `"${words.join(' ')}"`, DOC_KINDS.filter((k) => k !== 'commit'), 20);
   } catch {
     return;
   }
-  const verbatim = new RegExp(`(?<![\\w./:-])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/:-])`);
+  const verbatim = new RegExp(`(?<![\\w./:-])${escape(value)}(?![\\w/:-])`);
   const naming = new Map<number, ChunkRow>();
   for (const row of rows) if (verbatim.test(row.text) && !naming.has(row.doc_id)) naming.set(row.doc_id, row);
   if (!naming.size || naming.size > VALUE_DOCUMENTS) return;
@@ -780,14 +780,15 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     const top = bestSentences(hand, REASONS_PER_SOURCE);
     const best = handReasons(top, describes);
     const tiedLead = !(aboutIt && RECORD_KINDS.has(r.document.kind));
-    let chosen: RankedSentence[] = best;
-    if (model && best.length) chosen = fittedBest(rerank(hand, ctx, model), model, describes, best[0]!.score, tiedLead);
     // A decision record reached only weakly (by the words of the name, on its subject) gives its reason in sentences
     // that do not name the symbol, so the hand-set score, which weighs the tie, finds none there: its most likely
     // sentence by the fitted ranker is quoted, one only, on the hand-set scale of its best sentence (weak, below a
     // reason of the symbol's own). Tuning: 5 more questions cite their document, no no-reason answer lost.
-    else if (model && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind) && top[0] && top[0].explains >= REASON_EXPLAINS) {
-      chosen = fittedBest(rerank(hand, ctx, model), model, describes, top[0].score, tiedLead).slice(0, 1);
+    const weakRecord = !best.length && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind) && !!top[0] && top[0].explains >= REASON_EXPLAINS;
+    let chosen: RankedSentence[] = best;
+    if (model && (best.length || weakRecord)) {
+      const fitted = fittedBest(rerank(hand, ctx, model), model, describes, (best[0] ?? top[0])!.score, tiedLead);
+      chosen = best.length ? fitted : fitted.slice(0, 1);
     }
     r.reasons = chosen.map((s) => reasonFound(r.document, text, s));
   }

@@ -27,6 +27,11 @@ export function readSymbolText(root: string, file: string, line: number, endLine
   return text === undefined ? undefined : symbolText(text, file, line, endLine, { body, ...(at !== undefined ? { at } : {}) });
 }
 
+/** The declaration of a symbol that holds a value (a constant, field, variable, property or enum member), else undefined. */
+export function valueDeclaration(target: Pick<SymbolRef, 'kind'>, declaration: string | undefined): string | undefined {
+  return declaration && /field|constant|variable|property|enum/.test(target.kind) ? declaration : undefined;
+}
+
 /** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */
 export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declaration: string | undefined): Ties {
   const segs = segments(target.qname);
@@ -45,7 +50,7 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   if (segs.length >= 2) phrases.push(...proseForms(`${segs[segs.length - 2]}_${target.name}`));
   const values: string[] = [];
   // A value's declaration: its number (with a unit), else its string, as prose writes them.
-  const valued = declaration && /field|constant|variable|property|enum/.test(target.kind) ? declaration : undefined;
+  const valued = valueDeclaration(target, declaration);
   const lit = valued ? literalOf(valued) : undefined;
   if (lit) values.push(...valueForms(lit, target.name));
   const str = valued && !lit ? stringLiteralOf(valued) : undefined;
@@ -110,7 +115,6 @@ export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[])
 }
 
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
-
 
 /** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
 export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[] }> {
