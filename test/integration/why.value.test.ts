@@ -11,6 +11,9 @@ import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
  * type many documents name) or a plain word reaches nothing.
  */
 
+/** The tool's answer, as far as these tests read it. */
+type Data = { documents: { where?: string; tier: string; how: string; quotes: { text: string }[] }[] };
+
 const design = (title: string, body: string) => [`# ${title}`, '', '## Context', '', body, ''].join('\n');
 
 describe('why_is_this: a document that names the constant\'s value, not its name', function () {
@@ -37,8 +40,6 @@ describe('why_is_this: a document that names the constant\'s value, not its name
   });
   after(() => fx.close());
 
-  type Data = { documents: { where?: string; tier: string; how: string; quotes: { text: string }[] }[] };
-
   it('reaches the design that names the value, weakly, says so, and quotes its reason', async () => {
     const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'TRACE_HEADER' });
     const doc = (r.data as Data).documents.find((d) => d.where === 'docs/design/tracing.md');
@@ -58,5 +59,70 @@ describe('why_is_this: a document that names the constant\'s value, not its name
   it('counts as distinctive a value that reads as an identifier, not a word', () => {
     for (const v of ['_ARRAY_DIMENSIONS', 'karpenter.sh/do-not-disrupt', 'x-request-id', 'nodepoolHash']) assert.equal(isDistinctiveValue(v), true, v);
     for (const v of ['default', 'reconciling', 'a b c d e f', 'x-y', '--------', '_private']) assert.equal(isDistinctiveValue(v), false, v);
+  });
+});
+
+/*
+ * A helper that reads a setting by the name its caller gives it
+ * (`_get_mode_value_from_envvar("SAM_BUILD_MODE", choices=["debug"])` in
+ * aws-sam-cli) is about that setting, and the design speaks of the setting:
+ * the literals its callers pass reach the documents that name them, weakly,
+ * saying where the caller passes it. A utility called from many places
+ * reaches nothing by its arguments.
+ */
+describe('why_is_this: a document that names what its callers pass the function', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await knowledgeIndexedFiles({
+      'app/__init__.py': '',
+      'app/settings.py': [
+        'import os',
+        '',
+        '',
+        'def mode_from_env(name, choices):',
+        '    value = os.environ.get(name)',
+        '    return value if value in choices else None',
+        '',
+        '',
+        'def lookup(key):',
+        '    return os.environ.get(key)',
+        '',
+      ].join('\n'),
+      'app/build.py': [
+        'from app.settings import lookup, mode_from_env',
+        '',
+        '',
+        'def build():',
+        '    mode = mode_from_env(',
+        '        "APP_BUILD_MODE", choices=["debug"]',
+        '    )',
+        '    return mode',
+        '',
+        '',
+        ...Array.from({ length: 13 }, (_, k) => `def read_${k}():\n    return lookup("APP_KEY_${k}")\n\n`),
+      ].join('\n'),
+      'docs/design/debug-builds.md': design(
+        'Debuggable builds',
+        'The IDE sets `APP_BUILD_MODE` when it builds for debugging, because a flag on the command line would be rarely used and easily forgotten.',
+      ),
+      'docs/design/keys.md': design('Keys', 'The `APP_KEY_3` key is read at start, because the gateway needs it before the first request.'),
+    });
+  });
+  after(() => fx.close());
+
+  it('reaches the design that names the literal its caller passes, weakly, and says where it is passed', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'mode_from_env' });
+    const doc = (r.data as Data).documents.find((d) => d.where === 'docs/design/debug-builds.md');
+    assert.ok(doc, r.text);
+    assert.equal(doc.tier, 'weak');
+    assert.equal(doc.how, 'names `APP_BUILD_MODE`, which its caller passes it at app/build.py:5 — verify');
+    assert.ok(doc.quotes.some((q) => q.text.includes('because a flag on the command line would be rarely used')), r.text);
+  });
+
+  it('reaches nothing by the arguments of a utility called from many places', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'lookup' });
+    assert.ok(!(r.data as Data).documents.some((d) => d.where === 'docs/design/keys.md'), r.text);
   });
 });

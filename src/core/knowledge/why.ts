@@ -16,7 +16,7 @@ import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, p
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
-import { codeSources, commitsAway, constructorsOf, historySources, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
+import { codeSources, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -137,6 +137,8 @@ async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const n = await neighboursOf(db, target, 40);
   for (const m of n.members) add({ sid: m.sid, qname: m.qname, relation: 'member' });
   if (n.container) add({ sid: n.container.sid, qname: n.container.qname, relation: 'container' });
+  // The member it overrides or implements: what is written about that contract bears on every implementation of it.
+  for (const b of n.overrides) add({ sid: b.sid, qname: b.qname, relation: 'overrides' });
   // What it uses directly (one edge), and those symbols' types: knowledge about its collaborators bears on it too.
   for (const u of n.uses) {
     add({ sid: u.sid, qname: u.qname, relation: 'uses', edgeTier: u.tier });
@@ -647,16 +649,38 @@ export function isDistinctiveValue(value: string): boolean {
   return value.length >= 8 && !/\s/.test(value) && /\p{L}/u.test(value) && (/[_\-./:]/.test(value.slice(1, -1)) || /\p{Ll}\p{Lu}/u.test(value));
 }
 
+/** A string the symbol holds or is given, and how the answer says so. */
+interface ItsValue {
+  readonly value: string;
+  readonly said: string;
+}
+
 /**
- * Documents that name a constant's string value where its name is not written: a design speaks of
- * `_ARRAY_DIMENSIONS`, the attribute on disk, and the code holds it in DIMENSION_KEY. The value is what crosses the
- * wire, the file or the environment, so a document about it is about the constant. Weak, to verify: another symbol
+ * The strings a symbol is about besides its name: a constant's declared value, and the literals its callers pass a
+ * function (the name of the setting a helper reads). Only those that read as identifiers.
+ */
+async function itsValues(db: Db, target: SymbolRef, declaration: string | undefined, root: string | undefined): Promise<ItsValue[]> {
+  const valued = valueDeclaration(target, declaration);
+  const declared = valued ? stringLiteralOf(valued) : undefined;
+  const passed = root ? await literalsPassedTo(db, root, target) : [];
+  return [
+    ...(declared !== undefined ? [{ value: declared, said: `names its value \`${declared}\`` }] : []),
+    ...passed.map((p) => ({ value: p.value, said: `names \`${p.value}\`, which its caller passes it at ${p.at}` })),
+  ].filter((v) => isDistinctiveValue(v.value));
+}
+
+/**
+ * Documents that name a string the symbol holds or is given where its name is not written: a design speaks of
+ * `_ARRAY_DIMENSIONS`, the attribute on disk, and the code holds it in DIMENSION_KEY; a design speaks of the
+ * SAM_BUILD_MODE variable, and the helper that reads it is given the name by its callers. The value is what crosses
+ * the wire, the file or the environment, so a document about it is about the symbol. Weak, to verify: another symbol
  * may hold the same value. A value that several documents name is left alone.
  */
-async function documentsNamingItsValue(db: Db, target: SymbolRef, declaration: string | undefined, docs: Map<number, Reached>): Promise<void> {
-  const valued = valueDeclaration(target, declaration);
-  const value = valued ? stringLiteralOf(valued) : undefined;
-  if (value === undefined || !isDistinctiveValue(value)) return;
+async function documentsNamingItsValues(db: Db, target: SymbolRef, values: readonly ItsValue[], docs: Map<number, Reached>): Promise<void> {
+  for (const v of values) await documentsNamingItsValue(db, target, v, docs);
+}
+
+async function documentsNamingItsValue(db: Db, target: SymbolRef, { value, said }: ItsValue, docs: Map<number, Reached>): Promise<void> {
   const words = value.match(/[\p{L}\p{N}]+/gu) ?? [];
   let rows: ChunkRow[];
   try {
@@ -669,7 +693,7 @@ async function documentsNamingItsValue(db: Db, target: SymbolRef, declaration: s
   for (const row of rows) if (verbatim.test(row.text) && !naming.has(row.doc_id)) naming.set(row.doc_id, row);
   if (!naming.size || naming.size > VALUE_DOCUMENTS) return;
   for (const row of naming.values()) {
-    const anchor: Anchor = { entity: value, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names its value \`${value}\` — verify` };
+    const anchor: Anchor = { entity: value, entityType: 'search', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `${said} — verify` };
     const prior = docs.get(row.doc_id);
     if (prior) {
       // Reached weakly by the words of its name: the value is the better evidence, and is said first.
@@ -968,7 +992,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const next = () => --nextId;
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
-  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
+  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container' || s.relation === 'overrides').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   const line = options.line !== undefined && options.line !== target.line ? options.line : undefined;
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next, line).declaration;
   const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;
@@ -977,7 +1001,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsCited(db, scope, docs);
     await documentsReferring(db, docs);
     await documentsSearched(db, target, docs);
-    await documentsNamingItsValue(db, target, declaration, docs);
+    await documentsNamingItsValues(db, target, await itsValues(db, target, declaration, options.root), docs);
     await documentsByAffixedName(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);

@@ -4,6 +4,7 @@ import { folderOf } from '../../shared/paths.js';
 import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
+import { callSitesOf } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
 import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
 import { placeAgainst, symbolText, type CodeNote } from './sources/codeNotes.js';
@@ -30,6 +31,49 @@ export function readSymbolText(root: string, file: string, line: number, endLine
 /** The declaration of a symbol that holds a value (a constant, field, variable, property or enum member), else undefined. */
 export function valueDeclaration(target: Pick<SymbolRef, 'kind'>, declaration: string | undefined): string | undefined {
   return declaration && /field|constant|variable|property|enum/.test(target.kind) ? declaration : undefined;
+}
+
+/** Call sites read for the literals they pass: a helper called from more places than this is a utility, not one setting's. */
+const CALL_SITES = 12;
+
+/**
+ * The string literals its callers pass it, as written at each call (`_get_mode_value_from_envvar("SAM_BUILD_MODE",
+ * choices=["debug"])` passes SAM_BUILD_MODE and debug), with the first place each is passed. A helper that reads a
+ * setting by a name its caller gives is about that setting; the documents speak of the setting. Read from the
+ * call's line and the two after it, up to the call's closing parenthesis; a helper with more than CALL_SITES calls
+ * gives none.
+ */
+export async function literalsPassedTo(db: Db, root: string, target: SymbolRef): Promise<{ value: string; at: string }[]> {
+  if (!/function|method|constructor/.test(target.kind)) return [];
+  const sites = await callSitesOf(db, target, CALL_SITES + 1);
+  if (!sites.length || sites.length > CALL_SITES) return [];
+  const out = new Map<string, string>();
+  const texts = new Map<string, string[] | undefined>();
+  for (const s of sites) {
+    if (!texts.has(s.path)) texts.set(s.path, readWorkspaceText(root, path.join(root, s.path))?.split('\n'));
+    const lines = texts.get(s.path);
+    if (!lines) continue;
+    const from = (lines[s.line - 1] ?? '').slice(s.col);
+    const open = from.indexOf('(');
+    if (open < 0) continue;
+    const call = argumentsText([from.slice(open + 1), ...lines.slice(s.line, s.line + 2)].join('\n'));
+    for (const m of call.matchAll(/(["'`])([^"'`\\\n]{1,80})\1/g)) if (!out.has(m[2]!)) out.set(m[2]!, `${s.path}:${s.line}`);
+  }
+  return [...out].map(([value, at]) => ({ value, at }));
+}
+
+/** The text of a call's arguments: up to the parenthesis that closes the call (or all of it, when it does not close). */
+function argumentsText(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      if (depth === 0) return text.slice(0, i);
+      depth--;
+    }
+  }
+  return text;
 }
 
 /** Ties of the symbol: its names as code and prose, its literal value, its file and folder, its neighbours. */
@@ -61,12 +105,14 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   return { names: [...names], phrases, values, places, neighbours: [...new Set(neighbours)] };
 }
 
-export function noteTitle(note: CodeNote, qname: string, own: boolean): string {
+const NOTE_OF: Partial<Record<ScopeRelation, string>> = { self: 'of', container: 'on its class,', overrides: 'of what it overrides,' };
+
+export function noteTitle(note: CodeNote, qname: string, relation: ScopeRelation): string {
   const what = note.kind === 'docstring' ? 'doc comment' : note.tag ? `${note.tag} comment` : 'comment';
-  return `${what} ${own ? 'of' : 'on its class,'} ${qname}`;
+  return `${what} ${NOTE_OF[relation] ?? 'of'} ${qname}`;
 }
 
-/** The symbol's own notes and its class's, as sources. */
+/** The symbol's own notes, its class's and those of the members it overrides, as sources. */
 export function codeSources(root: string, target: SymbolRef, scope: readonly ScopeSymbol[], ranges: Ranges, docs: Map<number, Reached>, next: () => number, at?: number): { declaration?: string } {
   const index = ranges.get(target.sid);
   const line = target.line;
@@ -75,7 +121,7 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
   const add = (note: CodeNote, sym: { qname: string; path: string }, relation: ScopeRelation) => {
     const id = next();
     const place = relation === 'self' && at !== undefined ? placeAgainst(note, at) : undefined;
-    const title = place ? `${note.tag ? `${note.tag} comment` : 'comment'} ${place} line ${at} of ${sym.qname}` : noteTitle(note, sym.qname, relation === 'self');
+    const title = place ? `${note.tag ? `${note.tag} comment` : 'comment'} ${place} line ${at} of ${sym.qname}` : noteTitle(note, sym.qname, relation);
     const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title, path: sym.path };
     const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
     if (place) r.atLine = at;
@@ -94,11 +140,12 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     // (A short class's own reading holds the comments inside it already.)
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring' && !own?.notes.some((o) => o.line === note.line)) add(note, { qname: ctor.qname, path: r.path }, 'self');
   }
-  const container = scope.find((s) => s.relation === 'container');
-  const c = container ? ranges.get(container.sid) : undefined;
-  if (container && c) {
+  // The doc comments of its class and of the members it overrides (the contract it implements).
+  for (const s of scope) {
+    const c = s.relation === 'container' || s.relation === 'overrides' ? ranges.get(s.sid) : undefined;
+    if (!c) continue;
     const notes = readSymbolText(root, c.path, c.line, c.endLine, false);
-    for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: container.qname, path: c.path }, 'container');
+    for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: s.qname, path: c.path }, s.relation);
   }
   return own ? { declaration: own.declaration } : {};
 }

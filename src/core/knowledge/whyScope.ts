@@ -3,13 +3,13 @@ import type { DocumentRef, Quotation } from './quotes.js';
 
 /*
  * What why_is_this is made of while it is being found: the symbol's scope
- * (itself, its members, its class, what it uses), the anchors by which a
+ * (itself, its members, its class, what it overrides, what it uses), the anchors by which a
  * source reaches it, and each source with the sentences chosen as reasons.
  * Shared by the finder (why.ts) and the sources read from code and history
  * (whyCode.ts).
  */
 
-export type ScopeRelation = 'self' | 'member' | 'container' | 'uses';
+export type ScopeRelation = 'self' | 'member' | 'container' | 'overrides' | 'uses';
 
 export interface ScopeSymbol {
   readonly sid: string;
@@ -42,7 +42,7 @@ export interface ReasonFound {
 }
 
 export const TIER_RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolved: 3 };
-export const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, uses: 2 };
+export const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, overrides: 1, uses: 2 };
 
 /** A source reaching the symbol, as it is being found. */
 export interface Reached {

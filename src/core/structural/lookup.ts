@@ -460,18 +460,86 @@ export interface NeighbourSymbol {
   readonly qname: string;
 }
 
+/** The supertypes of these types, transitively (never the types themselves). */
+export async function supertypes(db: Db, types: readonly number[]): Promise<number[]> {
+  const out: number[] = [];
+  const seen = new Set(types);
+  let frontier = [...types];
+  while (frontier.length) {
+    const rows = await db.all<{ dst_id: number }>(
+      `SELECT DISTINCT dst_id FROM edges INDEXED BY edges_src WHERE src_id IN (SELECT value FROM json_each(?)) AND kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IS NOT NULL`,
+      [JSON.stringify(frontier)],
+    );
+    frontier = [];
+    for (const r of rows) {
+      if (seen.has(r.dst_id)) continue;
+      seen.add(r.dst_id);
+      out.push(r.dst_id);
+      frontier.push(r.dst_id);
+    }
+  }
+  return out;
+}
+
+/** A member of a base type that a member overrides or implements, and the proof when a type checker gave one. */
+export interface BaseMember {
+  readonly id: number;
+  readonly sid: string;
+  readonly qname: string;
+  readonly proof?: { readonly source: string; readonly reason: string };
+}
+
+/**
+ * The members a member overrides or implements: those of its name in its
+ * type's supertypes (by the inheritance edges that are not ambiguous), and
+ * those a type checker proved it implements (implementations table), with
+ * that proof.
+ */
+export async function baseMembersOf(db: Db, target: SymbolRef, parentId: number): Promise<BaseMember[]> {
+  const [proven, supers] = await Promise.all([
+    db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
+      `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
+      [target.id],
+    ),
+    supertypes(db, [parentId]),
+  ]);
+  const named = supers.length
+    ? await db.all<{ id: number; sid: string; qname: string }>(`SELECT id, sid, qname FROM symbols WHERE name = ? AND parent_id IN (SELECT value FROM json_each(?))`, [target.name, JSON.stringify(supers)])
+    : [];
+  const out = new Map<number, BaseMember>();
+  for (const b of named) out.set(b.id, { id: b.id, sid: b.sid, qname: b.qname });
+  for (const b of proven) out.set(b.id, { id: b.id, sid: b.sid, qname: b.qname, proof: { source: b.source, reason: b.reason } });
+  out.delete(target.id);
+  return [...out.values()];
+}
+
 export interface SymbolNeighbours {
   readonly members: readonly NeighbourSymbol[];
   /** The enclosing type. */
   readonly container?: NeighbourSymbol;
+  /** For a method or field: the members of its name it overrides or implements in its type's supertypes. */
+  readonly overrides: readonly NeighbourSymbol[];
   /** What the symbol and its members use directly (calls, instantiations, references that are not dynamic), with the edge's tier and the used symbol's type. */
   readonly uses: readonly (NeighbourSymbol & { readonly tier: string; readonly container?: NeighbourSymbol })[];
 }
 
-/** A symbol's members, its enclosing type, and the symbols it uses through one edge (at most `limit`, by name). */
+/** The kinds of member that can override one of a base type. */
+const OVERRIDING_KINDS: ReadonlySet<string> = new Set(['method', 'function', 'field']);
+
+/** A symbol's members, its enclosing type, what it overrides, and the symbols it uses through one edge (at most `limit`, by name). */
+/** Where a symbol is called (resolved, observed or inferred calls), by file and line: at most `limit`. */
+export async function callSitesOf(db: Db, target: SymbolRef, limit: number): Promise<{ path: string; line: number; col: number }[]> {
+  return db.all<{ path: string; line: number; col: number }>(
+    `SELECT DISTINCT f.path, e.line, e.col FROM edges e JOIN files f ON f.id = e.file_id
+     WHERE e.dst_id = ? AND e.kind = 'call' AND e.tier IN ('resolved', 'observed', 'inferred') ORDER BY f.path, e.line LIMIT ?`,
+    [target.id, limit],
+  );
+}
+
 export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promise<SymbolNeighbours> {
   const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);
-  const container = await db.get<NeighbourSymbol>("SELECT p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);
+  const container = await db.get<NeighbourSymbol & { id: number }>("SELECT p.id, p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);
+  const overrides = container && OVERRIDING_KINDS.has(target.kind) ? await baseMembersOf(db, target, container.id) : [];
   const uses = await db.all<{ sid: string; qname: string; tier: string; psid: string | null; pqname: string | null }>(
     `SELECT DISTINCT d.sid, d.qname, e.tier, p.sid AS psid, p.qname AS pqname FROM edges e JOIN symbols d ON d.id = e.dst_id
      LEFT JOIN symbols p ON p.id = d.parent_id AND p.kind != 'module'
@@ -481,7 +549,8 @@ export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promi
   );
   return {
     members: members.map((m) => ({ sid: m.sid, qname: m.qname })),
-    ...(container ? { container } : {}),
+    ...(container ? { container: { sid: container.sid, qname: container.qname } } : {}),
+    overrides: overrides.map((b) => ({ sid: b.sid, qname: b.qname })),
     uses: uses.map((u) => ({ sid: u.sid, qname: u.qname, tier: u.tier, ...(u.psid && u.pqname ? { container: { sid: u.psid, qname: u.pqname } } : {}) })),
   };
 }

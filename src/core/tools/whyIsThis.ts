@@ -27,7 +27,7 @@ const DocumentView = z.object({
   title: z.string(),
   where: z.string().optional().describe('its file or address'),
   tier: LinkTier.describe('the link tier for the symbol itself: a document about a neighbour, or reached through another document, is at most weak'),
-  relation: z.string().describe('self: it is about the symbol; member / container / uses: it is about a neighbour (shown as such)'),
+  relation: z.string().describe('self: it is about the symbol; member / container / overrides / uses: it is about a neighbour (shown as such)'),
   about: z.string().optional().describe('for a neighbour\'s document: which neighbour, and the tier by which the document reaches it'),
   how: z.string().describe('the link in words'),
   gives: z.enum(['reason', 'mention']).describe('reason: the quotes explain; mention: nothing in it explains, the quote only names the symbol'),
@@ -73,7 +73,7 @@ const TIER_WORDS: Record<LinkTierT, string> = {
   unresolved: 'no symbol denotes it',
 };
 
-const RELATION_WORDS: Record<Exclude<ScopeRelation, 'self'>, string> = { member: 'its member', container: 'its class', uses: 'what it uses,' };
+const RELATION_WORDS: Record<Exclude<ScopeRelation, 'self'>, string> = { member: 'its member', container: 'its class', overrides: 'what it overrides,', uses: 'what it uses,' };
 
 export function quoteView(q: Quotation, max = 240): QuoteView {
   return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}), ...(q.hidden ? { hidden: q.hidden } : {}), ...(q.hiddenInSource ? { hiddenInSource: q.hiddenInSource } : {}) };
@@ -96,6 +96,13 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
       const q = quoteView(closest.reasons[0]!.quote, 320);
       const handle = closest.document.ref ?? closest.document.title;
       return { found: false, text: `Why: no recorded reason names ${r.target.qname} itself; the closest, ${closest.tier} — verify it is about it: ${quoteLine({ ...q, source: `${handle}${q.source !== handle ? `, ${q.source}` : ''}` })}`, quote: q, handle, category: closest.category, tier: closest.tier };
+    }
+    // An override is bound by the contract of the member it overrides: that member's reason is the closest one.
+    const contract = r.items.filter((i) => i.relation === 'overrides' && i.about && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
+    if (contract) {
+      const q = quoteView(contract.reasons[0]!.quote, 320);
+      const handle = contract.document.ref ?? contract.document.title;
+      return { found: false, text: `Why: no recorded reason names ${r.target.qname} itself; what it overrides, ${contract.about!.qname}, has one, ${contract.tier} — verify it holds here: ${quoteLine({ ...q, source: `${handle}${q.source !== handle ? `, ${q.source}` : ''}` })}`, quote: q, handle, category: contract.category, tier: contract.tier };
     }
     const named = r.items.filter((i) => i.relation === 'self').length;
     const text = `Why: no recorded reason for ${r.target.qname} — nothing indexed, commented or committed explains it${named ? `; ${named === 1 ? '1 source merely names it' : `${named} sources merely name it`}` : ''}.`;

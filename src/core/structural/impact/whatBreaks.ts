@@ -3,6 +3,7 @@ import { DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind } from '../../m
 import { isCode, languageById } from '../inventory/languages.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
+import { baseMembersOf, supertypes } from '../lookup.js';
 import { resolutionStatus } from '../enrichment/enrich.js';
 import { artifactExtras, artifactGroups, observedWords, withArtifacts } from './artifacts.js';
 import { sameNamespace, workspaceGaps } from './notSeen.js';
@@ -106,27 +107,6 @@ async function subtypes(db: Db, typeId: number, within?: ReadonlySet<number>): P
 async function withSupertypes(db: Db, types: Iterable<number>): Promise<Set<number>> {
   const own = [...types];
   return new Set([...own, ...(await supertypes(db, own))]);
-}
-
-/** The supertypes of these types, transitively (never the types themselves). */
-async function supertypes(db: Db, types: readonly number[]): Promise<number[]> {
-  const out: number[] = [];
-  const seen = new Set(types);
-  let frontier = [...types];
-  while (frontier.length) {
-    const rows = await db.all<{ dst_id: number }>(
-      `SELECT DISTINCT dst_id FROM edges INDEXED BY edges_src WHERE src_id IN (SELECT value FROM json_each(?)) AND kind IN ('extends','implements') AND tier != 'ambiguous' AND dst_id IS NOT NULL`,
-      [ids(frontier)],
-    );
-    frontier = [];
-    for (const r of rows) {
-      if (seen.has(r.dst_id)) continue;
-      seen.add(r.dst_id);
-      out.push(r.dst_id);
-      frontier.push(r.dst_id);
-    }
-  }
-  return out;
 }
 
 export interface WhatBreaksOptions {
@@ -624,20 +604,7 @@ async function attachCandidates(db: Db, ambiguousAt: ReadonlyMap<MutableDependen
 async function dispatchesTo(db: Db, target: SymbolRef, placement: Placement | undefined, sources: Set<string>, bound: number): Promise<{ listed: Dispatch[]; unlisted?: { resolved: number; unresolved: number } }> {
   const isData = target.kind === 'field';
   if (!placement?.parent_id || !(isData || ['method', 'function'].includes(target.kind))) return { listed: [] };
-  const [proven, supers] = await Promise.all([
-    db.all<{ id: number; sid: string; qname: string; source: string; reason: string }>(
-      `SELECT s.id, s.sid, s.qname, i.source, i.reason FROM implementations i JOIN symbols s ON s.id = i.base_id WHERE i.impl_id = ? AND i.base_id != i.impl_id`,
-      [target.id],
-    ),
-    supertypes(db, [placement.parent_id]),
-  ]);
-  const named = supers.length
-    ? await db.all<{ id: number; sid: string; qname: string }>(`SELECT id, sid, qname FROM symbols WHERE name = ? AND parent_id IN (SELECT value FROM json_each(?))`, [target.name, ids(supers)])
-    : [];
-  const baseMethods = new Map<number, { sid: string; qname: string; proof?: { source: string; reason: string } }>();
-  for (const b of named) baseMethods.set(b.id, { sid: b.sid, qname: b.qname });
-  for (const b of proven) baseMethods.set(b.id, { sid: b.sid, qname: b.qname, proof: { source: b.source, reason: b.reason } });
-  baseMethods.delete(target.id);
+  const baseMethods = new Map((await baseMembersOf(db, target, placement.parent_id)).map((b) => [b.id, b]));
   if (!baseMethods.size) return { listed: [] };
   const dispatches: Dispatch[] = [];
   const kinds = isData ? ['read', 'write'] : ['call'];
