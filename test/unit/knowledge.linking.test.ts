@@ -3,6 +3,7 @@ import { LinkReach, linkEntity, type Link, type LinkSubject } from '../../src/co
 import { LINKABLE_KINDS, SymbolIndex, type SymbolSource } from '../../src/core/linking/symbolIndex';
 import { phraseTokens } from '../../src/core/linking/names';
 import type { SymbolKind } from '../../src/core/model/structural';
+import { isTestPath } from '../../src/shared/paths';
 
 /*
  * Link tiers on crafted phrases, against a symbol table shaped like the
@@ -42,6 +43,8 @@ const ROWS: Row[] = [
   sym('AuditLog', 'class', 'src/settlement/AuditLog.ts'),
   sym('AuditLog.record', 'method', 'src/settlement/AuditLog.ts'),
   ...Array.from({ length: 20 }, (_, i) => sym(`Handler${i}.get`, 'method', `src/handlers/Handler${i}.ts`)),
+  sym('LedgerSuite', 'class', 'test/e2e/LedgerSuite.ts'),
+  sym('ReplayBuffer', 'class', 'src/settlement/replay_buffer_test.go'),
 ];
 
 const index = new SymbolIndex(ROWS);
@@ -109,6 +112,27 @@ describe('knowledge: linking entities to symbols', () => {
       assert.equal(l.tier, 'strong');
       assert.deepEqual(qnames(l), ['RetryPolicy.MAX_ATTEMPTS']);
       assert.match(l.reason, /up to letter case/);
+    });
+  });
+
+  describe('weak: a phrase whose one symbol is test code', () => {
+    it('"the ledger suite" and "replay buffer" reach the test helpers weakly, saying so; code names them exactly as ever', () => {
+      for (const [phrase, qname, path] of [
+        ['the ledger suite', 'LedgerSuite', 'test/e2e/LedgerSuite.ts'],
+        ['replay buffer', 'ReplayBuffer', 'src/settlement/replay_buffer_test.go'],
+      ] as const) {
+        const l = link(phrase);
+        assert.equal(l.tier, 'weak', phrase);
+        assert.deepEqual(qnames(l), [qname], phrase);
+        assert.match(l.reason, new RegExp(`written as prose, but ${path.replace(/\./g, '\\.')} is test code, which prose rarely means — verify$`), phrase);
+      }
+      assert.equal(link('LedgerSuite').tier, 'exact');
+    });
+    it('reads test code by the conventions of each language, and nothing else as test code', () => {
+      for (const p of ['tests/unit/test_api.py', 'pkg/api/server_test.go', 'src/__tests__/Card.tsx', 'src/Card.test.tsx', 'lib/x.spec.js', 'src/test/java/a/LoadTest.java', 'conftest.py', 'automation/tests.py', 'internal/testutil/fake.go', 'test/e2e/suite.ts'])
+        assert.equal(isTestPath(p), true, p);
+      for (const p of ['src/contest/Result.ts', 'src/latest.py', 'pkg/attestation/Attest.java', 'src/testimonials.ts', 'app/contests.py', 'docs/testing-guide.md', 'src/settlement/RetryPolicy.ts'])
+        assert.equal(isTestPath(p), false, p);
     });
   });
 

@@ -2,6 +2,7 @@ import type { LinkTier } from '../model/tiers.js';
 import { TYPE_KINDS } from '../model/structural.js';
 import { isCodeShaped, phraseTokens, segments } from './names.js';
 import { placeHas, type IndexedSymbol, type NameFilter, type Reach, type SymbolIndex } from './symbolIndex.js';
+import { isTestPath } from '../../shared/paths.js';
 
 /*
  * Entity → symbols, with a tier that says how far to trust the link:
@@ -291,18 +292,18 @@ function bySameWords({ index, subject, code, raw, maxWeak }: Naming, tokens: rea
     return weakSet(same, `\`${code}\` is not a symbol here, but ${same.length === 1 ? same[0]!.qname + ' has' : same.length + ' symbols have'} the same words`, 0.6, maxWeak);
   }
   const types = same.filter((s) => TYPE_KINDS.has(s.kind));
-  if (same.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(same[0]!)], score: 0.9, reason: `"${raw}" is ${same[0]!.qname} written as prose` };
-  if (types.length === 1 && tokens.length > 1) return { tier: 'strong', symbols: [linked(types[0]!)], score: 0.85, reason: `"${raw}" is the ${types[0]!.kind} ${types[0]!.qname} written as prose (${same.length - 1} member${same.length > 2 ? 's' : ''} share the words)` };
+  if (same.length === 1 && tokens.length > 1) return proseLink(same[0]!, 0.9, `"${raw}" is ${same[0]!.qname} written as prose`, maxWeak);
+  if (types.length === 1 && tokens.length > 1) return proseLink(types[0]!, 0.85, `"${raw}" is the ${types[0]!.kind} ${types[0]!.qname} written as prose (${same.length - 1} member${same.length > 2 ? 's' : ''} share the words)`, maxWeak);
   if (same.length > 1) {
     const narrowed = narrowByContext(same, subject.context);
-    if (narrowed.length === 1) return { tier: 'strong', symbols: [linked(narrowed[0]!)], score: 0.8, reason: `"${raw}" names ${same.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}` };
+    if (narrowed.length === 1) return proseLink(narrowed[0]!, 0.8, `"${raw}" names ${same.length} symbols; the passage also names ${narrowed[0]!.parentName ?? narrowed[0]!.path}, so ${narrowed[0]!.qname}`, maxWeak);
   }
   if (tokens.length > 1 || subject.type === 'component') return weakSet(same, `"${raw}" matches the names of ${same.length} symbols`, 0.7, maxWeak);
   return undefined;
 }
 
 /** A qualifier the symbol's place supplies: "settlement retry policy" → RetryPolicy in src/settlement. */
-function byQualifyingPlace({ index, raw }: Naming, tokens: readonly string[]): Link | undefined {
+function byQualifyingPlace({ index, raw, maxWeak }: Naming, tokens: readonly string[]): Link | undefined {
   for (let k = 1; k < tokens.length; k++) {
     const head = tokens.slice(0, k);
     const tail = tokens.slice(k);
@@ -311,7 +312,7 @@ function byQualifyingPlace({ index, raw }: Naming, tokens: readonly string[]): L
     const preferred = hits.filter((s) => TYPE_KINDS.has(s.kind));
     const pick = preferred.length === 1 ? preferred : hits;
     if (pick.length === 1 && (tail.length > 1 || TYPE_KINDS.has(pick[0]!.kind))) {
-      return { tier: 'strong', symbols: [linked(pick[0]!)], score: 0.8, reason: `"${raw}": ${pick[0]!.qname}, in ${pick[0]!.parentName ?? pick[0]!.path}, supplies "${head.join(' ')}"` };
+      return proseLink(pick[0]!, 0.8, `"${raw}": ${pick[0]!.qname}, in ${pick[0]!.parentName ?? pick[0]!.path}, supplies "${head.join(' ')}"`, maxWeak);
     }
   }
   return undefined;
@@ -334,6 +335,17 @@ function asConcept({ index, raw, maxWeak }: Naming, tokens: readonly string[]): 
   const set = topLevel(scored.map((x) => x.s));
   const score = Math.max(...scored.map((x) => x.score)) * 0.7;
   return weakSet(set, `"${raw}" is a concept spread over ${set.length} symbol${set.length === 1 ? '' : 's'} whose names and places hold its words`, score, maxWeak);
+}
+
+/**
+ * A phrase that denotes one symbol: strong, unless the symbol is test code. A document's prose ("the test suite",
+ * "resource limits", "exclude namespaces") means a test's helper far less often than a phrase of the same words means
+ * the thing itself: in a sample of 41 prose links judged by hand (one per corpus of the knowledge bench), 6 of the 15
+ * wrong were to test code. Weak there, to verify.
+ */
+function proseLink(s: IndexedSymbol, score: number, reason: string, maxWeak: number): Link {
+  if (isTestPath(s.path)) return weakSet([s], `${reason}, but ${s.path} is test code, which prose rarely means — verify`, 0.6, maxWeak);
+  return { tier: 'strong', symbols: [linked(s)], score, reason };
 }
 
 function weakSet(list: readonly IndexedSymbol[], reason: string, score: number, maxWeak: number): Link {
