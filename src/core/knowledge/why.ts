@@ -676,10 +676,6 @@ async function itsValues(db: Db, target: SymbolRef, declaration: string | undefi
  * the wire, the file or the environment, so a document about it is about the symbol. Weak, to verify: another symbol
  * may hold the same value. A value that several documents name is left alone.
  */
-async function documentsNamingItsValues(db: Db, target: SymbolRef, values: readonly ItsValue[], docs: Map<number, Reached>): Promise<void> {
-  for (const v of values) await documentsNamingItsValue(db, target, v, docs);
-}
-
 async function documentsNamingItsValue(db: Db, target: SymbolRef, { value, said }: ItsValue, docs: Map<number, Reached>): Promise<void> {
   const words = value.match(/[\p{L}\p{N}]+/gu) ?? [];
   let rows: ChunkRow[];
@@ -1001,7 +997,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsCited(db, scope, docs);
     await documentsReferring(db, docs);
     await documentsSearched(db, target, docs);
-    await documentsNamingItsValues(db, target, await itsValues(db, target, declaration, options.root), docs);
+    for (const v of await itsValues(db, target, declaration, options.root)) await documentsNamingItsValue(db, target, v, docs);
     await documentsByAffixedName(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);

@@ -526,7 +526,6 @@ export interface SymbolNeighbours {
 /** The kinds of member that can override one of a base type. */
 const OVERRIDING_KINDS: ReadonlySet<string> = new Set(['method', 'function', 'field']);
 
-/** A symbol's members, its enclosing type, what it overrides, and the symbols it uses through one edge (at most `limit`, by name). */
 /** Where a symbol is called (resolved, observed or inferred calls), by file and line: at most `limit`. */
 export async function callSitesOf(db: Db, target: SymbolRef, limit: number): Promise<{ path: string; line: number; col: number }[]> {
   return db.all<{ path: string; line: number; col: number }>(
@@ -536,6 +535,7 @@ export async function callSitesOf(db: Db, target: SymbolRef, limit: number): Pro
   );
 }
 
+/** A symbol's members, its enclosing type, what it overrides, and the symbols it uses through one edge (at most `limit`, by name). */
 export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promise<SymbolNeighbours> {
   const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);
   const container = await db.get<NeighbourSymbol & { id: number }>("SELECT p.id, p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);

@@ -87,29 +87,33 @@ function howWords(i: WhyItem): string {
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
 }
 
+/** A quotation with its source: the document's handle, then the place in it when that says more. */
+function quoteFrom(q: QuoteView, handle: string): string {
+  return quoteLine({ ...q, source: `${handle}${q.source !== handle ? `, ${q.source}` : ''}` });
+}
+
+/** The first line when no reason names the symbol: what was found instead, then the item's best reason, quoted with its source. */
+function closestReason(item: WhyItem, said: string): z.infer<typeof WhyView> {
+  const q = quoteView(item.reasons[0]!.quote, 320);
+  const handle = item.document.ref ?? item.document.title;
+  return { found: false, text: `Why: ${said}: ${quoteFrom(q, handle)}`, quote: q, handle, category: item.category, tier: item.tier };
+}
+
 function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   const l = r.lead;
   if (!l) {
     const weight = (i: WhyItem) => (i.reasons[0]?.score ?? 0) * (i.category === 'commit' && (i.reasons[0]?.tie ?? 0) < 0.7 ? 0.3 : 1);
     const closest = r.items.filter((i) => i.relation === 'self' && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
-    if (closest) {
-      const q = quoteView(closest.reasons[0]!.quote, 320);
-      const handle = closest.document.ref ?? closest.document.title;
-      return { found: false, text: `Why: no recorded reason names ${r.target.qname} itself; the closest, ${closest.tier} — verify it is about it: ${quoteLine({ ...q, source: `${handle}${q.source !== handle ? `, ${q.source}` : ''}` })}`, quote: q, handle, category: closest.category, tier: closest.tier };
-    }
+    if (closest) return closestReason(closest, `no recorded reason names ${r.target.qname} itself; the closest, ${closest.tier} — verify it is about it`);
     // An override is bound by the contract of the member it overrides: that member's reason is the closest one.
     const contract = r.items.filter((i) => i.relation === 'overrides' && i.about && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
-    if (contract) {
-      const q = quoteView(contract.reasons[0]!.quote, 320);
-      const handle = contract.document.ref ?? contract.document.title;
-      return { found: false, text: `Why: no recorded reason names ${r.target.qname} itself; what it overrides, ${contract.about!.qname}, has one, ${contract.tier} — verify it holds here: ${quoteLine({ ...q, source: `${handle}${q.source !== handle ? `, ${q.source}` : ''}` })}`, quote: q, handle, category: contract.category, tier: contract.tier };
-    }
+    if (contract) return closestReason(contract, `no recorded reason names ${r.target.qname} itself; what it overrides, ${contract.about!.qname}, has one, ${contract.tier} — verify it holds here`);
     const named = r.items.filter((i) => i.relation === 'self').length;
     const text = `Why: no recorded reason for ${r.target.qname} — nothing indexed, commented or committed explains it${named ? `; ${named === 1 ? '1 source merely names it' : `${named} sources merely name it`}` : ''}.`;
     return { found: false, text };
   }
   const q = quoteView(l.quote, 320);
-  return { found: true, text: `Why: ${quoteLine({ ...q, source: `${l.handle}${q.source !== l.handle ? `, ${q.source}` : ''}` })} — ${l.category}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, tier: l.tier };
+  return { found: true, text: `Why: ${quoteFrom(q, l.handle)} — ${l.category}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, tier: l.tier };
 }
 
 /** Whether a passage says no more than the title (`commit 6f02fbc: refactor!: move …` for the commit titled `refactor!: move …`). */
