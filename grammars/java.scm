@@ -52,7 +52,47 @@
 ((field_access object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ((method_invocation object: (identifier) @name) @ref.read (#set! nameIs "receiver"))
 ; Bare names in expressions: fields of the enclosing classes, static imports (locals dropped).
-((identifier) @ref.read)
+; Only where an expression can stand (the parents the grammar lets hold one): a catch-all
+; `((identifier) @ref.read)` also matched every declared, bound, called and member name (half of all
+; matches on JabRef, each a node object to build, nearly all dropped), made reads of what lambdas,
+; catch clauses, enhanced for loops, resources and `instanceof` patterns bind and of module and package
+; names, and outranked the references above for annotations (`@Test` read as data).
+(annotation_argument_list (identifier) @ref.read)
+(annotation_type_element_declaration value: (identifier) @ref.read)
+(argument_list (identifier) @ref.read)
+(array_access (identifier) @ref.read)
+(array_initializer (identifier) @ref.read)
+(assert_statement (identifier) @ref.read)
+(assignment_expression (identifier) @ref.read)
+(binary_expression (identifier) @ref.read)
+(cast_expression (identifier) @ref.read)
+(dimensions_expr (identifier) @ref.read)
+(element_value_array_initializer (identifier) @ref.read)
+(element_value_pair value: (identifier) @ref.read)
+(enhanced_for_statement value: (identifier) @ref.read)
+(explicit_constructor_invocation (identifier) @ref.read)
+(expression_statement (identifier) @ref.read)
+(field_access object: (identifier) @ref.read)
+(for_statement (identifier) @ref.read)
+(guard (identifier) @ref.read)
+(instanceof_expression left: (identifier) @ref.read)
+(lambda_expression body: (identifier) @ref.read)
+(method_reference (identifier) @ref.read)
+(object_creation_expression (identifier) @ref.read)
+(parenthesized_expression (identifier) @ref.read)
+(record_pattern (identifier) @ref.read)
+(resource value: (identifier) @ref.read)
+(resource !name (identifier) @ref.read)
+(return_statement (identifier) @ref.read)
+(string_interpolation (identifier) @ref.read)
+(switch_label (identifier) @ref.read)
+(template_expression (identifier) @ref.read)
+(ternary_expression (identifier) @ref.read)
+(throw_statement (identifier) @ref.read)
+(unary_expression (identifier) @ref.read)
+(update_expression (identifier) @ref.read)
+(variable_declarator value: (identifier) @ref.read)
+(yield_statement (identifier) @ref.read)
 (assignment_expression left: (field_access object: (_) @receiver field: (identifier) @name)) @ref.write
 (assignment_expression left: (identifier) @name) @ref.write
 (update_expression (field_access object: (_) @receiver field: (identifier) @name)) @ref.write
