@@ -129,6 +129,9 @@
 (inferred_parameters (identifier) @local)
 (resource name: (identifier) @local)
 (instanceof_expression name: (identifier) @local)
+; A pattern's variable: `case Circle c ->`, `instanceof Point(int x, int y)`.
+(type_pattern (identifier) @local)
+(record_pattern_component (identifier) @local)
 (package_declaration) @noread
 (import_declaration) @noread
 (labeled_statement (identifier) @noread)
