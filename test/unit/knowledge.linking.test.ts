@@ -87,14 +87,12 @@ describe('knowledge: linking entities to symbols', () => {
       assert.equal(l.tier, 'strong');
       assert.deepEqual(qnames(l), ['RetryPolicy.MAX_ATTEMPTS']);
     });
-    it('a type written as prose', () => {
-      for (const p of ['the settlement service', 'Settlement Service', "the settlement service's"]) {
+    it('a type written as prose in three words or more', () => {
+      for (const p of ['the settlement retry job', 'Settlement Retry Job', "the settlement retry job's"]) {
         const l = link(p);
         assert.equal(l.tier, 'strong', p);
-        assert.deepEqual(qnames(l), ['SettlementService'], p);
+        assert.deepEqual(qnames(l), ['SettlementRetryJob'], p);
       }
-      assert.deepEqual(qnames(link('retry policy')), ['RetryPolicy']);
-      assert.deepEqual(qnames(link('the SWIFT gateway')), ['SwiftGateway']);
     });
     it('with a qualifier its place supplies: "settlement retry policy" → RetryPolicy in src/settlement', () => {
       const l = link('settlement retry policy');
@@ -112,6 +110,32 @@ describe('knowledge: linking entities to symbols', () => {
       assert.equal(l.tier, 'strong');
       assert.deepEqual(qnames(l), ['RetryPolicy.MAX_ATTEMPTS']);
       assert.match(l.reason, /up to letter case/);
+    });
+  });
+
+  describe('weak: a link the words alone do not make clear', () => {
+    it('a symbol written as prose in two words: as often plain prose, so weak with the reason', () => {
+      for (const p of ['the settlement service', 'Settlement Service', "the settlement service's"]) {
+        const l = link(p);
+        assert.equal(l.tier, 'weak', p);
+        assert.deepEqual(qnames(l), ['SettlementService'], p);
+        assert.match(l.reason, /two words are as often plain prose/, p);
+      }
+      assert.deepEqual([link('retry policy').tier, ...qnames(link('retry policy'))], ['weak', 'RetryPolicy']);
+      assert.deepEqual([link('the SWIFT gateway').tier, ...qnames(link('the SWIFT gateway'))], ['weak', 'SwiftGateway']);
+    });
+    it("a qualified name whose qualifier is neither the symbol's class nor its place: another library's type, a path", () => {
+      for (const p of ['React.shouldRetry', 'docs/shouldRetry', 'sdk.shouldRetry']) {
+        const l = link(p);
+        assert.equal(l.tier, 'weak', p);
+        assert.deepEqual(qnames(l), ['RetryPolicy.shouldRetry'], p);
+        assert.match(l.reason, /neither its class nor its place — verify/, p);
+      }
+      // A variable named after the class, a subclass, a folder of its path: still strong.
+      for (const p of ['retryPolicy.shouldRetry', 'ExponentialRetryPolicy.shouldRetry', 'settlement/shouldRetry']) assert.equal(link(p).tier, 'strong', p);
+    });
+    it('a piece of JSON or a path expression is no name', () => {
+      for (const p of ['"status": "retry', 'conditions[?(@.type', '"Settlement": { "service']) assert.equal(link(p).tier, 'unresolved', p);
     });
   });
 
