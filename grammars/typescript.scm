@@ -106,6 +106,13 @@
 (function_expression name: (identifier) @local)
 (import_statement) @noread
 (export_specifier alias: (_) @noread)
+; Names that only bind, where no scope of a body holds them (a type's members, a signature without a body):
+; `[key: string]: T`, `(args: Args) => void`, `export * as events from`. Never reads.
+(index_signature name: (identifier) @noread)
+(required_parameter pattern: (identifier) @noread)
+(optional_parameter pattern: (identifier) @noread)
+(rest_pattern (identifier) @noread)
+(namespace_export (identifier) @noread)
 
 ; ---- inheritance as written --------------------------------------------------
 (class_heritage (extends_clause value: (identifier) @name)) @ref.extends
