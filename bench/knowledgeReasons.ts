@@ -108,8 +108,13 @@ export interface CaseResult {
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CORPORA_DIR = process.env['TENURE_KNOWLEDGE_CORPORA'] ?? path.join(os.tmpdir(), 'tenure-kbench');
 
+/** A data file of the knowledge bench (bench/knowledge-cases/), parsed. */
+export function readCasesFile<T>(name: string): T {
+  return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'bench', 'knowledge-cases', name), 'utf8')) as T;
+}
+
 export function loadCases(): CorpusCases[] {
-  return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'bench', 'knowledge-cases', 'cases.json'), 'utf8')) as { corpora: CorpusCases[] }).corpora;
+  return readCasesFile<{ corpora: CorpusCases[] }>('cases.json').corpora;
 }
 
 /** Lower-case words, markup dropped: how a needed sentence is compared with what an answer quotes. */

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { entitiesLinkedTo } from '../src/core/knowledge/store/links.js';
 import type { LinkTier } from '../src/core/model/tiers.js';
 import { openWorkspace } from '../src/core/workspace.js';
-import { corpusRoot, loadCases } from './knowledgeReasons.js';
+import { corpusRoot, loadCases, readCasesFile } from './knowledgeReasons.js';
 
 /*
  * How often each link tier is right, on links judged by hand
@@ -37,8 +37,7 @@ export interface TierCount {
 }
 
 export async function linkPrecision(sample?: Judgement['sample']): Promise<{ counts: TierCount[]; missing: string[] }> {
-  const file = path.resolve(__dirname, '..', '..', 'bench', 'knowledge-cases', 'link-judgements.json');
-  const judgements = (JSON.parse(fs.readFileSync(file, 'utf8')) as { judgements: Judgement[] }).judgements.filter((j) => !sample || j.sample === sample);
+  const judgements = readCasesFile<{ judgements: Judgement[] }>('link-judgements.json').judgements.filter((j) => !sample || j.sample === sample);
   const counts = new Map<Now, TierCount>(ORDER.map((t) => [t, { tier: t, right: 0, wrong: 0, unclear: 0 }]));
   const missing: string[] = [];
   for (const corpus of loadCases()) {

@@ -72,7 +72,6 @@
 (enhanced_for_statement value: (identifier) @ref.read)
 (explicit_constructor_invocation (identifier) @ref.read)
 (expression_statement (identifier) @ref.read)
-(field_access object: (identifier) @ref.read)
 (for_statement (identifier) @ref.read)
 (guard (identifier) @ref.read)
 (instanceof_expression left: (identifier) @ref.read)
