@@ -440,8 +440,9 @@ function shadowed(site: SiteFact, scopes: Bindings, definitions: readonly (Defin
   if (site.nameIs !== undefined && site.nameIs !== 'receiver') return false;
   for (let s = site.owner; ; s = definitions[s]?.parent ?? -1) {
     const d = s >= 0 ? definitions[s] : undefined;
-    // Class bodies are no scope for the methods inside them.
-    if (!d || !CONTAINER_KINDS.has(d.kind)) {
+    // Class bodies are no scope for the methods inside them, but are for what is written in them directly: the
+    // locals of an initializer block (`static { for (int[] row : …) use(row.length); }`).
+    if (!d || !CONTAINER_KINDS.has(d.kind) || s === site.owner) {
       if (scopes.globals.get(s)?.has(site.name)) return false;
       if (scopes.locals.get(s)?.has(site.name)) return true;
     }

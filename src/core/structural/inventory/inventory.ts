@@ -39,7 +39,7 @@ export { ParseTimeout };
  * or other names: an index built before is then built again from scratch,
  * since its unchanged files are otherwise never parsed again.
  */
-const EXTRACTOR_REVISION = 2;
+const EXTRACTOR_REVISION = 3;
 
 let version: string | undefined;
 
