@@ -16,7 +16,7 @@ import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, p
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
-import { codeSources, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
+import { callerComments, callsOf, codeSources, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -659,10 +659,10 @@ interface ItsValue {
  * The strings a symbol is about besides its name: a constant's declared value, and the literals its callers pass a
  * function (the name of the setting a helper reads). Only those that read as identifiers.
  */
-async function itsValues(db: Db, target: SymbolRef, declaration: string | undefined, root: string | undefined): Promise<ItsValue[]> {
+function itsValues(target: SymbolRef, declaration: string | undefined, calls: Awaited<ReturnType<typeof callsOf>> | undefined): ItsValue[] {
   const valued = valueDeclaration(target, declaration);
   const declared = valued ? stringLiteralOf(valued) : undefined;
-  const passed = root ? await literalsPassedTo(db, root, target) : [];
+  const passed = calls ? literalsPassedTo(calls) : [];
   return [
     ...(declared !== undefined ? [{ value: declared, said: `names its value \`${declared}\`` }] : []),
     ...passed.map((p) => ({ value: p.value, said: `names \`${p.value}\`, which its caller passes it at ${p.at}` })),
@@ -990,14 +990,16 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   let history: { commits: number; informative: number } | undefined;
   const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container' || s.relation === 'overrides').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   const line = options.line !== undefined && options.line !== target.line ? options.line : undefined;
+  const calls = options.root ? await callsOf(db, options.root, target) : undefined;
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next, line).declaration;
+  if (calls) callerComments(target, calls, docs, next);
   const best = status.documents ? await bestAnchors(db, scope) : new Map() as BestAnchors;
   if (status.documents) {
     await documentsMentioning(db, best, docs);
     await documentsCited(db, scope, docs);
     await documentsReferring(db, docs);
     await documentsSearched(db, target, docs);
-    for (const v of await itsValues(db, target, declaration, options.root)) await documentsNamingItsValue(db, target, v, docs);
+    for (const v of itsValues(target, declaration, calls)) await documentsNamingItsValue(db, target, v, docs);
     await documentsByAffixedName(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);

@@ -1,13 +1,13 @@
 import * as path from 'node:path';
 import { readWorkspaceText } from '../repo/read.js';
-import { folderOf } from '../../shared/paths.js';
+import { folderOf, isTestPath } from '../../shared/paths.js';
 import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { callSitesOf } from '../structural/lookup.js';
 import { documentRef, invisibleIn, type DocumentRef } from './quotes.js';
 import { literalOf, proseForms, stringLiteralOf, stringValueForms, valueForms, type Ties } from './reasons.js';
-import { placeAgainst, symbolText, type CodeNote } from './sources/codeNotes.js';
+import { commentsAtLine, placeAgainst, symbolText, type CodeNote } from './sources/codeNotes.js';
 import { filesOfCommits, historyOfLines } from './sources/lineHistory.js';
 import { commitDocumentsBySha } from './store/documents.js';
 import { quote } from './text.js';
@@ -33,8 +33,35 @@ export function valueDeclaration(target: Pick<SymbolRef, 'kind'>, declaration: s
   return declaration && /field|constant|variable|property|enum/.test(target.kind) ? declaration : undefined;
 }
 
-/** Call sites read for the literals they pass: a helper called from more places than this is a utility, not one setting's. */
+/** Call sites read: a helper called from more places than this is a utility, not one setting's. */
 const CALL_SITES = 12;
+
+/** A call of the symbol, with the lines of the file it is in. */
+interface CallRead {
+  readonly path: string;
+  readonly line: number;
+  readonly col: number;
+  /** The symbol that calls it. */
+  readonly caller: string;
+  readonly lines: readonly string[];
+}
+
+/**
+ * The first CALL_SITES calls of a function or method (resolved, observed or inferred; by file and line), each with
+ * its file's lines, and whether it has more. Read once for what its callers pass it and what they say of it.
+ */
+export async function callsOf(db: Db, root: string, target: SymbolRef): Promise<{ calls: CallRead[]; more: boolean }> {
+  if (!/function|method|constructor/.test(target.kind)) return { calls: [], more: false };
+  const sites = await callSitesOf(db, target, CALL_SITES + 1);
+  const texts = new Map<string, string[] | undefined>();
+  const calls: CallRead[] = [];
+  for (const s of sites.slice(0, CALL_SITES)) {
+    if (!texts.has(s.path)) texts.set(s.path, readWorkspaceText(root, path.join(root, s.path))?.split('\n'));
+    const lines = texts.get(s.path);
+    if (lines) calls.push({ ...s, lines });
+  }
+  return { calls, more: sites.length > CALL_SITES };
+}
 
 /**
  * The string literals its callers pass it, as written at each call (`_get_mode_value_from_envvar("SAM_BUILD_MODE",
@@ -43,23 +70,46 @@ const CALL_SITES = 12;
  * call's line and the two after it, up to the call's closing parenthesis; a helper with more than CALL_SITES calls
  * gives none.
  */
-export async function literalsPassedTo(db: Db, root: string, target: SymbolRef): Promise<{ value: string; at: string }[]> {
-  if (!/function|method|constructor/.test(target.kind)) return [];
-  const sites = await callSitesOf(db, target, CALL_SITES + 1);
-  if (!sites.length || sites.length > CALL_SITES) return [];
+export function literalsPassedTo({ calls, more }: Awaited<ReturnType<typeof callsOf>>): { value: string; at: string }[] {
+  if (more) return [];
   const out = new Map<string, string>();
-  const texts = new Map<string, string[] | undefined>();
-  for (const s of sites) {
-    if (!texts.has(s.path)) texts.set(s.path, readWorkspaceText(root, path.join(root, s.path))?.split('\n'));
-    const lines = texts.get(s.path);
-    if (!lines) continue;
-    const from = (lines[s.line - 1] ?? '').slice(s.col);
+  for (const s of calls) {
+    const from = (s.lines[s.line - 1] ?? '').slice(s.col);
     const open = from.indexOf('(');
     if (open < 0) continue;
-    const call = argumentsText([from.slice(open + 1), ...lines.slice(s.line, s.line + 2)].join('\n'));
+    const call = argumentsText([from.slice(open + 1), ...s.lines.slice(s.line, s.line + 2)].join('\n'));
     for (const m of call.matchAll(/(["'`])([^"'`\\\n]{1,80})\1/g)) if (!out.has(m[2]!)) out.set(m[2]!, `${s.path}:${s.line}`);
   }
   return [...out].map(([value, at]) => ({ value, at }));
+}
+
+/**
+ * The comments its callers write at a call of it that name it (`// Use LookupTLSSecretInsecure instead of
+ * LookupTLSSecret since Gateway API uses its own mechanism …` over the call), as sources: why the code calls this
+ * and not something else is a reason for what it is. Only a comment on the call's line or just above it, that
+ * names it as written (a comment there that names nothing may be about the whole statement), outside test code
+ * (a test's comment says what it expects, not why), and only for a name that is code-shaped (a comment saying
+ * "get" or "run" names nothing). Strong: the index matched the call to it, by name or better.
+ */
+export function callerComments(target: SymbolRef, { calls }: Awaited<ReturnType<typeof callsOf>>, docs: Map<number, Reached>, next: () => number): number {
+  if (!isCodeShaped(target.name)) return 0;
+  const names = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$&')}(?![\\w$])`);
+  const seen = new Set<string>();
+  let added = 0;
+  for (const c of calls) {
+    if (isTestPath(c.path)) continue;
+    for (const note of commentsAtLine(c.lines, c.path, c.line)) {
+      const key = `${c.path}#L${note.line}`;
+      if (seen.has(key) || !names.test(note.text)) continue;
+      seen.add(key);
+      const id = next();
+      const document: DocumentRef = { id, source: key, kind: 'doc', title: `comment at its call in ${c.caller}`, path: c.path };
+      const anchor: Anchor = { entity: target.name, entityType: 'code', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `a comment at its call in ${c.caller} (${c.path}:${c.line}) names it` };
+      docs.set(id, noteReached(document, note, anchor, 'comment at a call'));
+      added++;
+    }
+  }
+  return added;
 }
 
 /** The text of a call's arguments: up to the parenthesis that closes the call (or all of it, when it does not close). */
@@ -123,12 +173,9 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     const place = relation === 'self' && at !== undefined ? placeAgainst(note, at) : undefined;
     const title = place ? `${note.tag ? `${note.tag} comment` : 'comment'} ${place} line ${at} of ${sym.qname}` : noteTitle(note, sym.qname, relation);
     const document: DocumentRef = { id, source: `${sym.path}#L${note.line}`, kind: 'doc', title, path: sym.path };
-    const r = reached(document, 'exact', relation, [note.kind === 'docstring' ? 'docstring' : 'code comment']);
+    const anchor: Anchor = { entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` };
+    const r = noteReached(document, note, anchor, note.kind === 'docstring' ? 'docstring' : 'code comment');
     if (place) r.atLine = at;
-    r.anchors.push({ entity: sym.qname, entityType: 'code', tier: 'exact', symbol: { sid: relation === 'self' ? target.sid : (scope.find((s) => s.qname === sym.qname)?.sid ?? ''), qname: sym.qname }, relation, reason: `${note.kind === 'docstring' ? 'its doc comment' : 'a comment in it'} at ${sym.path}:${note.line}` });
-    const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
-    r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
-    addPassage(r, { document, quote: quote(note.text.split('\n\n')[0]!, 280), ...invisibleIn(note.text.split('\n\n')[0]!), line: note.line });
     docs.set(id, r);
   };
   for (const note of own?.notes ?? []) add(note, target, 'self');
@@ -148,6 +195,17 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: s.qname, path: c.path }, s.relation);
   }
   return own ? { declaration: own.declaration } : {};
+}
+
+/** A comment in the code as a source reached by `anchor` (its tier and relation), its text to rank and cite by line. */
+function noteReached(document: DocumentRef, note: CodeNote, anchor: Anchor, extractedBy: string): Reached {
+  const r = reached(document, anchor.tier, anchor.relation, [extractedBy]);
+  r.anchors.push(anchor);
+  const lineOf = (offset: number) => note.line + (note.text.slice(0, offset).match(/\n/g)?.length ?? 0);
+  r.text = { body: note.text, threaded: false, cite: (offset) => ({ line: lineOf(offset) }) };
+  const first = note.text.split('\n\n')[0]!;
+  addPassage(r, { document, quote: quote(first, 280), ...invisibleIn(first), line: note.line });
+  return r;
 }
 
 /** Whether a comment is about one line (`placeAgainst`: on it, or ending at most two lines above it). */

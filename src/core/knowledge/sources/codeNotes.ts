@@ -191,6 +191,20 @@ export function placeAgainst(note: Pick<CodeNote, 'line' | 'endLine'>, at: numbe
 /** How far above an asked line the reading starts: a comment run over it is read whole up to this length. */
 const RUN_ABOVE_LINES = 60;
 
+/** The comments on line `at` or just above it (`placeAgainst`), read no higher than line `from`, nor past `to`. */
+function against(lines: readonly string[], syntax: Syntax, at: number, from: number, to: number, skip: ReadonlySet<number> = new Set()): CodeNote[] {
+  return commentsInside(lines, Math.max(from, at - RUN_ABOVE_LINES), Math.min(to, at + 1), syntax, skip).filter((n) => placeAgainst(n, at));
+}
+
+/**
+ * The comments on one line of a file or just above it, wherever it is: what its authors wrote about a statement
+ * (a call of a function: "Use LookupTLSSecretInsecure instead of LookupTLSSecret since Gateway API uses its own
+ * mechanism"). `lines` is the file split at newlines.
+ */
+export function commentsAtLine(lines: readonly string[], path: string, at: number): CodeNote[] {
+  return against(lines, syntaxOf(path), at, 0, lines.length);
+}
+
 /**
  * The notes of one symbol in a file: its doc comment or docstring, then the
  * comments inside it (only for symbols up to `maxBodyLines` long: a class's
@@ -215,11 +229,7 @@ export function symbolText(fileText: string, path: string, line: number, endLine
   }
   const span = endLine - line;
   if (options.body !== false && span <= (options.maxBodyLines ?? 200)) notes.push(...commentsInside(lines, line, endLine, syntax, skip));
-  else if (options.body !== false && options.at !== undefined && options.at > line && options.at <= endLine) {
-    const at = options.at;
-    const from = Math.max(line, at - RUN_ABOVE_LINES);
-    notes.push(...commentsInside(lines, from, Math.min(endLine, at + 1), syntax, skip).filter((n) => placeAgainst(n, at)));
-  }
+  else if (options.body !== false && options.at !== undefined && options.at > line && options.at <= endLine) notes.push(...against(lines, syntax, options.at, line, endLine, skip));
   const decl: string[] = [];
   for (let i = line - 1; i < Math.min(lines.length, line + 3); i++) {
     decl.push(lines[i]!);
