@@ -43,6 +43,11 @@ export async function indexedFiles(files: Readonly<Record<string, string>>): Pro
   };
 }
 
+/** A short design document in markdown: a title and a Context section holding `body`. */
+export function designDoc(title: string, body: string): string {
+  return [`# ${title}`, '', '## Context', '', body, ''].join('\n');
+}
+
 /** A temporary folder holding the files given, its structural memory and its offline knowledge memory indexed; a knowledge run that does not finish fails the test's setup. */
 export async function knowledgeIndexedFiles(files: Readonly<Record<string, string>>): Promise<FilledExample> {
   const fx = await indexedFiles(files);

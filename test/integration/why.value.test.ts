@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { isDistinctiveValue } from '../../src/core/knowledge/why';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
+import { designDoc as design, knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * A design often speaks of a constant by its value, not its name: xarray's
@@ -13,8 +13,6 @@ import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /** The tool's answer, as far as these tests read it. */
 type Data = { documents: { where?: string; tier: string; how: string; quotes: { text: string }[] }[] };
-
-const design = (title: string, body: string) => [`# ${title}`, '', '## Context', '', body, ''].join('\n');
 
 describe('why_is_this: a document that names the constant\'s value, not its name', function () {
   this.timeout(120_000);

@@ -11,7 +11,7 @@ import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
-import { chunksOfDocuments, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, documentsWithPathLike, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
@@ -447,6 +447,50 @@ async function documentsOfItsFolder(db: Db, target: SymbolRef, docs: Map<number,
   r.anchors.push({ entity: `${folder}/`, entityType: 'place', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `the README of its folder ${folder}/, about the code there — verify` });
   addPassage(r, quoteFrom(nearest, [target.name]));
   docs.set(nearest.doc_id, r);
+}
+
+/** Words a name may begin with that say what it does to its subject, not what the subject is. */
+const ACTION = /^(create|update|or|and|get|set|new|make|build|handle|ensure|load|init|apply|process|reconcile|add|remove|delete|to|from|with|on)$/;
+
+/** What a name is about, in its words: the words less the actions it begins with (`createOrUpdateCephExporter` → ceph, exporter). */
+export function subjectWords(name: string): string[] {
+  const words = identifierWords(name).map((w) => w.toLowerCase());
+  let k = 0;
+  while (k < words.length - 1 && ACTION.test(words[k]!)) k++;
+  return words.slice(k);
+}
+
+/**
+ * A document named for the symbol: its file name, less a record's number, is the words of what the symbol is about
+ * (design/ceph/ceph-exporter.md for createOrUpdateCephExporter, 0016-ad-writer-factory.md for ADWriterFactory,
+ * 0008-idempotency-key.md for getIdempotencyKey). Two words at least: a file named for one word (`cache.md`) is
+ * named for many things. Strong: on the bench's forty-seven repositories the rule finds four documents, each the one
+ * that holds its symbol's reason.
+ */
+async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
+  const words = subjectWords(target.name);
+  if (words.length < 2) return;
+  const wanted = words.join(' ');
+  const named = (await documentsWithPathLike(db, words[words.length - 1]!)).filter(
+    (row) => (path.posix.basename(row.path!).replace(/\.\w+$/, '').replace(/^\d+[-_]/, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ') === wanted,
+  );
+  for (const row of named) {
+    const anchor: Anchor = { entity: wanted, entityType: 'search', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its file is named for it: ${path.posix.basename(row.path!)} is ${words.join(' ')}` };
+    const prior = docs.get(row.doc_id);
+    if (prior && prior.relation === 'self' && prior.hops === 1 && TIER_RANK[prior.tier] <= TIER_RANK.strong) continue;
+    if (prior) {
+      // Reached weakly, through a neighbour or another document: its name makes it about the symbol itself.
+      Object.assign(prior, { relation: 'self', hops: 1, tier: 'strong' });
+      delete prior.via;
+      delete prior.subject;
+      prior.anchors.unshift(anchor);
+      continue;
+    }
+    const r = reached(documentRef(row), 'strong', 'self', ['name search']);
+    r.anchors.push(anchor);
+    addPassage(r, quoteFrom(row, words));
+    docs.set(row.doc_id, r);
+  }
 }
 
 /** Words any doc comment may use, whatever its code is about: they say it is code, or how a sentence goes, not its subject. */
@@ -1001,6 +1045,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsSearched(db, target, docs);
     for (const v of itsValues(target, declaration, calls)) await documentsNamingItsValue(db, target, v, docs);
     await documentsByAffixedName(db, target, docs);
+    await documentsNamedForIt(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);
   }

@@ -115,6 +115,12 @@ export async function readmesIn(db: Db, folders: readonly string[]): Promise<Chu
   return rows.filter((r) => wanted.has(folderOf(r.path!)));
 }
 
+/** The first chunk of each document (not a commit) whose path holds `fragment`, in any letter case. */
+export async function documentsWithPathLike(db: Db, fragment: string): Promise<ChunkRow[]> {
+  if (!/^[\p{L}\p{N}]+$/u.test(fragment) || !(await hasTable(db, 'kn_documents'))) return [];
+  return db.all<ChunkRow>(`${CHUNK_SELECT} WHERE d.kind != 'commit' AND d.path LIKE ? AND c.ord = 0`, [`%${fragment}%`]);
+}
+
 export interface ChunkHit {
   readonly chunk_id: number;
   readonly doc_id: number;
