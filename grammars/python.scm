@@ -87,10 +87,16 @@
 (with_item (identifier) @ref.read)
 (yield (identifier) @ref.read)
 ; In a `case`, a dotted name is a value read (`case Color.RED`, `Point(x=Origin.X)`) and a bare one
-; binds (`case other`); the class a class pattern matches is read (`case Point(…)`).
-(dotted_name (identifier) @ref.read . ".")
-(dotted_name "." . (identifier) @ref.read)
-(class_pattern (dotted_name (identifier) @ref.read))
+; binds (`case other`); the class a class pattern matches is read (`case Point(…)`, `case shapes.Point(…)`).
+; As in an attribute, the first part is read as a receiver and each later part from the part before it.
+; (Dotted names in imports are no reads: their first part is in a @noread statement, later parts have no pattern.)
+((dotted_name . (identifier) @name . ".") @ref.read (#set! nameIs "receiver"))
+(case_pattern (dotted_name (identifier) @receiver . "." . (identifier) @name @ref.read))
+(keyword_pattern (dotted_name (identifier) @receiver . "." . (identifier) @name @ref.read))
+(dict_pattern (dotted_name (identifier) @receiver . "." . (identifier) @name @ref.read))
+(union_pattern (dotted_name (identifier) @receiver . "." . (identifier) @name @ref.read))
+(class_pattern (dotted_name (identifier) @receiver . "." . (identifier) @name @ref.read))
+(class_pattern (dotted_name . (identifier) @ref.read .))
 (assignment left: (attribute object: (_) @receiver attribute: (identifier) @name)) @ref.write
 (augmented_assignment left: (attribute object: (_) @receiver attribute: (identifier) @name)) @ref.write
 (assignment left: (identifier) @name) @ref.write

@@ -163,11 +163,12 @@ describe('data dependents, configuration keys and honest calls (test/fixtures/da
   });
 
   describe('Python, Java, Go', () => {
-    it('Python: a module global read and written through `global`, an attribute written through self, tiered', async () => {
+    it('Python: a module global read and written through `global`, an attribute written through self, a class constant read in a `case`, tiered', async () => {
       assert.deepEqual(uses(await ask('py.policy.MAX_ATTEMPTS')), ['py.policy.Policy.__init__ read inferred', 'py.policy.bump read inferred']);
       assert.deepEqual(uses(await ask('py.policy.COUNTER')), ['py.policy.bump write inferred']);
       assert.deepEqual(uses(await ask('Policy.limit')), ['py.policy.Policy.reset write inferred']);
-      assert.deepEqual(uses(await ask('Policy.LIMIT')), ['py.policy.Policy.reset read inferred']);
+      // `case Policy.LIMIT:` reads the constant through its class, as `Policy.LIMIT` in an expression does.
+      assert.deepEqual(uses(await ask('Policy.LIMIT')), ['py.policy.Policy.reset read inferred', 'py.policy.describe read inferred']);
     });
 
     it('Python: a module variable a package star-re-exports, read through a module alias (`capi.geos_intersection`), is read, inferred; a named re-export too; a private name is not star-exported', async () => {
