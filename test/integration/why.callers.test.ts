@@ -47,6 +47,11 @@ describe('why_is_this: the comment its caller writes at a call of it', function 
         '  return secret;',
         '}',
         '',
+        'export function retryLookup(cache: SecretCache, name: string, left: number): string {',
+        '  // retryLookup again while attempts are left, because the cache may still be warming up.',
+        '  return left > 0 ? retryLookup(cache, name, left - 1) : name;',
+        '}',
+        '',
         'export function routeSecret(cache: SecretCache, name: string): string | undefined {',
         '  // Routes keep the delegation check, since their owners are tenants.',
         '  return cache.lookupDelegated(name);',
@@ -83,5 +88,12 @@ describe('why_is_this: the comment its caller writes at a call of it', function 
     assert.ok(!(delegated.data as Data).documents.some((d) => d.title.startsWith('comment at its call')), delegated.text);
     const run = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'SecretCache.run' });
     assert.ok(!(run.data as Data).documents.some((d) => d.title.startsWith('comment at its call')), run.text);
+  });
+
+  it('reads a comment at a call of itself once, as a comment in its own body', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'retryLookup' });
+    const titles = (r.data as Data).documents.map((d) => d.title);
+    assert.ok(!titles.some((t) => t.startsWith('comment at its call')), r.text);
+    assert.equal((r.data as Data).documents.filter((d) => d.quotes.some((q) => q.text.includes('may still be warming up'))).length, 1, r.text);
   });
 });

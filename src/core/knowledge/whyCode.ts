@@ -97,7 +97,8 @@ export function callerComments(target: SymbolRef, { calls }: Awaited<ReturnType<
   const seen = new Set<string>();
   let added = 0;
   for (const c of calls) {
-    if (isTestPath(c.path)) continue;
+    // (A call of itself is in its own body, whose comments are its own sources already.)
+    if (isTestPath(c.path) || c.caller === target.qname) continue;
     for (const note of commentsAtLine(c.lines, c.path, c.line)) {
       const key = `${c.path}#L${note.line}`;
       if (seen.has(key) || !names.test(note.text)) continue;
