@@ -74,6 +74,13 @@ describe('knowledge: text units', () => {
     const q = quote('one two three four five six seven eight nine ten', 20);
     assert.ok(q.length <= 21 && q.endsWith('…'), q);
   });
+
+  it('quotes without inline HTML (a generated test list, Javadoc), keeping type parameters, placeholders and code', () => {
+    assert.equal(plain('It confirms the<br>packets were handled.</details> <details><summary>Details</summary>Set up'), 'It confirms the packets were handled. Details Set up');
+    assert.equal(plain('Returns the fragment <p> For instance, <code>servicetemplates/{ns}</code> is one'), 'Returns the fragment For instance, servicetemplates/{ns} is one');
+    assert.equal(plain('See <a href="https://material.io/icons">Material icons</a>.'), 'See Material icons.');
+    assert.equal(plain('the type is `<T>`, a table named <SOME GUID>, storage `<name>`, the tag `<br>`'), 'the type is `<T>`, a table named <SOME GUID>, storage `<name>`, the tag `<br>`');
+  });
 });
 
 describe('knowledge: names and keys', () => {

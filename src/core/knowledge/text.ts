@@ -77,9 +77,26 @@ export function sentences(text: string, base = 0): (Span & { text: string })[] {
   return out;
 }
 
-/** Markdown reduced to plain text for quoting: no heading marks, emphasis, link targets or list bullets; code spans kept. */
+/** HTML elements that break a line or a block (a space where they stood) and that only mark up text (nothing). */
+const HTML_BREAKS = 'br|p|div|li|ul|ol|tr|td|th|table|thead|tbody|details|summary|hr|pre|blockquote|h[1-6]';
+const HTML_INLINE = 'a|abbr|b|code|del|em|i|img|ins|kbd|s|small|span|strong|sub|sup|tt|u';
+const HTML_TAG = new RegExp(`<\\/?(?:(${HTML_BREAKS})|${HTML_INLINE})\\b(?:\\s[^<>]*)?\\/?>`, 'g');
+
+/**
+ * Text without the HTML elements markdown and Javadoc write inline (`<br>`, `<p>`, `<code>x</code>`, `<details>`),
+ * outside code spans: `<T>` or `<name>`, and any tag written as code, are kept. Lower-case element names only.
+ */
+export function withoutHtml(text: string): string {
+  if (!text.includes('<')) return text;
+  return text
+    .split('`')
+    .map((part, k) => (k % 2 ? part : part.replace(HTML_TAG, (_tag, block: string | undefined) => (block ? ' ' : ''))))
+    .join('`');
+}
+
+/** Markdown reduced to plain text for quoting: no heading marks, emphasis, link targets, list bullets or inline HTML; code spans kept. */
 export function plain(markdown: string): string {
-  return markdown
+  return withoutHtml(markdown)
     .replace(/^\s{0,3}#{1,6}\s+/gm, '')
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
     .replace(/^\s*>\s?/gm, '')
