@@ -53,12 +53,14 @@ export function filesUnder(dir: string, suffix: string): string[] {
 
 /**
  * Whether a workspace-relative path is test code by the conventions of the languages read here: a folder named
- * test, tests, __tests__, testing, testdata, testutil, e2e or spec, or a file named as a test (`x_test.go`,
- * `test_x.py`, `x_test.py`, `tests.py`, `conftest.py`, `x.test.ts`, `x.spec.js`, `XTest.java`, `XTests.java`).
+ * test, tests, __tests__, testing, testdata, testutil or e2e, a `spec` folder at the top (Jasmine's, RSpec's), or a
+ * file named as a test (`x_test.go`, `test_x.py`, `x_test.py`, `tests.py`, `conftest.py`, `x.test.ts`, `x.spec.js`,
+ * `XTest.java`, `XTests.java`). A `spec` folder deeper in is as often the product's own specification
+ * (`src/lib/openapi/spec/`, Unleash's OpenAPI schemas).
  */
 export function isTestPath(rel: string): boolean {
   const parts = rel.split('/');
   const file = parts.pop() ?? '';
-  if (parts.some((p) => /^(tests?|__tests__|testing|testdata|testutils?|e2e|specs?)$/i.test(p))) return true;
+  if (parts.some((p) => /^(tests?|__tests__|testing|testdata|testutils?|e2e)$/i.test(p)) || /^specs?$/i.test(parts[0] ?? '')) return true;
   return /(_test\.go|^test_.*\.py|_test\.py|^tests?\.py|^conftest\.py|\.(test|spec)\.[cm]?[jt]sx?|Tests?\.java)$/.test(file);
 }

@@ -153,9 +153,9 @@ describe('knowledge: linking entities to symbols', () => {
       assert.equal(link('LedgerSuite').tier, 'exact');
     });
     it('reads test code by the conventions of each language, and nothing else as test code', () => {
-      for (const p of ['tests/unit/test_api.py', 'pkg/api/server_test.go', 'src/__tests__/Card.tsx', 'src/Card.test.tsx', 'lib/x.spec.js', 'src/test/java/a/LoadTest.java', 'conftest.py', 'automation/tests.py', 'internal/testutil/fake.go', 'test/e2e/suite.ts'])
+      for (const p of ['tests/unit/test_api.py', 'pkg/api/server_test.go', 'src/__tests__/Card.tsx', 'src/Card.test.tsx', 'lib/x.spec.js', 'src/test/java/a/LoadTest.java', 'conftest.py', 'automation/tests.py', 'internal/testutil/fake.go', 'test/e2e/suite.ts', 'spec/helpers/fixture.js'])
         assert.equal(isTestPath(p), true, p);
-      for (const p of ['src/contest/Result.ts', 'src/latest.py', 'pkg/attestation/Attest.java', 'src/testimonials.ts', 'app/contests.py', 'docs/testing-guide.md', 'src/settlement/RetryPolicy.ts'])
+      for (const p of ['src/contest/Result.ts', 'src/latest.py', 'pkg/attestation/Attest.java', 'src/testimonials.ts', 'app/contests.py', 'docs/testing-guide.md', 'src/settlement/RetryPolicy.ts', 'src/lib/openapi/spec/addon-schema.ts'])
         assert.equal(isTestPath(p), false, p);
     });
   });
