@@ -57,6 +57,9 @@ describe('why_is_this: the comment its caller writes at a call of it', function 
         '  return cache.lookupDelegated(name);',
         '}',
         '',
+        '/** lookupInsecure for the admin routes, which must see every secret because admins manage all namespaces. */',
+        'export function lookupInsecure(cache: SecretCache, name: string): string { return cache.lookupInsecure(name); }',
+        '',
       ].join('\n'),
       'src/gateway.test.ts': [
         "import { SecretCache } from './secrets';",
@@ -73,8 +76,10 @@ describe('why_is_this: the comment its caller writes at a call of it', function 
 
   it('quotes the reason a caller gives over its call, strong, saying where the call is', async () => {
     const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'SecretCache.lookupInsecure' });
-    const doc = (r.data as Data).documents.find((d) => d.title.startsWith('comment at its call'));
-    assert.ok(doc, r.text);
+    // The wrapper's doc comment names it too, but it is the wrapper's own: above its declaration, not at the call.
+    const atCalls = (r.data as Data).documents.filter((d) => d.title.startsWith('comment at its call'));
+    assert.equal(atCalls.length, 1, r.text);
+    const doc = atCalls[0]!;
     assert.equal(doc.title, 'comment at its call in listenerSecret');
     assert.equal(doc.tier, 'strong');
     assert.match(doc.how, /a comment at its call in listenerSecret \(src\/gateway\.ts:6\) names it/);

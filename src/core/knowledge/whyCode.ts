@@ -41,8 +41,9 @@ interface CallRead {
   readonly path: string;
   readonly line: number;
   readonly col: number;
-  /** The symbol that calls it. */
+  /** The symbol that calls it, and the line it is declared on. */
   readonly caller: string;
+  readonly callerLine: number;
   readonly lines: readonly string[];
 }
 
@@ -86,7 +87,8 @@ export function literalsPassedTo({ calls, more }: Awaited<ReturnType<typeof call
 /**
  * The comments its callers write at a call of it that name it (`// Use LookupTLSSecretInsecure instead of
  * LookupTLSSecret since Gateway API uses its own mechanism …` over the call), as sources: why the code calls this
- * and not something else is a reason for what it is. Only a comment on the call's line or just above it, that
+ * and not something else is a reason for what it is. Only a comment on the call's line or just above it, inside
+ * the caller (never the caller's doc comment), that
  * names it as written (a comment there that names nothing may be about the whole statement), outside test code
  * (a test's comment says what it expects, not why), and only for a name that is code-shaped (a comment saying
  * "get" or "run" names nothing). Strong: the index matched the call to it, by name or better.
@@ -101,7 +103,9 @@ export function callerComments(target: SymbolRef, { calls }: Awaited<ReturnType<
     if (isTestPath(c.path) || c.caller === target.qname) continue;
     for (const note of commentsAtLine(c.lines, c.path, c.line)) {
       const key = `${c.path}#L${note.line}`;
-      if (seen.has(key) || !names.test(note.text)) continue;
+      // A comment above the caller's own declaration is its doc comment: about the caller (a wrapper often has the
+      // name it calls: `// GetTxCmd returns the root tx command …` over `func GetTxCmd() … { return cli.GetTxCmd() }`).
+      if (note.line <= c.callerLine || seen.has(key) || !names.test(note.text)) continue;
       seen.add(key);
       const id = next();
       const document: DocumentRef = { id, source: key, kind: 'doc', title: `comment at its call in ${c.caller}`, path: c.path };

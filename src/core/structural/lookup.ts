@@ -527,9 +527,9 @@ export interface SymbolNeighbours {
 const OVERRIDING_KINDS: ReadonlySet<string> = new Set(['method', 'function', 'field']);
 
 /** Where a symbol is called (resolved, observed or inferred calls), by file and line: at most `limit`. */
-export async function callSitesOf(db: Db, target: SymbolRef, limit: number): Promise<{ path: string; line: number; col: number; caller: string }[]> {
-  return db.all<{ path: string; line: number; col: number; caller: string }>(
-    `SELECT DISTINCT f.path, e.line, e.col, s.qname AS caller FROM edges e JOIN files f ON f.id = e.file_id JOIN symbols s ON s.id = e.src_id
+export async function callSitesOf(db: Db, target: SymbolRef, limit: number): Promise<{ path: string; line: number; col: number; caller: string; callerLine: number }[]> {
+  return db.all<{ path: string; line: number; col: number; caller: string; callerLine: number }>(
+    `SELECT DISTINCT f.path, e.line, e.col, s.qname AS caller, s.line AS callerLine FROM edges e JOIN files f ON f.id = e.file_id JOIN symbols s ON s.id = e.src_id
      WHERE e.dst_id = ? AND e.kind = 'call' AND e.tier IN ('resolved', 'observed', 'inferred') ORDER BY f.path, e.line LIMIT ?`,
     [target.id, limit],
   );
