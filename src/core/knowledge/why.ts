@@ -16,8 +16,8 @@ import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, p
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
-import { callerComments, callsOf, codeSources, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
-import { RELATION_RANK, TIER_RANK, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
+import { callerComments, callsOf, codeSources, type Calls, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
+import { RELATION_RANK, TIER_RANK, aboutItself, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
 
@@ -475,15 +475,13 @@ async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, 
     (row) => (path.posix.basename(row.path!).replace(/\.\w+$/, '').replace(/^\d+[-_]/, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ') === wanted,
   );
   for (const row of named) {
-    const anchor: Anchor = { entity: wanted, entityType: 'search', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its file is named for it: ${path.posix.basename(row.path!)} is ${words.join(' ')}` };
+    const anchor: Anchor = { entity: wanted, entityType: 'search', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its file is named for it: ${path.posix.basename(row.path!)} is ${wanted}` };
     const prior = docs.get(row.doc_id);
     if (prior && prior.relation === 'self' && prior.hops === 1 && TIER_RANK[prior.tier] <= TIER_RANK.strong) continue;
     if (prior) {
       // Reached weakly, through a neighbour or another document: its name makes it about the symbol itself.
-      Object.assign(prior, { relation: 'self', hops: 1, tier: 'strong' });
-      delete prior.via;
+      aboutItself(prior, anchor);
       delete prior.subject;
-      prior.anchors.unshift(anchor);
       continue;
     }
     const r = reached(documentRef(row), 'strong', 'self', ['name search']);
@@ -610,12 +608,8 @@ async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullReques
         if (prior.relation === 'self' && prior.hops === 1) prior.pullRequest ??= pr;
         else {
           // Reached through a neighbour or another document: the pull request makes it about the symbol itself (weak).
-          prior.relation = 'self';
-          prior.hops = 1;
-          prior.tier = 'weak';
-          delete prior.via;
+          aboutItself(prior, anchor);
           prior.pullRequest = pr;
-          prior.anchors.unshift(anchor);
         }
         continue;
       }
@@ -703,7 +697,7 @@ interface ItsValue {
  * The strings a symbol is about besides its name: a constant's declared value, and the literals its callers pass a
  * function (the name of the setting a helper reads). Only those that read as identifiers.
  */
-function itsValues(target: SymbolRef, declaration: string | undefined, calls: Awaited<ReturnType<typeof callsOf>> | undefined): ItsValue[] {
+function itsValues(target: SymbolRef, declaration: string | undefined, calls: Calls | undefined): ItsValue[] {
   const valued = valueDeclaration(target, declaration);
   const declared = valued ? stringLiteralOf(valued) : undefined;
   const passed = calls ? literalsPassedTo(calls) : [];

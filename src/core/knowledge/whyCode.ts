@@ -11,7 +11,7 @@ import { commentsAtLine, placeAgainst, symbolText, type CodeNote } from './sourc
 import { filesOfCommits, historyOfLines } from './sources/lineHistory.js';
 import { commitDocumentsBySha } from './store/documents.js';
 import { quote } from './text.js';
-import { addPassage, reached, type Anchor, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
+import { aboutItself, addPassage, reached, type Anchor, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 /*
  * Reasons found outside the knowledge graph: the symbol's own doc comment and
@@ -47,11 +47,17 @@ interface CallRead {
   readonly lines: readonly string[];
 }
 
+/** The first CALL_SITES calls of a symbol, and whether it has more. */
+export interface Calls {
+  readonly calls: readonly CallRead[];
+  readonly more: boolean;
+}
+
 /**
  * The first CALL_SITES calls of a function or method (resolved, observed or inferred; by file and line), each with
  * its file's lines, and whether it has more. Read once for what its callers pass it and what they say of it.
  */
-export async function callsOf(db: Db, root: string, target: SymbolRef): Promise<{ calls: CallRead[]; more: boolean }> {
+export async function callsOf(db: Db, root: string, target: SymbolRef): Promise<Calls> {
   if (!/function|method|constructor/.test(target.kind)) return { calls: [], more: false };
   const sites = await callSitesOf(db, target, CALL_SITES + 1);
   const texts = new Map<string, string[] | undefined>();
@@ -71,7 +77,7 @@ export async function callsOf(db: Db, root: string, target: SymbolRef): Promise<
  * call's line and the two after it, up to the call's closing parenthesis; a helper with more than CALL_SITES calls
  * gives none.
  */
-export function literalsPassedTo({ calls, more }: Awaited<ReturnType<typeof callsOf>>): { value: string; at: string }[] {
+export function literalsPassedTo({ calls, more }: Calls): { value: string; at: string }[] {
   if (more) return [];
   const out = new Map<string, string>();
   for (const s of calls) {
@@ -93,11 +99,10 @@ export function literalsPassedTo({ calls, more }: Awaited<ReturnType<typeof call
  * (a test's comment says what it expects, not why), and only for a name that is code-shaped (a comment saying
  * "get" or "run" names nothing). Strong: the index matched the call to it, by name or better.
  */
-export function callerComments(target: SymbolRef, { calls }: Awaited<ReturnType<typeof callsOf>>, docs: Map<number, Reached>, next: () => number): number {
-  if (!isCodeShaped(target.name)) return 0;
+export function callerComments(target: SymbolRef, { calls }: Calls, docs: Map<number, Reached>, next: () => number): void {
+  if (!isCodeShaped(target.name)) return;
   const names = new RegExp(`(?<![\\w$])${target.name.replace(/[$]/g, '\\$&')}(?![\\w$])`);
   const seen = new Set<string>();
-  let added = 0;
   for (const c of calls) {
     // (A call of itself is in its own body, whose comments are its own sources already.)
     if (isTestPath(c.path) || c.caller === target.qname) continue;
@@ -111,10 +116,8 @@ export function callerComments(target: SymbolRef, { calls }: Awaited<ReturnType<
       const document: DocumentRef = { id, source: key, kind: 'doc', title: `comment at its call in ${c.caller}`, path: c.path };
       const anchor: Anchor = { entity: target.name, entityType: 'code', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `a comment at its call in ${c.caller} (${c.path}:${c.line}) names it` };
       docs.set(id, noteReached(document, note, anchor, 'comment at a call'));
-      added++;
     }
   }
-  return added;
 }
 
 /** The text of a call's arguments: up to the parenthesis that closes the call (or all of it, when it does not close). */
@@ -241,11 +244,7 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
     const anchor: Anchor = { entity: `commit ${c.sha.slice(0, 7)}`, entityType: 'history', tier, symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `last changed ${c.lines} of its lines (git blame)${c.pr ? `; from ${c.pr}` : ''}${bulk ? `; ${bulk}` : ''}` };
     const existing = row ? docs.get(row.doc_id) : undefined;
     if (existing) {
-      existing.tier = tier;
-      existing.relation = 'self';
-      existing.hops = 1;
-      delete existing.via;
-      existing.anchors.unshift(anchor);
+      aboutItself(existing, anchor);
       existing.extractedBy.add('git blame');
       continue;
     }

@@ -89,6 +89,18 @@ export function addPassage(r: Reached, q: Quotation, first = false): void {
   r.passages.splice(2);
 }
 
+/**
+ * A source reached before (through a neighbour, through another document, or less surely) that `anchor` finds
+ * about the symbol itself: it becomes the symbol's own at the anchor's tier, the anchor said first.
+ */
+export function aboutItself(r: Reached, anchor: Anchor): void {
+  r.relation = 'self';
+  r.hops = 1;
+  r.tier = anchor.tier;
+  delete r.via;
+  r.anchors.unshift(anchor);
+}
+
 export function reached(document: DocumentRef, tier: LinkTier, relation: ScopeRelation, extractedBy: Iterable<string>, hops: 1 | 2 = 1): Reached {
   return { document, tier, relation, hops, anchors: [], passages: [], extractedBy: new Set(extractedBy), reasons: [] };
 }
