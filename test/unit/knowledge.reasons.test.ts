@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
-import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, TIE_KINDS, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { quoteFrom } from '../../src/core/knowledge/quotes.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
 import { affixOf, bandWeights, isFocused, nameBody, namesPullRequest } from '../../src/core/knowledge/why.js';
@@ -285,6 +285,17 @@ describe('reaching the reason in other words', () => {
     assert.match(r.tiedBy ?? '', /other way round/);
   });
 
+  it('a name\'s abbreviations meet the words prose spells out, both ways: StoredMonHostEnvVars and "environment variable", "max retries" and MAXIMUM_RETRIES', () => {
+    const stored = tieMatcher({ names: ['StoredMonHostEnvVars'], phrases: proseForms('StoredMonHostEnvVars'), values: [], places: [], neighbours: [] });
+    const r = stored('This can be achieved by storing the most up-to-date mon host members in a ConfigMap and setting this value as a container environment variable.');
+    assert.equal(r.kinds! & (1 << TIE_KINDS.indexOf('partial')), 1 << TIE_KINDS.indexOf('partial'), 'tied by part of its name');
+    assert.match(r.tiedBy ?? '', /"(?:host environment|environment variable|mon host)"/);
+    const maximum = tieMatcher({ names: ['MAXIMUM_RETRIES'], phrases: proseForms('MAXIMUM_RETRIES'), values: [], places: [], neighbours: [] });
+    assert.match(maximum('We cap the max retries so that a broken peer cannot hold a worker.').tiedBy ?? '', /names it as "maximum retry"/);
+    // A word with two readings is left as written: "auth" is authentication or authorization.
+    assert.equal(tieMatcher({ names: ['AuthConfig'], phrases: proseForms('AuthConfig'), values: [], places: [], neighbours: [] })('The authentication configuration is read once.').tie, 0);
+  });
+
   it('the items of a list of reasons belong to the sentence that introduces it: "SettingToggle will allow …, with the following benefits:"', () => {
     const doc = [
       'Decision',
@@ -554,6 +565,31 @@ The child \`AdminId\` is used for all administrative elements required for inter
     const t = tieMatcher({ names: ['GenericImportId'], phrases: proseForms('GenericImportId'), values: [], places: ['GenericImportId.java'], neighbours: [] });
     const best = bestSentences(rankSentences(candidates(md), t, { aboutIt: true, names: ['GenericImportId'] }), 2).map((b) => b.text.trim());
     assert.deepEqual(best, ['It is used to be able to store imports of an imported archive.', '`GenericImportId` is an artificial entity.']);
+  });
+
+  it('a code fence right under a bold line is a fence, not a reStructuredText underline: the code is never a candidate, the prose after it is', () => {
+    const md = [
+      '## Considered Options',
+      '',
+      '**Django view**',
+      '```',
+      'def post(self, request):',
+      '    portfolio = get_object_or_404(Portfolio, pk=portfolio_id)',
+      '    request.session["portfolio"] = portfolio',
+      '```',
+      '',
+      'This prevents the user from setting an active session portfolio by calling the URL path on their own.',
+      '',
+      'Short Title',
+      '~~~~~~~~~~~',
+      '',
+      'A reStructuredText subsection keeps its underline of tildes as long as its title.',
+    ].join('\n');
+    const found = candidates(md);
+    assert.deepEqual(
+      found.map((c) => c.text),
+      ['This prevents the user from setting an active session portfolio by calling the URL path on their own.', 'A reStructuredText subsection keeps its underline of tildes as long as its title.'],
+    );
   });
 });
 

@@ -16,7 +16,7 @@ import { plain, sentences } from './text.js';
 export interface Ties {
   /** Code forms, matched as whole words with their case: `RetryPolicy.MAX_ATTEMPTS`, `MAX_ATTEMPTS`. */
   readonly names: readonly string[];
-  /** Prose forms as stemmed word runs: [max, attempt], [retry, policy]. */
+  /** Prose forms as runs of `matchStem` words: [maximum, attempt], [retry, policy]. */
   readonly phrases: readonly (readonly string[])[];
   /** The literal value as written in prose: "3", "three", "90 seconds", "90-second". */
   readonly values: readonly string[];
@@ -191,7 +191,9 @@ export function candidates(text: string): Candidate[] {
     }
     const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
     const next = lines[i + 1];
-    const rstHeading = next !== undefined && trimmed && !RST_UNDERLINE.test(line) && RST_UNDERLINE.test(next) && next.trim().length >= Math.min(3, trimmed.length);
+    // A run of backticks or tildes under a line is a Markdown code fence unless it is as long as the line, as reStructuredText wants its underlines.
+    const underline = next?.trim() ?? '';
+    const rstHeading = next !== undefined && trimmed && !RST_UNDERLINE.test(line) && RST_UNDERLINE.test(next) && underline.length >= (/^[`~]/.test(underline) ? trimmed.length : Math.min(3, trimmed.length));
     if (h || rstHeading) {
       section = h ? h[2]! : trimmed;
       headingAt.set(i, section);
@@ -367,9 +369,35 @@ export function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The stemmed lower-case words of a text, in order. */
+/**
+ * Words code abbreviates and prose spells out, as stems: both sides of a
+ * comparison take the long form, so `StoredMonHostEnvVars` meets "a container
+ * environment variable" and "the max size" meets `MAXIMUM_SIZE`. Only
+ * abbreviations with one reading (not `auth`, `init`, `sec`, `doc`).
+ */
+const SPELLED_OUT: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    addr: 'address', app: 'application', arg: 'argument', attr: 'attribute', avg: 'average', cert: 'certificate', cfg: 'configuration',
+    cmd: 'command', cnt: 'count', conf: 'configuration', config: 'configuration', conn: 'connection', ctx: 'context', db: 'database',
+    desc: 'description', dest: 'destination', dir: 'directory', dst: 'destination', elem: 'element', env: 'environment', err: 'error',
+    expr: 'expression', fn: 'function', fns: 'function', func: 'function', idx: 'index', img: 'image', impl: 'implementation',
+    info: 'information', len: 'length', lib: 'library', max: 'maximum', mgr: 'manager', min: 'minimum', msg: 'message', num: 'number',
+    obj: 'object', opt: 'option', param: 'parameter', perf: 'performance', pkg: 'package', prev: 'previous', prop: 'property', ptr: 'pointer',
+    ref: 'reference', repo: 'repository', req: 'request', resp: 'response', seq: 'sequence', spec: 'specification', src: 'source',
+    stat: 'statistic', str: 'string', svc: 'service', sys: 'system', tmp: 'temporary', tx: 'transaction', txs: 'transaction', util: 'utility',
+    val: 'value', var: 'variable',
+  }),
+);
+
+/** A word as the finder compares it: stemmed, and spelled out when code abbreviates it (`vars` → variable). */
+export function matchStem(word: string): string {
+  const s = stem(word.toLowerCase());
+  return SPELLED_OUT.get(s) ?? s;
+}
+
+/** The words of a text as the finder compares them (`matchStem`), in order. */
 export function stemmedWords(text: string): string[] {
-  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => stem(w.toLowerCase()));
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).map(matchStem);
 }
 
 /** Whether the stemmed words hold the run, in order, side by side. */
@@ -689,8 +717,8 @@ export function stringValueForms(value: string): string[] {
   return [...out];
 }
 
-/** Stemmed prose forms of a name: RetryPolicy → [retry, policy]; MAX_ATTEMPTS → [max, attempt]. */
+/** Stemmed prose forms of a name: RetryPolicy → [retry, policy]; MAX_ATTEMPTS → [maximum, attempt]. */
 export function proseForms(name: string): string[][] {
-  const words = identifierWords(name).map(stem);
+  const words = identifierWords(name).map(matchStem);
   return words.length >= 2 ? [words] : [];
 }

@@ -6,10 +6,9 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { linkableSymbolsNamed, neighboursOf, qnamesOf, symbolsBySid } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
-import { stem } from '../../shared/stem.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { chunksOfDocuments, documentsWithPathLike, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
@@ -364,7 +363,7 @@ async function documentsByTitle(db: Db, target: SymbolRef, body: readonly string
   if (!runs.length) return;
   await weakSearchLinks(db, target, docs, runs.map((r) => `"${r.join(' ').replace(/"/g, '')}"*`).join(' OR '), ['adr', 'rfc', 'design'], 2, (row) => {
     const title = stemmedWords(row.title);
-    const run = runs.find((r) => containsRun(title, r.map(stem)));
+    const run = runs.find((r) => containsRun(title, r.map(matchStem)));
     if (!run) return undefined;
     const said = run.join(' ');
     return { said, reason: `its title "${row.title}" has words of its name ("${said}") — verify`, needles: [said, ...run] };
@@ -384,7 +383,7 @@ async function documentsByInvertedName(db: Db, target: SymbolRef, body: readonly
   const fts = pairs.map(([a, b]) => `NEAR("${b.replace(/"/g, '')}" "${a.replace(/"/g, '')}"*, 3)`).join(' OR ');
   await weakSearchLinks(db, target, docs, fts, ['adr', 'rfc', 'design', 'doc'], 4, (row) => {
     const words = stemmedWords(row.text);
-    const pair = pairs.find(([a, b]) => containsInverted(words, [stem(a), stem(b)]));
+    const pair = pairs.find(([a, b]) => containsInverted(words, [matchStem(a), matchStem(b)]));
     if (!pair) return undefined;
     const said = `${pair[1]} of ${pair[0]}`;
     return { said, reason: `says words of its name the other way round ("${said}") — verify`, needles: [pair[1], body.join(' ')] };
@@ -528,8 +527,8 @@ export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: re
   const prior = best ? docs.get(best.doc_id) : undefined;
   if (!best || (prior && prior.relation === 'self' && prior.hops === 1)) return;
   const said = new Set(stemmedWords(`${best.title} ${(await chunksOfDocuments(db, [best.doc_id])).map((c) => c.text).join('\n')}`));
-  const namesHad = nameWords.filter((w) => said.has(stem(w)));
-  const termsHad = terms.filter((w) => said.has(stem(w)));
+  const namesHad = nameWords.filter((w) => said.has(matchStem(w)));
+  const termsHad = terms.filter((w) => said.has(matchStem(w)));
   const everyNameWord = nameWords.length >= 2 && namesHad.length === nameWords.length;
   if (termsHad.length < 3 || (!everyNameWord && (namesHad.length < Math.min(2, nameWords.length) || termsHad.length < terms.length / 2))) return;
   const shown = [...namesHad, ...termsHad.filter((w) => !namesHad.includes(w))].slice(0, 5);
@@ -804,8 +803,8 @@ export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
 async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef, ties: Ties, options: WhyOptions = {}): Promise<void> {
   const stored = docTexts(await chunksOfDocuments(db, [...docs.keys()].filter((id) => id > 0)));
   const model = options.model === null ? undefined : (options.model ?? currentModel());
-  const nameWords = identifierWords(target.name).map(stem);
-  const placeWords = [...new Set([...identifierWords(path.posix.basename(target.path).replace(/\.\w+$/, '')), ...identifierWords(path.posix.basename(folderOf(target.path)))].map(stem))];
+  const nameWords = identifierWords(target.name).map(matchStem);
+  const placeWords = [...new Set([...identifierWords(path.posix.basename(target.path).replace(/\.\w+$/, '')), ...identifierWords(path.posix.basename(folderOf(target.path)))].map(matchStem))];
   const yielder = new Yielder(12, 1);
   for (const [id, r] of docs) {
     if (yielder.due()) await yielder.yield();
