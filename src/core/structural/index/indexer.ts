@@ -244,6 +244,8 @@ export class StructuralIndexer {
   indexAll(opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<IndexReport> {
     return this.serial(async () => {
       const t0 = performance.now();
+      // A first index parses every file: one worker starts loading its runtime now, while discovery walks the tree.
+      if (!this.pool && !this.loaded && (await this.store.isEmpty())) this.parsePoolFor(1);
       const d = await discover(this.workspace.root, { exclude: this.options.exclude ?? [] });
       // Kept for every load, which would otherwise bring back the name the last index gave the root package.
       this.roots = { goModules: d.goModules, pythonRoot: d.pythonRoot };
@@ -693,7 +695,7 @@ export class StructuralIndexer {
     await this.releasePool();
   }
 
-  /** Parse workers running now: none before the first parse and after a bulk one. */
+  /** Parse workers running now: none before the first index and after a bulk parse. */
   get parseWorkers(): number {
     return this.pool?.workers ?? 0;
   }

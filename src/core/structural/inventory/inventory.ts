@@ -99,6 +99,11 @@ export class Inventory {
     return p;
   }
 
+  /** Loads the tree-sitter runtime, so that a worker started ahead of its first file has it ready. */
+  prepare(): Promise<void> {
+    return initRuntime();
+  }
+
   /** Loads every grammar up front, so the first file does not pay for it and a broken query fails early. */
   async warmUp(): Promise<void> {
     await Promise.all(CODE_LANGUAGES.map((l) => this.load(l)));

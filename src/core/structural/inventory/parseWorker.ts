@@ -11,6 +11,8 @@ import { checkSource, hashBytes } from './readSource.js';
  * thread (and the CLI's event loop) never spends time in tree-sitter.
  */
 const inventory = new Inventory();
+// Loaded now, not with the first file: a worker may be started while the files are still being found.
+void inventory.prepare().catch(() => undefined);
 
 async function handle(req: ParseRequest): Promise<ParseResponse> {
   let bytes: Uint8Array;
