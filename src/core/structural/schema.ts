@@ -129,4 +129,12 @@ export const STRUCTURAL_MIGRATIONS: readonly Migration[] = [
     CREATE INDEX edges_dynamic_file ON edges(file_id) WHERE dst_id IS NULL AND tier = 'dynamic';
   `,
   },
+  {
+    // what_breaks asks whether the workspace imports a DI or messaging library: a lookup by
+    // module, where it read every import (and, for injection decorators, every edge) in each process.
+    id: 'structural-005-imports-by-module',
+    sql: `
+    CREATE INDEX imports_module ON imports(module);
+  `,
+  },
 ];

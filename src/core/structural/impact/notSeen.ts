@@ -64,17 +64,31 @@ async function workspaceOf(db: Db, artifacts?: ReadonlySet<string>): Promise<Wor
   return { ...(await cached.facts), artifacts: kinds };
 }
 
+/**
+ * What the workspace imports and uses, each asked of the index with a JSON
+ * list of names and answered through an index of its table, never by reading
+ * every import or edge: a CLI query is a process of its own and would pay for
+ * that scan each time (on a repository of millions of edges, seconds).
+ */
+export const WORKSPACE_LOOKUPS = {
+  /** An import of one of the modules. */
+  importOf: 'SELECT 1 FROM imports WHERE module IN (SELECT value FROM json_each(?))',
+  /** A use of a name no symbol here defines (a library's decorator), by its name as written. */
+  unresolvedUseOf: 'SELECT 1 FROM edges WHERE dst_id IS NULL AND name IN (SELECT value FROM json_each(?))',
+  /** A use of a symbol of this workspace with one of the names. */
+  useOfSymbolNamed: 'SELECT 1 FROM edges WHERE dst_id IN (SELECT id FROM symbols WHERE name IN (SELECT value FROM json_each(?)))',
+} as const;
+
 async function scanIndex(db: Db): Promise<Omit<Workspace, 'artifacts'>> {
   const langs = await db.all<{ language: string | null }>('SELECT DISTINCT language FROM files WHERE skip_reason IS NULL');
-  const count = async (sql: string, names: readonly string[]) => ((await db.get<{ n: number }>(sql, [JSON.stringify(names)]))?.n ?? 0) > 0;
+  const any = async (sql: string, names: readonly string[]) => !!(await db.get<{ one: number }>(`SELECT 1 AS one WHERE EXISTS (${sql})`, [JSON.stringify(names)]));
+  const injectionUsed = async () => (await any(WORKSPACE_LOOKUPS.unresolvedUseOf, INJECTION_NAMES)) || (await any(WORKSPACE_LOOKUPS.useOfSymbolNamed, INJECTION_NAMES));
   const wiresContainer =
-    (await count('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', DI_MODULES)) ||
-    (await count('SELECT count(*) AS n FROM edges WHERE name IN (SELECT value FROM json_each(?))', INJECTION_NAMES)) ||
-    (await db.all<{ path: string }>('SELECT path FROM files WHERE skip_reason IS NULL')).some((p) => DI_PATH.test(p.path));
+    (await any(WORKSPACE_LOOKUPS.importOf, DI_MODULES)) || (await injectionUsed()) || (await db.all<{ path: string }>('SELECT path FROM files WHERE skip_reason IS NULL')).some((p) => DI_PATH.test(p.path));
   return {
     languages: new Set(langs.flatMap((l) => (l.language ? [l.language] : []))),
     wiresContainer,
-    usesBroker: await count('SELECT count(*) AS n FROM imports WHERE module IN (SELECT value FROM json_each(?))', MESSAGING_MODULES),
+    usesBroker: await any(WORKSPACE_LOOKUPS.importOf, MESSAGING_MODULES),
   };
 }
 

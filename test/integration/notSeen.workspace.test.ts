@@ -1,0 +1,61 @@
+import * as assert from 'node:assert/strict';
+import { WORKSPACE_LOOKUPS } from '../../src/core/structural/impact/notSeen.js';
+import { whatBreaks } from '../../src/core/structural/impact/whatBreaks.js';
+import { resolveOneSymbol } from '../../src/core/structural/lookup.js';
+import { indexedFiles } from '../helpers/example.js';
+
+/*
+ * what_breaks names DI wiring and message topics as unseen only where the
+ * workspace imports or uses what would make them so; each fact is a lookup
+ * through an index (a CLI query pays for it in every process).
+ */
+
+const PAY = {
+  'src/pay.ts': 'export function pay(amount: number): number {\n  return amount;\n}\n',
+  'src/main.ts': "import { pay } from './pay';\n\nexport function main(): number {\n  return pay(3);\n}\n",
+};
+
+async function gapsOf(files: Readonly<Record<string, string>>): Promise<string> {
+  const ex = await indexedFiles(files);
+  try {
+    const target = await resolveOneSymbol(ex.ws.db, 'pay', { root: ex.root });
+    return (await whatBreaks(ex.ws.db, target, 2)).notSeen.join('; ');
+  } finally {
+    await ex.close();
+  }
+}
+
+describe('what the workspace wires, read through indexes', function () {
+  this.timeout(120_000);
+
+  it('names neither DI wiring nor message topics where nothing imports or uses them', async () => {
+    const gaps = await gapsOf(PAY);
+    assert.doesNotMatch(gaps, /DI wiring|message topics/);
+  });
+
+  it('names DI wiring for an import of a DI library and for an injection decorator of the workspace\'s own', async () => {
+    assert.match(await gapsOf({ ...PAY, 'src/wire.ts': "import { Container } from 'inversify';\n\nexport const wired = new Container();\n" }), /DI wiring \(which implementation a container supplies is decided at run time\)/);
+    const ownDecorator = {
+      'src/inject.ts': 'export function Inject(): ParameterDecorator {\n  return () => undefined;\n}\n',
+      'src/ledger.ts': "import { Inject } from './inject';\n\nexport class Ledger {\n  constructor(@Inject() readonly store: unknown) {}\n}\n",
+    };
+    assert.match(await gapsOf({ ...PAY, ...ownDecorator }), /DI wiring/, 'the workspace\'s own Inject, resolved');
+  });
+
+  it('names callers through message topics where a messaging library is imported', async () => {
+    assert.match(await gapsOf({ ...PAY, 'src/consume.ts': "import { Kafka } from 'kafkajs';\n\nexport const kafka = new Kafka({ brokers: [] });\n" }), /callers in other services and through message topics/);
+  });
+
+  it('asks each question through an index: no statement reads every edge or import', async () => {
+    const ex = await indexedFiles(PAY);
+    try {
+      for (const [what, sql] of Object.entries(WORKSPACE_LOOKUPS)) {
+        const plan = await ex.ws.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['["Inject"]']);
+        assert.ok(plan.length > 0, what);
+        for (const step of plan) assert.doesNotMatch(step.detail, /^SCAN (edges|imports)\b/, `${what}: ${plan.map((p) => p.detail).join(' / ')}`);
+      }
+    } finally {
+      await ex.close();
+    }
+  });
+});
