@@ -42,6 +42,21 @@ describe('what the workspace wires, read through indexes', function () {
     assert.match(await gapsOf({ ...PAY, ...ownDecorator }), /DI wiring/, 'the workspace\'s own Inject, resolved');
   });
 
+  it('names DI wiring for a container folder of its own, not for names and paths that mean something else', async () => {
+    assert.match(await gapsOf({ ...PAY, 'src/di/index.ts': 'export const bindings = new Map<string, unknown>();\n' }), /DI wiring/, 'a di/ folder');
+    const lookalikes = {
+      // A component class and a component file named Container: React's words, not a container's.
+      'src/ui/Component.ts': 'export class Component {\n  render(): string {\n    return "";\n  }\n}\n',
+      'src/ui/Container.tsx': "import { Component } from './Component';\n\nexport class Container extends Component {}\n",
+      // A Go type named Service and a Kubernetes sidecar injector.
+      'go.mod': 'module example.com/mesh\n\ngo 1.21\n',
+      'mesh/service.go': 'package mesh\n\ntype Service struct{ Name string }\n\nfunc NewService(name string) Service {\n\treturn Service{Name: name}\n}\n',
+      'mesh/injector/injector.go': 'package injector\n\nfunc Inject(pod string) string {\n\treturn pod\n}\n',
+      'mesh/injector/webhook.go': 'package injector\n\nfunc Handle(pod string) string {\n\treturn Inject(pod)\n}\n',
+    };
+    assert.doesNotMatch(await gapsOf({ ...PAY, ...lookalikes }), /DI wiring/);
+  });
+
   it('names callers through message topics where a messaging library is imported', async () => {
     assert.match(await gapsOf({ ...PAY, 'src/consume.ts': "import { Kafka } from 'kafkajs';\n\nexport const kafka = new Kafka({ brokers: [] });\n" }), /callers in other services and through message topics/);
   });

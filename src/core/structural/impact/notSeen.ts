@@ -24,10 +24,21 @@ type Answer = Omit<WhatBreaksResult, 'summary' | 'notSeen'>;
 const DI_MODULES = ['inversify', 'tsyringe', 'typedi', 'injection-js', '@nestjs/common', '@nestjs/core', '@angular/core', 'awilix', 'dependency_injector', 'injector', 'punq', 'lagom', 'go.uber.org/dig', 'go.uber.org/fx', 'github.com/google/wire'];
 /** Modules whose import means calls arrive over a broker or from another service. */
 const MESSAGING_MODULES = ['kafkajs', 'amqplib', 'bullmq', 'nats', 'mqtt', '@aws-sdk/client-sqs', '@google-cloud/pubsub', 'celery', 'kombu', 'pika', 'confluent_kafka', 'aiokafka', 'github.com/segmentio/kafka-go', 'github.com/nats-io/nats.go', 'github.com/streadway/amqp'];
-/** Names of decorators and annotations that ask a container for an implementation. */
-const INJECTION_NAMES = ['Injectable', 'Inject', 'inject', 'injectable', 'Autowired', 'Component', 'Service'];
-/** Paths that say a workspace wires its own container (`src/di/`, `container.ts`, `ioc/`). */
-const DI_PATH = /(^|\/)(di|ioc|inject|injection|injector|container)(\/|\.[a-z]+$)/i;
+/**
+ * Names of decorators that ask a container for an implementation, in the languages that write decorators.
+ * Not Spring's `Component`, `Service` or `Autowired`: a Java target names DI wiring whatever its workspace
+ * uses, and elsewhere those names are a Go type, a React component or a Django model, not injection.
+ */
+const INJECTION_NAMES = ['Injectable', 'Inject', 'inject', 'injectable'];
+/** The languages that write decorators and wire containers by them, as an SQL list. */
+const DECORATOR_LANGUAGES = "('typescript', 'tsx', 'javascript', 'python')";
+/**
+ * Where a TypeScript, JavaScript or Python workspace wires a container of its own: a `di/`, `ioc/` or
+ * `inject…/` folder, a `container.ts` (inversify's and tsyringe's convention). Not a `Container.tsx`
+ * component, a `models/container/` folder or Go's `injector/` (a Kubernetes sidecar injector): Go wires
+ * through the libraries DI_MODULES names, and a Java target names DI wiring whatever its workspace holds.
+ */
+const DI_PATH = /(^|\/)(di|ioc|inject|injection|injector)\/|(^|\/)container\.[cm]?[jt]s$/;
 
 interface Workspace {
   readonly languages: ReadonlySet<string>;
@@ -73,10 +84,10 @@ async function workspaceOf(db: Db, artifacts?: ReadonlySet<string>): Promise<Wor
 export const WORKSPACE_LOOKUPS = {
   /** An import of one of the modules. */
   importOf: 'SELECT 1 FROM imports WHERE module IN (SELECT value FROM json_each(?))',
-  /** A use of a name no symbol here defines (a library's decorator), by its name as written. */
-  unresolvedUseOf: 'SELECT 1 FROM edges WHERE dst_id IS NULL AND name IN (SELECT value FROM json_each(?))',
-  /** A use of a symbol of this workspace with one of the names. */
-  useOfSymbolNamed: 'SELECT 1 FROM edges WHERE dst_id IN (SELECT id FROM symbols WHERE name IN (SELECT value FROM json_each(?)))',
+  /** A use, in a language with decorators, of a name no symbol here defines (a library's decorator), by its name as written. */
+  unresolvedUseOf: `SELECT 1 FROM edges WHERE dst_id IS NULL AND name IN (SELECT value FROM json_each(?)) AND file_id IN (SELECT id FROM files WHERE language IN ${DECORATOR_LANGUAGES})`,
+  /** A use, in a language with decorators, of a symbol of this workspace with one of the names. */
+  useOfSymbolNamed: `SELECT 1 FROM edges WHERE dst_id IN (SELECT id FROM symbols WHERE name IN (SELECT value FROM json_each(?))) AND file_id IN (SELECT id FROM files WHERE language IN ${DECORATOR_LANGUAGES})`,
 } as const;
 
 async function scanIndex(db: Db): Promise<Omit<Workspace, 'artifacts'>> {
@@ -84,7 +95,7 @@ async function scanIndex(db: Db): Promise<Omit<Workspace, 'artifacts'>> {
   const any = async (sql: string, names: readonly string[]) => !!(await db.get<{ one: number }>(`SELECT 1 AS one WHERE EXISTS (${sql})`, [JSON.stringify(names)]));
   const injectionUsed = async () => (await any(WORKSPACE_LOOKUPS.unresolvedUseOf, INJECTION_NAMES)) || (await any(WORKSPACE_LOOKUPS.useOfSymbolNamed, INJECTION_NAMES));
   const wiresContainer =
-    (await any(WORKSPACE_LOOKUPS.importOf, DI_MODULES)) || (await injectionUsed()) || (await db.all<{ path: string }>('SELECT path FROM files WHERE skip_reason IS NULL')).some((p) => DI_PATH.test(p.path));
+    (await any(WORKSPACE_LOOKUPS.importOf, DI_MODULES)) || (await injectionUsed()) || (await db.all<{ path: string }>(`SELECT path FROM files WHERE skip_reason IS NULL AND language IN ${DECORATOR_LANGUAGES}`)).some((p) => DI_PATH.test(p.path));
   return {
     languages: new Set(langs.flatMap((l) => (l.language ? [l.language] : []))),
     wiresContainer,
