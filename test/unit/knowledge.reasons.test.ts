@@ -463,6 +463,15 @@ function for that and do the appropriate data migration.`;
     assert.equal(isFocused(cited(target.sid), target, t), true);
     assert.equal(isFocused(cited('java V#other().'), target, t), false);
   });
+
+  it('a record titled with the words of the name is about it as a whole, abbreviated or spelled out either way', () => {
+    const target = { id: 1, sid: 'ts MAX_ATTEMPTS.', name: 'MAX_ATTEMPTS', qname: 'RetryPolicy.MAX_ATTEMPTS', kind: 'constant' as const, path: 'RetryPolicy.ts', line: 6 };
+    const t: Ties = { names: ['RetryPolicy.MAX_ATTEMPTS'], phrases: proseForms('MAX_ATTEMPTS'), values: [], places: [], neighbours: [] };
+    const titled = (title: string) => reached({ id: 9, source: 'docs/adr/0007.md', kind: 'adr' as const, title, path: 'docs/adr/0007.md' }, 'strong', 'self', ['offline']);
+    assert.equal(isFocused(titled('Max attempts of a settlement'), target, t), true);
+    assert.equal(isFocused(titled('The maximum number of attempts'), target, t), true);
+    assert.equal(isFocused(titled('Settlement retries'), target, t), false);
+  });
 });
 
 describe('searching documents by the words of a name', () => {

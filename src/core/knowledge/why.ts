@@ -796,7 +796,11 @@ export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   // A document the symbol's own code cites (`// see ADR-7`, `@ADR(19)` on it) is about it as a whole.
   if (r.anchors.some((a) => a.entityType === 'citation' && a.relation === 'self' && a.symbol.sid === target.sid)) return true;
   const title = r.document.title;
-  return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && title.toLowerCase().includes(p[0]!.slice(0, 4)) && title.toLowerCase().includes(p[p.length - 1]!.slice(0, 4))) || title.includes(target.name);
+  const lower = title.toLowerCase();
+  const titleWords = stemmedWords(title);
+  // A phrase's word is in the title as written ("RetryPolicy" holds "poli") or as a word spelled out ("Max attempts" holds "maximum").
+  const mentions = (w: string) => lower.includes(w.slice(0, 4)) || titleWords.some((t) => t.startsWith(w.slice(0, 4)));
+  return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && mentions(p[0]!) && mentions(p[p.length - 1]!)) || title.includes(target.name);
 }
 
 /** Ranks each source's sentences with the symbol's ties (and the names by which the source reaches it) and keeps the reasons. */
