@@ -94,10 +94,10 @@ export function literalsPassedTo({ calls, more }: Calls): { value: string; at: s
  * The comments its callers write at a call of it that name it (`// Use LookupTLSSecretInsecure instead of
  * LookupTLSSecret since Gateway API uses its own mechanism …` over the call), as sources: why the code calls this
  * and not something else is a reason for what it is. Only a comment on the call's line or just above it, inside
- * the caller (never the caller's doc comment), that
- * names it as written (a comment there that names nothing may be about the whole statement), outside test code
- * (a test's comment says what it expects, not why), and only for a name that is code-shaped (a comment saying
- * "get" or "run" names nothing). Strong: the index matched the call to it, by name or better.
+ * the caller (never the caller's doc comment), that names it as written (a comment there that names nothing may
+ * be about the whole statement), outside test code (a test's comment says what it expects, not why), and only for
+ * a name that is code-shaped (a comment saying "get" or "run" names nothing). Strong: the index matched the call
+ * to it, by name or better.
  */
 export function callerComments(target: SymbolRef, { calls }: Calls, docs: Map<number, Reached>, next: () => number): void {
   if (!isCodeShaped(target.name)) return;
