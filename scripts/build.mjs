@@ -66,13 +66,26 @@ for (const src of wasmSources) fs.copyFileSync(src, path.join(dist, 'wasm', path
   }
 }
 
-// The tokenizer's ranks are 2.4 MB of script that every bundle holding them compiles at start, though
-// only an answer longer in bytes than its budget counts tokens (src/shared/tokens.ts): they are a
-// bundle of their own beside the others, required on the first count.
-const tokenizerApart = {
-  name: 'tokenizer-apart',
+// Token counts read the o200k ranks from a flat table beside the bundles (src/shared/tokenTable.ts
+// says why), derived here from gpt-tokenizer's ranks through the compiled table code. The ranks'
+// module itself is left out of every bundle: only a process without the table (a tree compiled by
+// `tsc` alone) loads it, from node_modules.
+{
+  const compiled = path.join(root, 'out', 'src', 'shared', 'tokenTable.js');
+  const file = path.join(dist, 'o200k-ranks.bin');
+  if (fs.existsSync(compiled)) {
+    const load = (await import('node:module')).createRequire(import.meta.url);
+    const { buildTokenTable } = load(compiled);
+    fs.writeFileSync(file, buildTokenTable(load('gpt-tokenizer/bpeRanks/o200k_base').default).encode());
+  } else {
+    fs.rmSync(file, { force: true });
+    console.warn('scripts/build.mjs: out/ has no compiled token table (run `tsc -p .` first): token counts will load the ranks from node_modules');
+  }
+}
+const ranksApart = {
+  name: 'ranks-apart',
   setup(build) {
-    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/o200k_base$/ }, () => ({ path: './gpt-tokenizer.js', external: true }));
+    build.onResolve({ filter: /^gpt-tokenizer\/bpeRanks\/o200k_base$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -83,14 +96,9 @@ const contexts = await Promise.all([
       entryPoints: [path.join(root, e.in)],
       outfile: path.join(dist, `${e.out}.js`),
       banner: { js: [e.banner, common.banner.js].filter(Boolean).join('\n') },
-      plugins: [tokenizerApart],
+      plugins: [ranksApart],
     }),
   ),
-  esbuild.context({
-    ...common,
-    entryPoints: [path.join(root, 'node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js')],
-    outfile: path.join(dist, 'gpt-tokenizer.js'),
-  }),
 ]);
 // The webview panels (src/webview): browser bundles, no node built-ins, loaded under a strict CSP
 // with a nonce; the codicon font and stylesheet are copied beside them (localResourceRoots).

@@ -61,13 +61,14 @@ describe('what the workspace wires, read through indexes', function () {
     assert.match(await gapsOf({ ...PAY, 'src/consume.ts': "import { Kafka } from 'kafkajs';\n\nexport const kafka = new Kafka({ brokers: [] });\n" }), /callers in other services and through message topics/);
   });
 
-  it('asks each question through an index: no statement reads every edge or import', async () => {
+  it('asks each question through an index from the names asked: no statement reads every edge, import or file', async () => {
     const ex = await indexedFiles(PAY);
     try {
       for (const [what, sql] of Object.entries(WORKSPACE_LOOKUPS)) {
         const plan = await ex.ws.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['["Inject"]']);
         assert.ok(plan.length > 0, what);
-        for (const step of plan) assert.doesNotMatch(step.detail, /^SCAN (edges|imports)\b/, `${what}: ${plan.map((p) => p.detail).join(' / ')}`);
+        // The list of names is the one thing read whole; every table is searched through an index from it.
+        for (const step of plan) assert.doesNotMatch(step.detail, /^SCAN (?!json_each\b|n VIRTUAL TABLE\b|CONSTANT ROW\b)/, `${what}: ${plan.map((p) => p.detail).join(' / ')}`);
       }
     } finally {
       await ex.close();

@@ -259,4 +259,29 @@ describe('an untrusted repository', function () {
       t.cleanup();
     }
   });
+
+  it("indexes and quotes a document that spells a model's special tokens (<|endoftext|>) as the text it is", async () => {
+    const t = tempDir();
+    try {
+      write(t.root, 'gen.py', 'def stop_marker():\n    return "<|endoftext|>"\n');
+      // Longer in bytes than any budget, so every count of it is made.
+      const reason = 'We end generation with stop_marker, which returns <|endoftext|> because the model was trained to stop there and any other marker leaks text. ';
+      write(t.root, 'docs/adr/0001-stop-marker.md', `# ADR-0001: stop_marker\n\n## Decision\n\n${reason.repeat(12)}\n\nSee also <|im_start|> and <|endofprompt|>.\n`);
+      const ws = await openWorkspace(t.root);
+      try {
+        const indexer = await StructuralIndexer.create(ws);
+        await indexer.indexAll();
+        await indexer.dispose();
+        const report = await indexKnowledge(ws);
+        assert.equal(report.status, 'done', report.message);
+        assert.equal(report.documents.added, 1);
+        const r = await findTool('why_is_this')!.invoke({ workspace: ws }, { symbol: 'stop_marker' });
+        assert.match(r.text, /^Why: "We end generation with stop_marker, which returns .*because the model was trained to stop there/);
+      } finally {
+        await ws.close();
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
 });

@@ -85,9 +85,11 @@ export const WORKSPACE_LOOKUPS = {
   /** An import of one of the modules. */
   importOf: 'SELECT 1 FROM imports WHERE module IN (SELECT value FROM json_each(?))',
   /** A use, in a language with decorators, of a name no symbol here defines (a library's decorator), by its name as written. */
-  unresolvedUseOf: `SELECT 1 FROM edges WHERE dst_id IS NULL AND name IN (SELECT value FROM json_each(?)) AND file_id IN (SELECT id FROM files WHERE language IN ${DECORATOR_LANGUAGES})`,
+  // CROSS JOIN fixes the order, name first: left to itself the planner walked every unresolved edge (or every
+  // edge of a Python file) and checked its name, 12 ms a question on Django and growing with the repository.
+  unresolvedUseOf: `SELECT 1 FROM json_each(?) AS n CROSS JOIN edges AS e ON e.name = n.value AND e.dst_id IS NULL JOIN files AS f ON f.id = e.file_id WHERE f.language IN ${DECORATOR_LANGUAGES}`,
   /** A use, in a language with decorators, of a symbol of this workspace with one of the names. */
-  useOfSymbolNamed: `SELECT 1 FROM edges WHERE dst_id IN (SELECT id FROM symbols WHERE name IN (SELECT value FROM json_each(?))) AND file_id IN (SELECT id FROM files WHERE language IN ${DECORATOR_LANGUAGES})`,
+  useOfSymbolNamed: `SELECT 1 FROM json_each(?) AS n CROSS JOIN symbols AS s ON s.name = n.value CROSS JOIN edges AS e ON e.dst_id = s.id JOIN files AS f ON f.id = e.file_id WHERE f.language IN ${DECORATOR_LANGUAGES}`,
 } as const;
 
 async function scanIndex(db: Db): Promise<Omit<Workspace, 'artifacts'>> {
