@@ -128,9 +128,18 @@ describe('knowledge: sources', () => {
     assert.equal(classify('rfcs/0012-new-rail.md', '# x'), 'rfc');
     assert.equal(classify('README.md', '# x'), 'readme');
     assert.equal(classify('docs/guide.md', '# Guide'), 'doc');
+    for (const proposal of ['docs/proposals/sync-timeout.md', 'docs/design-proposals/2023-05 vParquet3.md', 'docs/proposals-accepted/202301-x.md', 'proposals/text/4370-stores.md', 'enhancements/0012-sharding.md']) {
+      assert.equal(classify(proposal, '# Summary'), 'design', proposal);
+    }
     assert.deepEqual(titleOf('docs/adr/0007-settlement-retries.md', '# Cap retries\n', 'adr'), { title: 'Cap retries', ref: 'ADR-0007' });
     assert.deepEqual(titleOf('docs/postmortems/x.md', '# Post-mortem: duplicates\n\nIncident INC-2041 began…', 'postmortem'), { title: 'Post-mortem: duplicates', ref: 'INC-2041' });
     assert.deepEqual(titleOf('a/b.md', '---\ntitle: "From front matter"\n---\n# Other\n', 'doc'), { title: 'From front matter' });
+    // A template's metadata list names the title; its first heading names a section.
+    const proposal = '- Title: `DocumentStores` and `Retrievers`\n- Decision driver: @someone\n- Start Date: 2023-03-09\n\n# Summary\n\nText.\n';
+    assert.equal(titleOf('proposals/text/4370-documentstores-and-retrievers.md', proposal, 'design').title, 'DocumentStores and Retrievers');
+    assert.equal(titleOf('proposals/text/3550-csv-converter.md', '- Start Date: 2022-11-08\n\n# Summary\n\nText.\n', 'design').title, '3550 csv converter');
+    assert.equal(titleOf('docs/core/README.md', '# Overview\n\nText.\n', 'readme').title, 'Overview', 'a README is better named by its heading, even a generic one');
+    assert.equal(titleOf('spec/README.md', '---\norder: 1\nparent:\n  title: RPC\n---\n# RPC spec\n', 'readme').title, 'RPC spec', 'a nested title field of the front matter is not the title');
   });
 
   it("reads a reStructuredText document's title from its first section, whatever character underlines or overlines it", () => {

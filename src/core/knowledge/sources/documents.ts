@@ -127,8 +127,34 @@ export function classify(rel: string, text: string): DocKind {
   if (/^#\s*(adr|architecture decision)[\s-]*\d+/im.test(head) || (/^#+\s*status\b/im.test(head) && /^#+\s*decision\b/im.test(head))) return 'adr';
   if (/^#\s*(post-?mortem|incident (report|review))/im.test(head)) return 'postmortem';
   if (/^#\s*rfc\b/im.test(head)) return 'rfc';
-  if (dirs.some((d) => /^(design|designs|architecture|specs?)$/.test(d))) return 'design';
+  if (dirs.some((d) => DESIGN_FOLDER.test(d))) return 'design';
   return 'doc';
+}
+
+/**
+ * Folders that hold designs: `design/`, `architecture/`, specifications, and proposals under the names projects
+ * give them (argo-cd's `docs/proposals/`, tempo's `docs/design-proposals/`, thanos' `proposals-accepted/`,
+ * Kubernetes' enhancement proposals in `keps/`).
+ */
+const DESIGN_FOLDER = /^(designs?|architecture|specs?|design[-_]?docs?|(design[-_]?)?proposals?([-_]\w+)?|enhancements|keps?)$/;
+
+/** File names that say nothing of what their document is about. */
+const GENERIC_FILE = /^(_?index|readme|overview|intro(duction)?|summary)$/i;
+
+/** Headings that name a part of a document, not what it is about: a document whose first heading is one has no title there. */
+const SECTION_HEADING = /^(summary|abstract|overview|introduction|intro|motivation|background|context|status|table of contents|contents|tl;?dr)$/i;
+
+/**
+ * A title given as a field of the metadata list some templates open with (`- Title: \`DocumentStores\``,
+ * `Title: …`), before the first heading and after any front matter.
+ */
+function metadataTitle(text: string): string | undefined {
+  for (const line of text.replace(/^---\n[\s\S]*?\n---\n/, '').split('\n', 30)) {
+    if (line.startsWith('#')) return undefined;
+    const m = /^(?:[-*]\s+)?(?:\*\*)?title(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+?)\s*$/i.exec(line);
+    if (m) return m[1]!.replace(/`/g, '').replace(/^(["'])(.*)\1$/, '$2') || undefined;
+  }
+  return undefined;
 }
 
 /** reStructuredText's adornment characters: a section title is underlined (and may be overlined) with one of them repeated. */
@@ -156,9 +182,12 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
   const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
   const fmTitle = fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
   const rst = rel.endsWith('.rst');
-  const h1 = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
-  const underlined = rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
   const base = path.posix.basename(rel).replace(/\.[^.]+$/, '');
+  const heading = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
+  // "Summary" says less than a file name, but more than `index` or `README`.
+  const named = heading && (!SECTION_HEADING.test(heading) || GENERIC_FILE.test(base)) ? heading : undefined;
+  const h1 = rst ? undefined : (metadataTitle(text) ?? named);
+  const underlined = rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
   const title = (fmTitle ?? h1 ?? underlined ?? base.replace(/[-_]+/g, ' ')).trim().replace(/\s+/g, ' ').slice(0, 200) || base;
   const probe = `${title}\n${base}`;
   const explicit = /\b(ADR|RFC|INC|PM)[- _]?(\d{1,5})\b/i.exec(probe);
