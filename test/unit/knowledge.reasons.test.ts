@@ -197,6 +197,35 @@ describe("the code's own notes", () => {
     assert.deepEqual(literalOf(g.declaration), { value: 90, unit: 's' });
   });
 
+  it("reads a Python docstring without its field lists, as a Javadoc comment without its tags: reST fields, Google's and numpy's sections", () => {
+    const q = '"""';
+    const rest = [
+      'def next_component(queue, visits):',
+      `    ${q}`,
+      '    Returns the next runnable component.',
+      '',
+      '    Keeps the queue order: callers rely on it.',
+      '',
+      '    :param queue: Priority queue of component names,',
+      '        ordered by priority.',
+      '    :param visits: Current visits.',
+      '    :returns: The next component.',
+      '    :raises PipelineMaxComponentRuns: If it ran too often.',
+      `    ${q}`,
+      '    return queue',
+    ].join('\n');
+    const r = symbolText(rest, 'pipeline.py', 1, 13).notes[0]!;
+    assert.equal(r.text, 'Returns the next runnable component.\n\nKeeps the queue order: callers rely on it.');
+    assert.equal(r.line, 2);
+    // A field's text continued flush with it is the field's, not a fragment of prose.
+    const flush = `def f(p):\n    ${q}Create it.\n\n    :param p: The prompt. If not provided, the prompt is\n    omitted, and the default is used.\n    :param k: Other.\n\n    Kept apart because providers differ.\n    ${q}\n`;
+    assert.equal(symbolText(flush, 'f.py', 1, 9).notes[0]!.text.replace(/\n+/g, ' | '), 'Create it. | Kept apart because providers differ.');
+    const google = `def g(x):\n    ${q}Compute g.\n\n    Args:\n        x: the x.\n            more about x.\n\n    Returns:\n        The result.\n\n    Note:\n        Cached because the backend is slow.\n    ${q}\n    return x\n`;
+    assert.equal(symbolText(google, 'g.py', 1, 14).notes[0]!.text.replace(/\n+/g, ' | '), 'Compute g. | Note: |     Cached because the backend is slow.');
+    const numpy = `def h(y):\n    ${q}Compute h.\n\n    Parameters\n    ----------\n    y : int\n        The y.\n\n    Returns\n    -------\n    int\n        The value.\n\n    Notes\n    -----\n    Cached since the backend limits calls.\n    ${q}\n    return y\n`;
+    assert.equal(symbolText(numpy, 'h.py', 1, 18).notes[0]!.text.replace(/\n+/g, ' | '), 'Compute h. | Notes | ----- | Cached since the backend limits calls.');
+  });
+
   it('reads a JSDoc block a blank line above its function, as TypeScript attaches it, but not a licence header or a plain comment', () => {
     const js = ["import React from 'react';", '', '/**', ' * An svg with an "img" role must have a text alternative.', ' * - focusable is set to false on the svg in all cases as a workaround for an ie11 bug', ' */', '', 'function Icon() {', '  return null;', '}'].join('\n');
     const t = symbolText(js, 'src/Icon/index.jsx', 8, 10);

@@ -129,8 +129,54 @@ function pythonDocstring(lines: readonly string[], line: number, endLine: number
     }
   }
   const indent = Math.min(...body.slice(1).filter((l) => l.trim()).map((l) => /^\s*/.exec(l)![0].length), 1000);
-  const text = [body[0]!.trim(), ...body.slice(1).map((l) => (indent < 1000 ? l.slice(indent) : l))].join('\n').trim();
+  const text = withoutFieldLists([body[0]!.trim(), ...body.slice(1).map((l) => (indent < 1000 ? l.slice(indent) : l))]).join('\n').trim();
   return text ? { kind: 'docstring', text, line: start + 1, endLine: i + 1 } : undefined;
+}
+
+/** reST fields (`:param x:`, `:returns:`, `:raises E:`) of a docstring: what its parameters and results are, as Javadoc's tags say. */
+const FIELD = /^:(param|parameter|arg|argument|key|keyword|kwarg|type|returns?|rtype|raises?|except|exception|ivar|cvar|var|vartype|yields?|ytype)\b[^:]*:/i;
+/** Google's and numpy's sections of the same (`Args:`; `Parameters` over a dashed line). Notes, warnings and examples of use stay. */
+const FIELD_SECTION = /^(args|arguments|parameters|params|keyword args|keyword arguments|other parameters|returns?|yields?|raises|attributes)\s*:?\s*$/i;
+
+/**
+ * A docstring's lines without its field lists, as a Javadoc comment is read without its `@param` and `@return`
+ * lines: each field, or section of fields, goes with the lines indented under it. A field list glued to the
+ * prose (`… is omitted. :param generation_kwargs: Other parameters …`) made a "sentence" no reader would quote.
+ * Blank lines are kept so that line numbers still point into the file.
+ */
+function withoutFieldLists(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  const underlined = (k: number) => /^-{3,}\s*$/.test(lines[k + 1]?.trim() ?? '');
+  let inside: 'field' | 'numpy' | undefined;
+  for (let k = 0; k < lines.length; k++) {
+    const l = lines[k]!;
+    const t = l.trim();
+    if (underlined(k)) {
+      // A numpy section runs to the next section's title: its entries (`y : int`, `int`) are not indented.
+      inside = FIELD_SECTION.test(t) ? 'numpy' : undefined;
+      out.push(...(inside ? ['', ''] : [l, lines[k + 1]!]));
+      k++;
+      continue;
+    }
+    if (inside === 'numpy') {
+      out.push('');
+      continue;
+    }
+    if (FIELD.test(t) || (FIELD_SECTION.test(t) && t.endsWith(':'))) {
+      inside = 'field';
+      out.push('');
+      continue;
+    }
+    // Under a field or a section of them: every line up to a blank line before prose (a field's text is often
+    // continued flush with it, though reStructuredText wants it indented).
+    if (inside) {
+      if (!t && !/^\s/.test(lines[k + 1] ?? '') && !FIELD.test(lines[k + 1]?.trim() ?? '')) inside = undefined;
+      out.push('');
+      continue;
+    }
+    out.push(l);
+  }
+  return out;
 }
 
 /** Comments inside the symbol's lines: runs of line comments and block comments, each with its tag. */
