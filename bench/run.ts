@@ -14,7 +14,7 @@ import { reasonRows, runReasonBench } from './knowledgeReasons.js';
 import { leidenBenchRows } from './leiden.js';
 import { teamBenchRows } from './team.js';
 import { tokenRows } from './tokens.js';
-import { djangoProcessRows, scaleRows } from './scale.js';
+import { cliQueryRows, djangoProcessRows, scaleRows } from './scale.js';
 
 /*
  * `npm run bench`: indexes three corpora, then measures the knowledge, episodic
@@ -285,7 +285,7 @@ async function main(): Promise<void> {
     {
       id: 'scale',
       label: 'scale: whole-process `tenure index` at ¼, ½ and full size, and Django',
-      rows: () => {
+      rows: async () => {
         const django = prepareDjango();
         const djangoRows = django.root ? djangoProcessRows(REPO_ROOT, django.root) : [['Django', 'not run', django.error ?? '', ''] as Row];
         if (django.root) {
@@ -294,6 +294,7 @@ async function main(): Promise<void> {
             const p95 = percentile(q.value.d5Ms, 95);
             djangoRows.push(['Django', `what_breaks depth 5, in process (p95 of ${q.value.d5Ms.length})`, `**${fmtMs(p95)}** (median ${fmtMs(median(q.value.d5Ms))}, max ${fmtMs(Math.max(...q.value.d5Ms))}; slowest ${q.value.slowest?.qname ?? ''})`, verdict(p95 <= TARGETS.whatBreaksP95Ms, `≤ ${TARGETS.whatBreaksP95Ms} ms`)]);
           } else djangoRows.push(['Django', 'what_breaks depth 5', `failed: ${q.error}`, '']);
+          djangoRows.push(...(await cliQueryRows(REPO_ROOT, django.root)));
         }
         const scale = scaleRows({ files: scaleFiles, repoRoot: REPO_ROOT, log });
         sources.push(...scale.notes.map((n) => n.replace(/^- /, '- ')));

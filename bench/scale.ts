@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { findTool } from '../src/core/tools/catalog.js';
+import { openWorkspace } from '../src/core/workspace.js';
 import { BENCH_DIR } from './corpora.js';
 import { fmtInt, fmtMs, median, medianIndex, verdict, type Row } from './stats.js';
 
@@ -191,11 +193,12 @@ export interface ProcessRun {
   readonly error?: string;
 }
 
-/** One command under /usr/bin/time -v: wall, CPU (user + system) and peak RSS of the whole process. */
+/** One command under /usr/bin/time -v: wall (a monotonic clock around it: time's own is in hundredths), CPU (user + system) and peak RSS of the whole process. */
 function timed(argv: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv = process.env): { run: Omit<ProcessRun, 'report'>; stdout: string } {
+  const start = performance.now();
   const r = spawnSync('/usr/bin/time', ['-v', ...argv], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024, env });
+  const wall = (performance.now() - start) / 1000;
   const field = (name: string) => new RegExp(`${name}: (.*)`).exec(r.stderr ?? '')?.[1]?.trim() ?? '';
-  const wall = field('Elapsed \\(wall clock\\) time \\(h:mm:ss or m:ss\\)').split(':').map(Number).reduce((acc, x) => acc * 60 + x, 0);
   const cpu = Number(field('User time \\(seconds\\)')) + Number(field('System time \\(seconds\\)'));
   const peakMB = Number(field('Maximum resident set size \\(kbytes\\)')) / 1024;
   const exit = r.status ?? -1;
@@ -350,5 +353,61 @@ export function djangoProcessRows(repoRoot: string, root: string, runs = 3): Row
     rows.push(['Django', 'Tenure structural ÷ peer (medians)', `wall ${wallRatio.toFixed(2)}×, CPU ${cpuRatio.toFixed(2)}×`, verdict(wallRatio <= 0.5, '≤ 0.5×')]);
   } else if (peer) rows.push(['Django', 'peer: codegraph', `failed: ${peers[0]?.error ?? 'not run'}`, '']);
   else rows.push(['Django', 'peer', 'not run: no codegraph on PATH (npm `@colbymchenry/codegraph`, or TENURE_BENCH_CODEGRAPH=<its bin>)', '']);
+  return rows;
+}
+
+/** Questions a user asks from a shell on Django: one whose answer fills its budget (its tokens are counted) and one that is short. */
+const CLI_QUESTIONS = [
+  { symbol: 'django.db.models.query.QuerySet.filter', depth: 5, what: 'an answer that fills its budget' },
+  { symbol: 'django.conf.urls.i18n.is_language_prefix_patterns_used', depth: 1, what: 'a short answer' },
+] as const;
+
+/**
+ * A query as a user runs it from a shell: `tenure what-breaks` as a whole process on the index Django's rows
+ * left, against `node -e 0` in the same minutes (runs interleaved) and the same question asked in process, warm:
+ * the target is the query within 2× a bare Node start plus what the query itself costs.
+ */
+export async function cliQueryRows(repoRoot: string, root: string, runs = 7): Promise<Row[]> {
+  const cli = path.join(repoRoot, 'dist', 'cli.js');
+  const rows: Row[] = [];
+  const ws = await openWorkspace(root);
+  const inProcess = new Map<string, number>();
+  try {
+    const tool = findTool('what_breaks')!;
+    for (const q of CLI_QUESTIONS) {
+      const ms: number[] = [];
+      for (let i = 0; i <= runs; i++) {
+        const t = performance.now();
+        await tool.invoke({ workspace: ws }, { symbol: q.symbol, depth: q.depth });
+        if (i) ms.push(performance.now() - t); // the first warms the caches and reads the token table
+      }
+      inProcess.set(q.symbol, median(ms));
+    }
+  } finally {
+    await ws.close();
+  }
+  for (const q of CLI_QUESTIONS) {
+    const cliRuns: Omit<ProcessRun, 'report'>[] = [];
+    const bare: Omit<ProcessRun, 'report'>[] = [];
+    for (let i = 0; i < runs; i++) {
+      cliRuns.push(timed([process.execPath, cli, 'what-breaks', q.symbol, '--depth', String(q.depth), '--cwd', root], 60_000).run);
+      bare.push(timed([process.execPath, '-e', '0'], 60_000).run);
+    }
+    const failed = cliRuns.find((r) => r.exit !== 0);
+    if (failed) {
+      rows.push(['Django', `\`tenure what-breaks\` as a whole process (${q.what})`, `failed: ${failed.error}`, '']);
+      continue;
+    }
+    const wall = median(cliRuns.map((r) => r.wallS));
+    const node = median(bare.map((r) => r.wallS));
+    const query = inProcess.get(q.symbol)! / 1000;
+    const bound = 2 * node + query;
+    rows.push([
+      'Django',
+      `\`tenure what-breaks ${q.symbol.split('.').slice(-2).join('.')} --depth ${q.depth}\` as a whole process, ${q.what} (median of ${runs}, interleaved with \`node -e 0\`)`,
+      `**${wall.toFixed(3)} s**, peak RSS ${Math.round(median(cliRuns.map((r) => r.peakMB)))} MB; \`node -e 0\` ${node.toFixed(3)} s; the same question in process ${fmtMs(query * 1000)}`,
+      verdict(wall <= bound, `≤ 2× node -e 0 + query (${bound.toFixed(3)} s)`),
+    ]);
+  }
   return rows;
 }
