@@ -146,10 +146,10 @@ const SECTION_HEADING = /^(summary|abstract|overview|introduction|intro|motivati
 
 /**
  * A title given as a field of the metadata list some templates open with (`- Title: \`DocumentStores\``,
- * `Title: …`), before the first heading and after any front matter.
+ * `Title: …`), before the first heading of a text that follows any front matter.
  */
 function metadataTitle(text: string): string | undefined {
-  for (const line of text.replace(/^---\n[\s\S]*?\n---\n/, '').split('\n', 30)) {
+  for (const line of text.split('\n', 30)) {
     if (line.startsWith('#')) return undefined;
     const m = /^(?:[-*]\s+)?(?:\*\*)?title(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+?)\s*$/i.exec(line);
     if (m) return m[1]!.replace(/`/g, '').replace(/^(["'])(.*)\1$/, '$2') || undefined;
@@ -186,7 +186,7 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
   const heading = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
   // "Summary" says less than a file name, but more than `index` or `README`.
   const named = heading && (!SECTION_HEADING.test(heading) || GENERIC_FILE.test(base)) ? heading : undefined;
-  const h1 = rst ? undefined : (metadataTitle(text) ?? named);
+  const h1 = rst ? undefined : (metadataTitle(fm ? text.slice(fm[0].length) : text) ?? named);
   const underlined = rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
   const title = (fmTitle ?? h1 ?? underlined ?? base.replace(/[-_]+/g, ' ')).trim().replace(/\s+/g, ' ').slice(0, 200) || base;
   const probe = `${title}\n${base}`;
