@@ -83,6 +83,7 @@ function knowledgeBody(view: WhyView): Node[] {
           'div',
           { class: 'item-head' },
           h('span', { class: 'category' }, icon(item.category === 'incident' ? 'flame' : item.category === 'decision' ? 'law' : item.category === 'commit' ? 'git-commit' : 'comment-discussion'), ` ${item.category}`),
+          item.status ? h('span', { class: 'record-status' }, ` (${item.status})`) : null,
           ' ',
           documentLink(item),
           ' ',
@@ -130,7 +131,7 @@ function answerBlock(view: WhyView): HTMLElement {
   return h(
     'section',
     { class: 'answer', id: 'answer', 'aria-label': 'The answer' },
-    h('h2', {}, icon('comment'), ' The reason', ' ', h('span', { class: 'memory-label' }, `— ${a.category}, `), tierChip(a.tier, 'link'), a.about !== view.target.qname ? h('span', { class: 'via' }, ` about ${a.about}`) : null),
+    h('h2', {}, icon('comment'), ' The reason', ' ', h('span', { class: 'memory-label' }, `— ${a.category}${a.status ? ` (${a.status})` : ''}, `), tierChip(a.tier, 'link'), a.about !== view.target.qname ? h('span', { class: 'via' }, ` about ${a.about}`) : null),
     quoteBlock(a.quote),
   );
 }

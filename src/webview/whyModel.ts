@@ -13,6 +13,8 @@ import type { WhyIsThisResult, WhyItem } from '../core/knowledge/why.js';
 export interface Answer {
   readonly quote: Quotation;
   readonly category: string;
+  /** Its record's own status when it is not simply in force (`superseded by ADR-0012`, `draft`). */
+  readonly status?: string;
   readonly tier: string;
   /** The document is about the symbol itself, or about a neighbour (its class, a member). */
   readonly about: string;
@@ -21,12 +23,16 @@ export interface Answer {
 /** The reason to read first: the knowledge memory's lead, else the first reason sentence any document gives. */
 export function answerOf(k: WhyIsThisResult | null | undefined): Answer | undefined {
   if (!k) return undefined;
-  if (k.lead) return { quote: k.lead.quote, category: k.lead.category, tier: k.lead.tier, about: k.lead.relation === 'self' ? k.target.qname : k.lead.handle };
+  if (k.lead) return { quote: k.lead.quote, category: k.lead.category, ...withStatus(k.lead.status), tier: k.lead.tier, about: k.lead.relation === 'self' ? k.target.qname : k.lead.handle };
   for (const item of k.items) {
     const q = item.reasons[0]?.quote;
-    if (q) return { quote: q, category: item.category, tier: item.tier, about: item.about?.qname ?? k.target.qname };
+    if (q) return { quote: q, category: item.category, ...withStatus(item.status), tier: item.tier, about: item.about?.qname ?? k.target.qname };
   }
   return undefined;
+}
+
+function withStatus(status: string | undefined): { status?: string } {
+  return status ? { status } : {};
 }
 
 /** One sentence for how a document is tied to the symbol: what it names, what that resolves to, why. */

@@ -14,7 +14,7 @@ import { plain, quote, sentences } from './text.js';
  */
 
 /** A stored document as answers name it. */
-export interface DocumentRef extends Pick<SourceDocument, 'source' | 'kind' | 'title' | 'ref' | 'path' | 'url'> {
+export interface DocumentRef extends Pick<SourceDocument, 'source' | 'kind' | 'title' | 'ref' | 'path' | 'url' | 'status'> {
   readonly id: number;
 }
 

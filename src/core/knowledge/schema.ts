@@ -259,4 +259,13 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX kn_embeddings_unshared ON kn_embeddings(embedder) WHERE shared IS NULL AND origin IS NULL;
   `,
   },
+  {
+    // A decision record's own status (sources/recordStatus.ts). Records already stored are read again by the next
+    // index: their key (workflows/loadDocuments.ts documentHash) now holds the status they give.
+    id: 'knowledge-004-record-status',
+    sql: `
+  ALTER TABLE kn_documents ADD COLUMN status TEXT;       -- accepted | proposed | rejected | superseded | deprecated; NULL: none given
+  ALTER TABLE kn_documents ADD COLUMN status_said TEXT;  -- as the record says it, short: superseded by ADR-0012
+  `,
+  },
 ];

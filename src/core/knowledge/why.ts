@@ -10,7 +10,8 @@ import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
-import { chunksOfDocuments, documentsWithPathLike, firstChunkOf, readmesIn, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { statusToSay, successorIn, type RecordState } from './sources/recordStatus.js';
+import { chunksOfDocuments, decisionRecords, documentsWithPathLike, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
@@ -37,6 +38,8 @@ export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope
 export interface WhyItem {
   readonly category: Category;
   readonly document: DocumentRef;
+  /** Its record's own status, when it is not simply in force (`superseded by ADR-0012`, `draft`); the document holds it as read. */
+  readonly status?: string;
   /**
    * The link tier for the symbol itself. A document that reaches it only
    * through a neighbour (its class, a member, something it uses) or through
@@ -51,6 +54,8 @@ export interface WhyItem {
   readonly anchors: readonly Anchor[];
   /** For hops 2: the document it refers to. */
   readonly via?: string;
+  /** For hops 2: it is the record that supersedes `via`, rather than one that refers to it. */
+  readonly successor?: true;
   /** For documents cited by the code: where. */
   readonly citedAt?: { readonly path: string; readonly line: number };
   /** The reason sentences (best first), else the passage that names the symbol. */
@@ -84,6 +89,8 @@ export interface LeadReason {
   readonly tier: LinkTier;
   readonly relation: ScopeRelation;
   readonly handle: string;
+  /** Its record's own status, when it is not simply in force (`superseded by ADR-0012`, `draft`). */
+  readonly status?: string;
 }
 
 export interface WhyIsThisResult {
@@ -214,6 +221,38 @@ async function documentsReferring(db: Db, docs: Map<number, Reached>): Promise<v
     docs.set(p.doc_id, r);
     addPassage(r, quoteFrom(p, needlesFor(p.from_ref ?? p.from_title), p.description));
   }
+}
+
+/** Each stored record found gets the status it gives itself (sources/recordStatus.ts). */
+async function withStatuses(db: Db, docs: Map<number, Reached>): Promise<void> {
+  for (const [id, s] of await recordStatuses(db, [...docs.keys()].filter((id) => id > 0 && !docs.get(id)!.document.status))) {
+    const r = docs.get(id)!;
+    r.document = { ...r.document, status: s };
+  }
+}
+
+/**
+ * The record that supersedes a record found (`superseded by ADR-0009`): the decision in force, whether or not it
+ * names the symbol. Reached through the superseded one (two hops, so at most weak), its most likely reason is
+ * quoted as a weakly reached record's is. Whether any was added.
+ */
+async function successorsOf(db: Db, docs: Map<number, Reached>): Promise<boolean> {
+  const superseded = [...docs.values()].filter((r) => r.hops === 1 && r.document.status?.state === 'superseded' && r.document.path);
+  if (!superseded.length) return false;
+  const records = await decisionRecords(db);
+  let added = false;
+  for (const from of superseded) {
+    const row = successorIn(from.document.status!, { ref: from.document.ref ?? null, path: from.document.path ?? null }, records);
+    if (!row || docs.has(row.doc_id)) continue;
+    const r = reached(documentRef(row), 'weak', from.relation, ['record status'], 2);
+    r.via = handleOf(from.document);
+    r.successor = true;
+    docs.set(row.doc_id, r);
+    const first = await firstChunkOf(db, row.doc_id);
+    if (first) addPassage(r, quoteFrom(first, needlesFor(r.via)));
+    added = true;
+  }
+  return added;
 }
 
 /** Constraints related to the anchored entities or to the entities of the documents about the symbol itself (kept unresolved when no symbol denotes them); decisions and incidents named without a document of their own. */
@@ -897,6 +936,17 @@ function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): R
 
 const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.95, docstring: 0.95, incident: 0.9, commit: 0.85, changelog: 0.6, note: 0.6 };
 
+/**
+ * What a record's own status makes of its reasons: one in force (or that gives no status) as it is, a proposal
+ * or draft a little less, one superseded, deprecated or rejected well below — its words may be why the code was
+ * once so, or why it is not so, and the answer says which (tools/whyIsThis.ts).
+ */
+const STANDING: Record<RecordState, number> = { accepted: 1, proposed: 0.9, superseded: 0.6, deprecated: 0.6, rejected: 0.6 };
+
+function standing(d: DocumentRef): number {
+  return d.status ? STANDING[d.status.state] : 1;
+}
+
 /** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */
 /**
  * Linked sources are one band, ranked by how well their best reason
@@ -910,7 +960,7 @@ const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.9
  */
 export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | 'hops' | 'reasons' | 'document'>[]): Map<Pick<Reached, 'document'>, number> {
   const out = new Map<Pick<Reached, 'document'>, number>();
-  const base = (r: (typeof docs)[number]) => (r.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * (r.tier === 'exact' ? 1 : r.tier === 'strong' ? 0.85 : 0.6);
+  const base = (r: (typeof docs)[number]) => (r.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * standing(r.document) * (r.tier === 'exact' ? 1 : r.tier === 'strong' ? 0.85 : 0.6);
   const sorted = [...docs].sort((a, b) => base(b) - base(a));
   let commits = 0;
   for (const r of sorted) {
@@ -945,15 +995,18 @@ function rankItems(docs: Iterable<Reached>): WhyItem[] {
       // Not inherited: a neighbour's document, or one reached through another document, is at most weak for the symbol itself.
       const tier: LinkTier = a.relation === 'self' && a.hops === 1 ? a.tier : TIER_RANK[a.tier] < TIER_RANK.weak ? 'weak' : a.tier;
       const category = a.text && a.document.kind === 'doc' ? 'docstring' : categoryOf(a.document.kind);
+      const status = statusToSay(a.document.status);
       return {
         category,
         document: a.document,
+        ...(status ? { status } : {}),
         tier,
         relation: a.relation,
         ...(neighbour && a.relation !== 'self' ? { about: { qname: neighbour.symbol.qname, relation: a.relation, tier: a.tier } } : {}),
         hops: a.hops,
         anchors,
         ...(a.via ? { via: a.via } : {}),
+        ...(a.successor ? { successor: a.successor } : {}),
         ...(a.citedAt ? { citedAt: a.citedAt } : {}),
         excerpts: a.reasons.length ? a.reasons.map((x) => x.quote) : a.passages.slice(0, 1),
         reasons: a.reasons,
@@ -975,7 +1028,7 @@ function handleOf(d: DocumentRef): string {
 function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
   // The question asked about a line: what its comment says is the answer's first line, when it gives a reason.
   const atLine = items.find((i) => i.atLine !== undefined && i.reasons.length);
-  if (atLine) return { quote: atLine.reasons[0]!.quote, category: atLine.category, tier: atLine.tier, relation: atLine.relation, handle: handleOf(atLine.document) };
+  if (atLine) return leadFrom(atLine, atLine.reasons[0]!);
   let best: { item: WhyItem; reason: ReasonFound; score: number } | undefined;
   for (const item of items) {
     // Only a source about the symbol itself, linked exact or strong, may say why it is so; a weak link is a concept spanning it and others.
@@ -983,12 +1036,16 @@ function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
     for (const reason of item.reasons.slice(0, 1)) {
       // A commit's message may be about anything else it changed: it leads only with a sentence that names the symbol.
       if (item.category === 'commit' && reason.tie < 0.7) continue;
-      const score = reason.score * CATEGORY_WEIGHT[item.category] * (item.tier === 'exact' ? 1 : item.tier === 'strong' ? 0.85 : 0.6);
+      const score = reason.score * CATEGORY_WEIGHT[item.category] * standing(item.document) * (item.tier === 'exact' ? 1 : item.tier === 'strong' ? 0.85 : 0.6);
       if (!best || score > best.score) best = { item, reason, score };
     }
   }
   if (!best) return undefined;
-  return { quote: best.reason.quote, category: best.item.category, tier: best.item.tier, relation: best.item.relation, handle: handleOf(best.item.document) };
+  return leadFrom(best.item, best.reason);
+}
+
+function leadFrom(item: WhyItem, reason: ReasonFound): LeadReason {
+  return { quote: reason.quote, category: item.category, tier: item.tier, relation: item.relation, handle: handleOf(item.document), ...(item.status ? { status: item.status } : {}) };
 }
 
 /**
@@ -1051,6 +1108,10 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests, docs);
     if (status.documents) await commitsAway(options.root, target, docs);
+  }
+  if (status.documents) {
+    await withStatuses(db, docs);
+    if (await successorsOf(db, docs)) await withStatuses(db, docs);
   }
   const ties = tiesOf(target, scope, declaration);
   await findReasons(db, docs, target, ties, options);

@@ -52,6 +52,8 @@ export interface Reached {
   hops: 1 | 2;
   anchors: Anchor[];
   via?: string;
+  /** Reached as the record that supersedes `via`, which reaches the symbol (`superseded by ADR-0009`). */
+  successor?: true;
   citedAt?: { path: string; line: number };
   /** The passage that names it, kept for when no sentence gives a reason. */
   passages: Quotation[];

@@ -41,7 +41,7 @@ const StructuralPart = PartBase.extend({
 });
 const KnowledgePart = PartBase.extend({
   memory: z.literal('knowledge'),
-  documents: z.array(z.object({ about: z.string(), category: z.string(), handle: z.string(), tier: LinkTier, how: z.string(), quote: QuoteView.optional() })),
+  documents: z.array(z.object({ about: z.string(), category: z.string(), status: z.string().optional(), handle: z.string(), tier: LinkTier, how: z.string(), quote: QuoteView.optional() })),
   constraints: z.array(z.object({ type: z.string(), name: z.string(), tier: LinkTier, quote: QuoteView.optional() })),
 });
 const EpisodicPart = PartBase.extend({
@@ -109,8 +109,8 @@ function knowledgePart(about: readonly SymbolAnswers[], limit: number): z.infer<
       if (seenDocs.has(i.document.id)) continue;
       seenDocs.add(i.document.id);
       const anchor = i.anchors[0];
-      const how = i.hops === 2 ? `refers to ${i.via}` : anchor ? (anchor.entityType === 'citation' ? anchor.reason : `"${anchor.entity}" → ${anchor.symbol.qname}`) : i.tier;
-      documents.push({ about: r.target.qname, category: i.category, handle: i.document.ref ?? i.document.title, tier: i.tier, how, ...(i.excerpts[0] ? { quote: quoteView(i.excerpts[0], 200) } : {}) });
+      const how = i.hops === 2 ? `${i.successor ? 'supersedes' : 'refers to'} ${i.via}` : anchor ? (anchor.entityType === 'citation' ? anchor.reason : `"${anchor.entity}" → ${anchor.symbol.qname}`) : i.tier;
+      documents.push({ about: r.target.qname, category: i.category, ...(i.status ? { status: i.status } : {}), handle: i.document.ref ?? i.document.title, tier: i.tier, how, ...(i.excerpts[0] ? { quote: quoteView(i.excerpts[0], 200) } : {}) });
     }
     for (const c of r.constraints) {
       tiers[c.tier] = (tiers[c.tier] ?? 0) + 1;
@@ -235,7 +235,7 @@ function partLines(p: AskOutput['parts'][number]): string[] {
     case 'knowledge':
       return [
         ...(p.summary.startsWith('Why:') ? [p.summary] : []),
-        ...p.documents.flatMap((d) => [`${d.category} — ${d.handle} [${d.tier}: ${d.how}]`, ...(d.quote ? [`  > ${quoteLine(d.quote)}`] : [])]),
+        ...p.documents.flatMap((d) => [`${d.category}${d.status ? ` (${d.status})` : ''} — ${d.handle} [${d.tier}: ${d.how}]`, ...(d.quote ? [`  > ${quoteLine(d.quote)}`] : [])]),
         ...p.constraints.map((c) => `${c.type} "${c.name}" [${c.tier === 'unresolved' ? 'unresolved — no symbol denotes it; kept' : c.tier}]${c.quote ? ` > ${quoteLine(c.quote)}` : ''}`),
         ...(p.documents.length ? [QUOTED_DATA_NOTE] : []),
       ];

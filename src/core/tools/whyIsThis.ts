@@ -23,12 +23,14 @@ export const WhyIsThisInput = z.object({
 
 const DocumentView = z.object({
   category: z.string().describe('decision, incident, discussion, docstring (a comment in the code), commit, changelog or note'),
+  status: z.string().optional().describe("the record's own status when it is not simply in force: proposed, draft, rejected, superseded by …, deprecated"),
   ref: z.string().optional(),
   title: z.string(),
   where: z.string().optional().describe('its file or address'),
   tier: LinkTier.describe('the link tier for the symbol itself: a document about a neighbour, or reached through another document, is at most weak'),
   relation: z.string().describe('self: it is about the symbol; member / container / overrides / uses: it is about a neighbour (shown as such)'),
   about: z.string().optional().describe('for a neighbour\'s document: which neighbour, and the tier by which the document reaches it'),
+  through: z.string().optional().describe('for a document reached through another (one that refers to it, or the record that supersedes it): that document'),
   how: z.string().describe('the link in words'),
   gives: z.enum(['reason', 'mention']).describe('reason: the quotes explain; mention: nothing in it explains, the quote only names the symbol'),
   quotes: z.array(QuoteView),
@@ -49,6 +51,7 @@ const WhyView = z.object({
   quote: QuoteView.optional(),
   handle: z.string().optional(),
   category: z.string().optional(),
+  status: z.string().optional().describe("the quoted record's own status when it is not simply in force"),
   tier: LinkTier.optional(),
 });
 
@@ -81,7 +84,7 @@ export function quoteView(q: Quotation, max = 240): QuoteView {
 
 function howWords(i: WhyItem): string {
   const a = i.anchors.find((x) => x.relation === i.relation) ?? i.anchors[0];
-  if (i.hops === 2) return `refers to ${i.via}, which reaches it`;
+  if (i.hops === 2) return `${i.successor ? 'supersedes' : 'refers to'} ${i.via}, which reaches it`;
   if (!a) return TIER_WORDS[i.tier];
   if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search' || a.entityType === 'place') return a.reason;
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
@@ -96,8 +99,10 @@ function quoteFrom(q: QuoteView, handle: string): string {
 function closestReason(item: WhyItem, said: string): z.infer<typeof WhyView> {
   const q = quoteView(item.reasons[0]!.quote, 320);
   const handle = item.document.ref ?? item.document.title;
-  return { found: false, text: `Why: ${said}: ${quoteFrom(q, handle)}`, quote: q, handle, category: item.category, tier: item.tier };
+  const { status } = item;
+  return { found: false, text: `Why: ${said}: ${quoteFrom(q, handle)}${status ? ` — ${item.category} (${status})` : ''}`, quote: q, handle, category: item.category, ...(status ? { status } : {}), tier: item.tier };
 }
+
 
 function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   const l = r.lead;
@@ -113,7 +118,8 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
     return { found: false, text };
   }
   const q = quoteView(l.quote, 320);
-  return { found: true, text: `Why: ${quoteFrom(q, l.handle)} — ${l.category}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, tier: l.tier };
+  const { status } = l;
+  return { found: true, text: `Why: ${quoteFrom(q, l.handle)} — ${l.category}${status ? ` (${status})` : ''}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, ...(status ? { status } : {}), tier: l.tier };
 }
 
 /** Whether a passage says no more than the title (`commit 6f02fbc: refactor!: move …` for the commit titled `refactor!: move …`). */
@@ -158,14 +164,17 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, quotas?: rea
     const reasons = i.reasons.length > 0;
     // The sentence that leads the answer is shown once, above; it does not take one of its source's places.
     const holdsLead = reasons && lead !== undefined && i.excerpts.some((x) => x.quote === lead);
+    const { status } = i;
     return {
       category: i.category,
+      ...(status ? { status } : {}),
       ...(i.document.ref ? { ref: i.document.ref } : {}),
       title: i.document.title,
       ...(i.document.path ?? i.document.url ? { where: (i.document.path ?? i.document.url)! } : {}),
       tier: i.tier,
       relation: i.relation,
       ...(i.about ? { about: `${RELATION_WORDS[i.about.relation]} ${i.about.qname} (${i.about.tier})` } : {}),
+      ...(i.hops === 2 && i.via ? { through: i.via } : {}),
       how: howWords(i),
       gives: reasons ? ('reason' as const) : ('mention' as const),
       // A passage that only repeats the title (a commit's subject line) is not quoted again: the title is on the source's heading line.
@@ -219,7 +228,7 @@ function documentLines(d: DocumentViewT, quoted: Set<string>, target: string): s
   const unnamed = d.how.replace(` → ${target} — `, ' — ');
   const how = d.where ? unnamed.replace(` at ${d.where}:`, ' at line ') : unnamed;
   const link = d.about ? `about ${d.about}: ${how}` : `${d.tier}: ${how}`;
-  const out = [`${d.category} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
+  const out = [`${d.category}${d.status ? ` (${d.status})` : ''} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
   for (const q of d.quotes) {
     // The source's path is on its heading line: a quotation from it names only its line.
     const local = d.where && q.source.startsWith(`${d.where}:`) ? { ...q, source: `line ${q.source.slice(d.where.length + 1)}` } : q;
@@ -237,8 +246,8 @@ export function renderWhyIsThis(a: WhyIsThisOutput): string {
   lines.push(QUOTED_DATA_NOTE);
   // A sentence is quoted once; later mentions point back to it.
   const quoted = new Set<string>(a.why.quote ? [a.why.quote.text] : []);
-  const self = a.documents.filter((d) => d.relation === 'self' && !d.how.startsWith('refers to'));
-  const hop2 = a.documents.filter((d) => d.relation === 'self' && d.how.startsWith('refers to'));
+  const self = a.documents.filter((d) => d.relation === 'self' && !d.through);
+  const hop2 = a.documents.filter((d) => d.relation === 'self' && d.through);
   const neighbours = a.documents.filter((d) => d.relation !== 'self');
   for (const d of self) lines.push(...documentLines(d, quoted, a.target.qname));
   if (hop2.length) {

@@ -1,3 +1,5 @@
+import type { RecordStatus } from './recordStatus.js';
+
 /*
  * What every source yields: documents (a file, a thread, a commit) and the
  * commits they are made from. Shared by the file walk (documents.ts) and the
@@ -27,6 +29,8 @@ export interface SourceDocument {
   readonly url?: string;
   readonly author?: string;
   readonly createdAt?: string;
+  /** A decision record's own status (accepted, proposed, rejected, superseded, deprecated), when it gives one. */
+  readonly status?: RecordStatus;
   readonly text: string;
   readonly sections?: readonly Section[];
 }

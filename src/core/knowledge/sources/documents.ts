@@ -6,6 +6,7 @@ import { readWorkspaceFile } from '../../repo/read.js';
 import { walkWorkspace } from '../../repo/walk.js';
 import type { CommitLike, DocKind, SourceDocument } from './document.js';
 import { readExport } from './github.js';
+import { recordStatus } from './recordStatus.js';
 import { wordCount } from '../text.js';
 
 /*
@@ -274,7 +275,8 @@ export async function collectSources(root: string, options: SourceOptions = {}):
     if (!read.text.trim()) return;
     const kind = classify(rel, read.text);
     const { title, ref } = titleOf(rel, read.text, kind);
-    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), path: rel, text: read.text });
+    const status = kind === 'adr' || kind === 'rfc' || kind === 'design' ? recordStatus(read.text) : undefined;
+    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), ...(status ? { status } : {}), path: rel, text: read.text });
   };
 
   // The one workspace walk (.gitignore at every level, no link out of the workspace, no FIFO or device).

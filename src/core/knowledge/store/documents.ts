@@ -2,6 +2,7 @@ import { insertRows } from '../../store/bulk.js';
 import type { Db } from '../../store/db.js';
 import type { Chunk } from '../chunk.js';
 import type { DocKind, SourceDocument } from '../sources/document.js';
+import type { RecordState, RecordStatus } from '../sources/recordStatus.js';
 import { folderOf } from '../../../shared/paths.js';
 import { hasTable, replaceRows } from './rows.js';
 
@@ -58,8 +59,8 @@ export async function writeDocuments(w: Db, documents: readonly DocumentToWrite[
   for (const { document: d, hash, words, chunks, replaces } of documents) {
     if (replaces !== undefined) await w.run('DELETE FROM kn_documents WHERE id = ?', [replaces]);
     const { lastID } = await w.run(
-      'INSERT INTO kn_documents (source, kind, title, ref, path, url, author, created_at, hash, words, tokens, sections, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [d.source, d.kind, d.title, d.ref ?? null, d.path ?? null, d.url ?? null, d.author ?? null, d.createdAt ?? null, hash, words, chunks.reduce((n, c) => n + c.tokens, 0), d.sections ? JSON.stringify(d.sections) : null, now],
+      'INSERT INTO kn_documents (source, kind, title, ref, path, url, author, created_at, hash, words, tokens, sections, indexed_at, status, status_said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [d.source, d.kind, d.title, d.ref ?? null, d.path ?? null, d.url ?? null, d.author ?? null, d.createdAt ?? null, hash, words, chunks.reduce((n, c) => n + c.tokens, 0), d.sections ? JSON.stringify(d.sections) : null, now, d.status?.state ?? null, d.status?.said ?? null],
     );
     await insertRows(
       w,
@@ -73,6 +74,25 @@ export async function writeDocuments(w: Db, documents: readonly DocumentToWrite[
 /** Removes documents (their chunks, mentions and citations go with them). Call inside a write. */
 export async function removeDocuments(w: Db, ids: readonly number[]): Promise<void> {
   for (const id of ids) await w.run('DELETE FROM kn_documents WHERE id = ?', [id]);
+}
+
+/** The status each of these decision records gives itself (records that give none are absent). */
+export async function recordStatuses(db: Db, ids: readonly number[]): Promise<Map<number, RecordStatus>> {
+  const out = new Map<number, RecordStatus>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    const rows = await db.all<{ id: number; status: RecordState; status_said: string }>(
+      `SELECT id, status, status_said FROM kn_documents WHERE status IS NOT NULL AND id IN (${part.map(() => '?').join(', ')})`,
+      part,
+    );
+    for (const r of rows) out.set(r.id, { state: r.status, said: r.status_said });
+  }
+  return out;
+}
+
+/** The decision records (ADRs, RFCs, designs), as documents to quote: where a superseded record's successor is looked for. */
+export async function decisionRecords(db: Db): Promise<{ doc_id: number; source: string; kind: DocKind; title: string; ref: string | null; path: string | null; url: string | null }[]> {
+  return db.all("SELECT id AS doc_id, source, kind, title, ref, path, url FROM kn_documents WHERE kind IN ('adr', 'rfc', 'design')");
 }
 
 export interface DocumentHandle {

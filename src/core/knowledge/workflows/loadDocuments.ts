@@ -31,7 +31,8 @@ export interface LoadDocumentsInput {
 }
 
 export function documentHash(d: SourceDocument): string {
-  return sha256(JSON.stringify([d.kind, d.title, d.ref ?? '', d.url ?? '', d.text, d.sections ?? []]));
+  // The status joins the key only when there is one: documents without it keep the hash they were stored with.
+  return sha256(JSON.stringify([d.kind, d.title, d.ref ?? '', d.url ?? '', d.text, d.sections ?? [], ...(d.status ? [d.status.state, d.status.said] : [])]));
 }
 
 export interface DocumentPlan {
