@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { countTokens } from '../../shared/tokens.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { LlmError } from './errors.js';
 import type { CallStore, ChatMessage, ChatModel, Embedder, Usage } from './types.js';
 
