@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { TenureError, errorMessage } from '../shared/errors.js';
 import type { IndexReport } from '../core/structural/index/indexer.js';
@@ -157,6 +156,9 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
 /** A yes/no question on the terminal; false without one (an agent's shell, CI): nothing is approved by default. */
 export async function confirm(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
+  // Loaded here: the queries never ask, and node:readline is a part of every command's start otherwise.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createInterface } = require('node:readline/promises') as typeof import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());

@@ -1,5 +1,3 @@
-import * as v8 from 'node:v8';
-
 /**
  * How far V8 lets the heap grow past what the last full collection kept. Left
  * to itself it allows up to four times that when the program allocates fast,
@@ -12,5 +10,8 @@ import * as v8 from 'node:v8';
 const HEAP_GROWING_PERCENT = 50;
 
 export function limitHeapGrowth(): void {
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  // Loaded here, not at the top: the launcher holds this function for the full CLI alone, and node:v8 (with the
+  // streams it loads) took about 5 ms of every query's start.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('node:v8') as typeof import('node:v8')).setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

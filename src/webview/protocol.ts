@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TriggeredRule } from '../core/model/rules.js';
 import type { SymbolRef } from '../core/model/symbolRef.js';
 import type { WhatBreaksResult } from '../core/structural/impact/result.js';

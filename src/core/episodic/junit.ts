@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import ignore from 'ignore';
 import { TenureError, errorMessage } from '../../shared/errors.js';
 import { ALWAYS_SKIPPED_DIRS } from '../repo/walk.js';
@@ -21,16 +21,26 @@ export interface ParsedReport {
   readonly failing: readonly FailingTest[];
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  textNodeName: '#text',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  isArray: (name) => ['testsuite', 'testcase', 'failure', 'error', 'skipped', 'testsuites'].includes(name),
-  processEntities: true,
-});
+let xmlParser: XMLParser | undefined;
+
+/** The XML parser, built at the first report: the query commands hold this module (through record_conclusion) and never read one. */
+function parser(): XMLParser {
+  if (!xmlParser) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { XMLParser: Parser } = require('fast-xml-parser') as typeof import('fast-xml-parser');
+    xmlParser = new Parser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@',
+      textNodeName: '#text',
+      parseTagValue: false,
+      parseAttributeValue: false,
+      trimValues: true,
+      isArray: (name) => ['testsuite', 'testcase', 'failure', 'error', 'skipped', 'testsuites'].includes(name),
+      processEntities: true,
+    });
+  }
+  return xmlParser;
+}
 
 type Node = Record<string, unknown>;
 
@@ -62,9 +72,10 @@ export function excerpt(message: string | null, maxChars = 300): string | null {
 }
 
 export function parseJUnit(xml: string, file = 'report'): ParsedReport {
+  const reader = parser();
   let doc: Node;
   try {
-    doc = parser.parse(xml) as Node;
+    doc = reader.parse(xml) as Node;
   } catch (e) {
     throw new TenureError('invalid-input', `${file} is not well-formed XML: ${errorMessage(e)}`, undefined, { cause: e });
   }

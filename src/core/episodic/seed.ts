@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TenureError } from '../../shared/errors.js';
 import { resolveSymbols } from '../structural/lookup.js';
 import type { Workspace } from '../store/workspace.js';

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../shared/nodeCrypto.js';
 import { insertRows } from '../store/bulk.js';
 import type { Db } from '../store/db.js';
 import type { Actor, AuthorKind, CaptureSource, CiRun, CommandKind, Conclusion, Episode, EpisodeProvenance, FailingTest, NewEpisode, OutcomeKind, OutcomeSource, OutcomeStatus, Touch } from './model.js';
@@ -66,7 +66,7 @@ export async function hasEpisode(db: Db, q: { readonly id: number } | { readonly
  * `db.write` so the episode and the working-tree snapshot commit together.
  */
 export async function insertEpisode(db: Db, ep: NewEpisode, commandKey: string | null, now: number): Promise<{ id: number; uid: string }> {
-  const uid = ep.uid ?? `ep-${randomUUID()}`;
+  const uid = ep.uid ?? `ep-${nodeCrypto().randomUUID()}`;
   const t = ep.tests;
   const r = await db.run(
     `INSERT INTO episodes (uid, started_at, ended_at, source, actor, intent, command, command_key, command_kind, cwd, branch, head, commit_message,
@@ -242,7 +242,7 @@ export async function hasConclusion(db: Db, uid: string): Promise<boolean> {
 }
 
 export async function insertConclusion(db: Db, c: NewConclusion): Promise<{ id: number; uid: string }> {
-  const uid = c.uid ?? `cn-${randomUUID()}`;
+  const uid = c.uid ?? `cn-${nodeCrypto().randomUUID()}`;
   const r = await db.run(
     'INSERT INTO conclusions (uid, episode_id, at, author, author_kind, text, confidence, half_life_days) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     [uid, c.episodeId, c.at, c.author, c.authorKind, c.text, c.confidence, c.halfLifeDays],

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { nodeCrypto } from '../../shared/nodeCrypto.js';
 import { readWorkspaceFile } from '../repo/read.js';
 import type { Db } from '../store/db.js';
 import { diffLines, type Hunk } from './diff.js';
@@ -42,7 +42,7 @@ export interface ChangesSinceLastOutcome {
 }
 
 function hashOf(content: string | Buffer | null): string {
-  return content === null ? 'absent' : createHash('sha1').update(content).digest('hex');
+  return content === null ? 'absent' : nodeCrypto().createHash('sha1').update(content).digest('hex');
 }
 
 function readCurrent(root: string, rel: string): { text: string | null; binary: boolean; hash: string; exists: boolean } {

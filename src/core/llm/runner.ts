@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../shared/nodeCrypto.js';
 import { countTokens } from '../../shared/tokens.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { LlmError } from './errors.js';
 import type { CallStore, ChatMessage, ChatModel, Embedder, Usage } from './types.js';
 
@@ -66,7 +66,7 @@ export interface Spend {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return nodeCrypto().createHash('sha256').update(text).digest('hex');
 }
 
 export function estimateTokens(text: string): number {

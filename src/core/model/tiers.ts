@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * How far an edge can be trusted. Closed enum shared by every memory; the

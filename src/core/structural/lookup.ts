@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import { readWorkspaceFile } from '../repo/read.js';
 import { TenureError } from '../../shared/errors.js';
+import { nodeCrypto } from '../../shared/nodeCrypto.js';
 import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { createHash } from 'node:crypto';
 import { LINKABLE_KINDS, SymbolIndex, isPhraseName, type Reach, type SymbolRow, type SymbolSource } from '../linking/symbolIndex.js';
 import type { SymbolKind } from '../model/structural.js';
 import type { UnreadLanguage } from './inventory/discover.js';
@@ -415,7 +415,7 @@ export async function symbolSpansIn(db: Db, rel: string): Promise<{ sid: string;
  * imported artifact.
  */
 export async function symbolIdsFingerprint(db: Db, pageSize = 20_000): Promise<string> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   for (let after = { sid: '', id: Number.MIN_SAFE_INTEGER }; ; ) {
     const page = await db.all<{ sid: string; id: number }>('SELECT sid, id FROM symbols WHERE (sid, id) > (?, ?) ORDER BY sid, id LIMIT ?', [after.sid, after.id, pageSize]);
     for (const r of page) hash.update(r.sid).update('\n');

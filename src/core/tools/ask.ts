@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ask, type AskResult, type SymbolAnswers } from '../compose/ask.js';
 import type { ConceptLink } from '../compose/link.js';
 import { clockFromEnv } from '../episodic/clock.js';

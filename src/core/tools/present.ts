@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EDGE_TIER_MEANING, EdgeTier, LinkTier, type EdgeTier as EdgeTierT } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { TriggeredRule } from '../model/rules.js';

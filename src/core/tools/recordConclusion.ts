@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { clockFromEnv } from '../episodic/clock.js';
 import { EpisodeRecorder } from '../episodic/recorder.js';
 import { defineTool } from './types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LINK_TIERS, type LinkTier as LinkTierT } from '../model/tiers.js';
 import { QUOTED_DATA_NOTE, describeExtraction } from '../knowledge/quotes.js';
 import { relatedByIntent, type RelatedByIntentResult } from '../knowledge/intent.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { QUOTED_DATA_NOTE, describeExtraction } from '../knowledge/quotes.js';
 import { askKnowledge, type AskResult as SearchResult } from '../knowledge/globalSearch.js';
 import { clipLines, fitToBudget, moreLine } from './budget.js';

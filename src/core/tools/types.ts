@@ -1,4 +1,4 @@
-import { type z } from 'zod';
+import type * as z from 'zod';
 import { TenureError } from '../../shared/errors.js';
 import type { MemoryOptions } from '../episodic/options.js';
 import type { Workspace } from '../store/workspace.js';

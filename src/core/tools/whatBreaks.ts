@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EDGE_TIERS } from '../model/tiers.js';
 import { rulesForChangeTo } from '../procedural/hints.js';
 import { dependentTotal, dispatchTotal, type Dependent, type DependencyKind, type WhatBreaksResult } from '../structural/impact/result.js';

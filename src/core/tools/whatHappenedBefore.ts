@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { withoutHidden } from '../../shared/hiddenText.js';
 import { clockFromEnv } from '../episodic/clock.js';
 import { whatHappenedBefore, type ConclusionView, type HistoryEntry, type HistoryResult } from '../episodic/history.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { clockFromEnv, describeAge } from '../episodic/clock.js';
 import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import type { LinkTier as LinkTierT } from '../model/tiers.js';

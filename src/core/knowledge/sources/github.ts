@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { gitHubClient, repoPath } from '../../repo/github.js';
 import type { CommitLike, DocKind, SourceDocument, Section } from './document.js';
 
