@@ -90,6 +90,12 @@ for (const [target, allowed] of Object.entries(LAYERS)) {
   }
 }
 
+/**
+ * zod's named `z` is a namespace every bundle then carries whole (every locale of its error messages): with
+ * `import * as z from 'zod'` the bundler keeps only what the code uses.
+ */
+const zodWhole = { selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']", message: "Import zod as a namespace (import * as z from 'zod'): the named `z` takes all of zod, locales included, into every bundle." };
+
 /** SQL text: a statement keyword followed by what makes it a statement. */
 const SQL = String.raw`/\b(SELECT\s[\s\S]*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|VIEW|TRIGGER))\b/`;
 const noSql = {
@@ -97,6 +103,7 @@ const noSql = {
     'error',
     { selector: `Literal[value=${SQL}]`, message: 'SQL belongs to the memory that owns the tables (src/core/<memory>/…store.ts): call its typed API.' },
     { selector: `TemplateElement[value.raw=${SQL}]`, message: 'SQL belongs to the memory that owns the tables (src/core/<memory>/…store.ts): call its typed API.' },
+    zodWhole,
   ],
 };
 
@@ -120,6 +127,7 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': ['error', { zones }],
+      'no-restricted-syntax': ['error', zodWhole],
     },
   },
   {
