@@ -181,6 +181,32 @@ describe('knowledge: sources', () => {
     assert.equal(readExport({ name: 'tenure', version: '1' }, 'exports/package.json').kind, 'unknown');
   });
 
+  it("titles documents that kept a template's placeholder title by their own heading, else their file name", async () => {
+    const d = tempDir();
+    try {
+      const proposal = (heading: string) => `---\ntitle: Neat-enhancement-idea\nauthors:\n  - "@someone"\n---\n\n# ${heading}\n\nWhy we want it.\n`;
+      write(d.root, 'docs/proposals/001-proposal-template.md', proposal('Neat Enhancement Idea'));
+      write(d.root, 'docs/proposals/sync-timeout.md', proposal('Sync Operation Timeout & Termination Settings'));
+      write(d.root, 'docs/proposals/rebalancing-clusters.md', proposal('Neat Enhancement Idea'));
+      write(d.root, 'docs/proposals/server-side-apply.md', '---\ntitle: Server-Side Apply\n---\n\n# Server-Side Apply support\n');
+      // A page and the template it is generated from share a title that is theirs.
+      write(d.root, 'docs/charts/operator-chart.md', '---\ntitle: Ceph Operator Helm Chart\n---\n\nInstalls the operator.\n');
+      write(d.root, 'docs/charts/operator-chart.gotmpl.md', '---\ntitle: Ceph Operator Helm Chart\n---\n\nInstalls the operator.\n');
+      const set = await collectSources(d.root, { git: false });
+      const titles = Object.fromEntries(set.documents.map((x) => [x.path, x.title]));
+      assert.deepEqual(titles, {
+        'docs/charts/operator-chart.gotmpl.md': 'Ceph Operator Helm Chart',
+        'docs/charts/operator-chart.md': 'Ceph Operator Helm Chart',
+        'docs/proposals/001-proposal-template.md': '001 proposal template',
+        'docs/proposals/rebalancing-clusters.md': 'rebalancing clusters',
+        'docs/proposals/server-side-apply.md': 'Server-Side Apply',
+        'docs/proposals/sync-timeout.md': 'Sync Operation Timeout & Termination Settings',
+      });
+    } finally {
+      d.cleanup();
+    }
+  });
+
   it('collects the example: ADRs, the post-mortem, the PR thread, informative commits only; skips unknown exports with the reason', async () => {
     const d = tempDir();
     try {

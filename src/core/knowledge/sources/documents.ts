@@ -178,17 +178,28 @@ export function rstTitle(text: string): string | undefined {
   return undefined;
 }
 
-/** Title and handle of a markdown/text document. */
-export function titleOf(rel: string, text: string, kind: DocKind): { title: string; ref?: string } {
+/** The title a document's YAML front matter gives, as written. */
+export function frontMatterTitle(text: string): string | undefined {
   const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
-  const fmTitle = fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
+  return fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
+}
+
+/**
+ * Title and handle of a markdown/text document. `frontMatter: false` passes over the front matter's title, and
+ * `heading: false` the heading's too: a template's placeholder that documents copied without changing it
+ * (eight of argo-cd's proposals are "Neat-enhancement-idea", five of them under "# Neat Enhancement Idea").
+ */
+export function titleOf(rel: string, text: string, kind: DocKind, options: { readonly frontMatter?: boolean; readonly heading?: boolean } = {}): { title: string; ref?: string } {
+  const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  const fmTitle = fm && options.frontMatter !== false && options.heading !== false ? frontMatterTitle(text) : undefined;
   const rst = rel.endsWith('.rst');
   const base = path.posix.basename(rel).replace(/\.[^.]+$/, '');
   const heading = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
   // "Summary" says less than a file name, but more than `index` or `README`.
   const named = heading && (!SECTION_HEADING.test(heading) || GENERIC_FILE.test(base)) ? heading : undefined;
-  const h1 = rst ? undefined : (metadataTitle(fm ? text.slice(fm[0].length) : text) ?? named);
-  const underlined = rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
+  const headed = options.heading !== false;
+  const h1 = rst || !headed ? undefined : (metadataTitle(fm ? text.slice(fm[0].length) : text) ?? named);
+  const underlined = !headed ? undefined : rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
   const title = (fmTitle ?? h1 ?? underlined ?? base.replace(/[-_]+/g, ' ')).trim().replace(/\s+/g, ' ').slice(0, 200) || base;
   const probe = `${title}\n${base}`;
   const explicit = /\b(ADR|RFC|INC|PM)[- _]?(\d{1,5})\b/i.exec(probe);
@@ -202,6 +213,35 @@ export function titleOf(rel: string, text: string, kind: DocKind): { title: stri
     if (inc) return { title, ref: `INC-${inc[2]}` };
   }
   return { title };
+}
+
+/**
+ * Three or more documents of one folder whose front matter gives the same title kept a template's placeholder,
+ * not a title of their own: each is titled from its heading instead, and from its file name when two or more of
+ * them share the template's heading too. (Two are often a page and the template it is generated from: rook's
+ * `operator-chart.gotmpl.md` and `operator-chart.md`, both "Ceph Operator Helm Chart".)
+ */
+function untemplatedTitles(documents: SourceDocument[]): void {
+  const shared = (indexes: readonly number[], titleOfDoc: (d: SourceDocument) => string | undefined, least: number): number[] => {
+    const byTitle = new Map<string, number[]>();
+    for (const i of indexes) {
+      const d = documents[i]!;
+      const t = titleOfDoc(d);
+      if (t === undefined || !d.path) continue;
+      const key = `${path.posix.dirname(d.path)}\n${t.trim().toLowerCase()}`;
+      byTitle.set(key, [...(byTitle.get(key) ?? []), i]);
+    }
+    return [...byTitle.values()].filter((same) => same.length >= least).flat();
+  };
+  const retitle = (i: number, options: { frontMatter?: boolean; heading?: boolean }) => {
+    const d = documents[i]!;
+    const { title, ref } = titleOf(d.path!, d.text, d.kind, options);
+    // The handle goes with the title it was read from.
+    documents[i] = { source: d.source, kind: d.kind, title, ...(ref ? { ref } : {}), ...(d.status ? { status: d.status } : {}), path: d.path!, text: d.text };
+  };
+  const placeholders = shared(documents.map((_, i) => i), (d) => frontMatterTitle(d.text), 3);
+  for (const i of placeholders) retitle(i, { frontMatter: false });
+  for (const i of shared(placeholders, (d) => d.title, 2)) retitle(i, { heading: false });
 }
 
 /** A file's text (BOM dropped, line ends normalised), or why it is left out: read only inside the workspace, only a regular file, only up to the cap. */
@@ -289,6 +329,7 @@ export async function collectSources(root: string, options: SourceOptions = {}):
 
   const history = options.git !== false ? await gitCommits(root, options.gitMaxCommits ?? 5000) : undefined;
   if (history) commits.push(...history.map((commit) => ({ commit, origin: 'git' })));
+  untemplatedTitles(documents);
   const fromCommits = commitDocuments(commits);
   documents.push(...fromCommits.documents);
   documents.sort((a, b) => a.source.localeCompare(b.source));
