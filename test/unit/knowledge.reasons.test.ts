@@ -187,6 +187,26 @@ describe("the code's own notes", () => {
     assert.equal(todo.line, 8);
   });
 
+  it("reads Java's Markdown doc comments (`///`) without their tags, above the method and inside its class", () => {
+    const java = [
+      'class ResultOrderingManager {',
+      '    /// Establish the last verified block if it is not yet known.',
+      '    /// It is possible to create a small gap because of a race condition.',
+      '    ///',
+      '    /// @param lastVerifiedBlock the last successfully verified block reference',
+      '    /// @see VerificationConfig',
+      '    private void checkValidNextExpectedBlock(long lastVerifiedBlock) {',
+      '        lastVerifiedBlock++;',
+      '    }',
+      '}',
+    ].join('\n');
+    const method = symbolText(java, 'a/ResultOrderingManager.java', 7, 9);
+    assert.equal(method.notes[0]!.text, 'Establish the last verified block if it is not yet known.\nIt is possible to create a small gap because of a race condition.\n\nsee: VerificationConfig');
+    const inside = symbolText(java, 'a/ResultOrderingManager.java', 1, 10).notes.find((n) => n.kind === 'comment');
+    assert.ok(inside, 'the comment inside the class is read');
+    assert.doesNotMatch(inside.text, /@param|lastVerifiedBlock the last/);
+  });
+
   it('reads a Python docstring and Go doc comments', () => {
     const py = 'def settle(x):\n    """Settle once.\n\n    Never retried: the rail may have accepted it.\n    """\n    return x\n';
     const p = symbolText(py, 'pkg/mod.py', 1, 6);

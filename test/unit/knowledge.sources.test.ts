@@ -79,6 +79,7 @@ describe('knowledge: text units', () => {
     assert.equal(plain('It confirms the<br>packets were handled.</details> <details><summary>Details</summary>Set up'), 'It confirms the packets were handled. Details Set up');
     assert.equal(plain('Returns the fragment <p> For instance, <code>servicetemplates/{ns}</code> is one'), 'Returns the fragment For instance, servicetemplates/{ns} is one');
     assert.equal(plain('See <a href="https://material.io/icons">Material icons</a>.'), 'See Material icons.');
+    assert.equal(plain('<dl><dt>Publisher</dt><dd>A type of data source that publishes blocks.</dd></dl>'), 'Publisher A type of data source that publishes blocks.');
     assert.equal(plain('the type is `<T>`, a table named <SOME GUID>, storage `<name>`, the tag `<br>`'), 'the type is `<T>`, a table named <SOME GUID>, storage `<name>`, the tag `<br>`');
   });
 });

@@ -78,7 +78,7 @@ export function sentences(text: string, base = 0): (Span & { text: string })[] {
 }
 
 /** HTML elements that break a line or a block (a space where they stood) and that only mark up text (nothing). */
-const HTML_BREAKS = 'br|p|div|li|ul|ol|tr|td|th|table|thead|tbody|details|summary|hr|pre|blockquote|h[1-6]';
+const HTML_BREAKS = 'br|p|div|li|ul|ol|dl|dt|dd|tr|td|th|table|thead|tbody|details|summary|hr|pre|blockquote|h[1-6]';
 const HTML_INLINE = 'a|abbr|b|code|del|em|i|img|ins|kbd|s|small|span|strong|sub|sup|tt|u';
 const HTML_TAG = new RegExp(`<\\/?(?:(${HTML_BREAKS})|${HTML_INLINE})\\b(?:\\s[^<>]*)?\\/?>`, 'g');
 

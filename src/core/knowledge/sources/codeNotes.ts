@@ -44,15 +44,22 @@ function commentText(line: string, syntax: Syntax): string | undefined {
   return undefined;
 }
 
-/** Javadoc/JSDoc tags say what, rarely why; `@deprecated` and `@see` text is kept. */
-function cleanBlock(lines: readonly string[]): string {
+/**
+ * Javadoc/JSDoc tags say what, rarely why; `@deprecated` and `@see` text is kept. The same in a run of line
+ * comments: Java's Markdown doc comments (`/// @param lastVerifiedBlock …`) and JSDoc written with `//`.
+ */
+function withoutDocTags(lines: readonly string[]): string {
   const out: string[] = [];
-  for (const raw of lines) {
-    const l = raw.replace(/^\s*\/\*\*?/, '').replace(/\*\/\s*$/, '').replace(/^\s*\*\s?/, '').trimEnd();
+  for (const l of lines) {
     if (/^\s*@(param|return|returns|throws|exception|type|typedef|template|since|author|version|override|inheritdoc|example)\b/i.test(l)) continue;
     out.push(l.replace(/^\s*@(deprecated|see)\b\s*/i, (m) => `${m.trim().slice(1)}: `).replace(/\{@(?:link|code)\s+([^}]+)\}/g, '$1'));
   }
   return out.join('\n').trim();
+}
+
+/** A block comment's text: its markers off, then its tags (`withoutDocTags`). */
+function cleanBlock(lines: readonly string[]): string {
+  return withoutDocTags(lines.map((raw) => raw.replace(/^\s*\/\*\*?/, '').replace(/\*\/\s*$/, '').replace(/^\s*\*\s?/, '').trimEnd()));
 }
 
 /** The line where the block comment ending on line `end` (0-based) opens, or -1. */
@@ -98,7 +105,7 @@ function commentAbove(lines: readonly string[], line: number, syntax: Syntax): C
     s--;
   }
   if (!run.length) return undefined;
-  const text = run.join('\n').trim();
+  const text = withoutDocTags(run);
   return text ? { kind: 'docstring', text, line: s + 2, endLine: i + 1 } : undefined;
 }
 
@@ -185,7 +192,7 @@ function commentsInside(lines: readonly string[], line: number, endLine: number,
   let run: { text: string[]; line: number; end: number } | undefined;
   const flush = () => {
     if (!run) return;
-    const text = run.text.join('\n').trim();
+    const text = withoutDocTags(run.text);
     const tag = TAG.exec(text)?.[1] as NoteTag | undefined;
     if (text.split(/\s+/).length >= 4 || tag) out.push({ kind: 'comment', ...(tag ? { tag } : {}), text, line: run.line, endLine: run.end });
     run = undefined;
