@@ -12,7 +12,7 @@ import { clip, fitToBudget, plural } from './budget.js';
 import { LinkTier, QuoteView, RuleView, SymbolView, quoteLine, ruleLine, ruleView, symbolView } from './present.js';
 import { defineTool } from './types.js';
 import { ConclusionOut, conclusionOut, conclusionWords, linkWords, optionsFor } from './whatHappenedBefore.js';
-import { quoteView } from './whyIsThis.js';
+import { kindLabel, quoteView, throughWords } from './whyIsThis.js';
 
 /*
  * ask: one answer from every memory, within 2,000 tokens. The links first
@@ -109,7 +109,7 @@ function knowledgePart(about: readonly SymbolAnswers[], limit: number): z.infer<
       if (seenDocs.has(i.document.id)) continue;
       seenDocs.add(i.document.id);
       const anchor = i.anchors[0];
-      const how = i.hops === 2 ? `${i.successor ? 'supersedes' : 'refers to'} ${i.via}` : anchor ? (anchor.entityType === 'citation' ? anchor.reason : `"${anchor.entity}" → ${anchor.symbol.qname}`) : i.tier;
+      const how = i.hops === 2 ? throughWords(i) : anchor ? (anchor.entityType === 'citation' ? anchor.reason : `"${anchor.entity}" → ${anchor.symbol.qname}`) : i.tier;
       documents.push({ about: r.target.qname, category: i.category, ...(i.status ? { status: i.status } : {}), handle: i.document.ref ?? i.document.title, tier: i.tier, how, ...(i.excerpts[0] ? { quote: quoteView(i.excerpts[0], 200) } : {}) });
     }
     for (const c of r.constraints) {
@@ -235,7 +235,7 @@ function partLines(p: AskOutput['parts'][number]): string[] {
     case 'knowledge':
       return [
         ...(p.summary.startsWith('Why:') ? [p.summary] : []),
-        ...p.documents.flatMap((d) => [`${d.category}${d.status ? ` (${d.status})` : ''} — ${d.handle} [${d.tier}: ${d.how}]`, ...(d.quote ? [`  > ${quoteLine(d.quote)}`] : [])]),
+        ...p.documents.flatMap((d) => [`${kindLabel(d.category, d.status)} — ${d.handle} [${d.tier}: ${d.how}]`, ...(d.quote ? [`  > ${quoteLine(d.quote)}`] : [])]),
         ...p.constraints.map((c) => `${c.type} "${c.name}" [${c.tier === 'unresolved' ? 'unresolved — no symbol denotes it; kept' : c.tier}]${c.quote ? ` > ${quoteLine(c.quote)}` : ''}`),
         ...(p.documents.length ? [QUOTED_DATA_NOTE] : []),
       ];

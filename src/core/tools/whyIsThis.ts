@@ -82,9 +82,19 @@ export function quoteView(q: Quotation, max = 240): QuoteView {
   return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}), ...(q.hidden ? { hidden: q.hidden } : {}), ...(q.hiddenInSource ? { hiddenInSource: q.hiddenInSource } : {}) };
 }
 
+/** A source's kind, with its record's own status when it is not simply in force: `decision (superseded by ADR-0009)`. */
+export function kindLabel(category: string, status: string | undefined): string {
+  return status ? `${category} (${status})` : category;
+}
+
+/** How a source reached through another document stands to it: `supersedes ADR-0003`, `refers to ADR-0007`. */
+export function throughWords(i: Pick<WhyItem, 'successor' | 'via'>): string {
+  return `${i.successor ? 'supersedes' : 'refers to'} ${i.via}`;
+}
+
 function howWords(i: WhyItem): string {
   const a = i.anchors.find((x) => x.relation === i.relation) ?? i.anchors[0];
-  if (i.hops === 2) return `${i.successor ? 'supersedes' : 'refers to'} ${i.via}, which reaches it`;
+  if (i.hops === 2) return `${throughWords(i)}, which reaches it`;
   if (!a) return TIER_WORDS[i.tier];
   if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search' || a.entityType === 'place') return a.reason;
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
@@ -100,7 +110,7 @@ function closestReason(item: WhyItem, said: string): z.infer<typeof WhyView> {
   const q = quoteView(item.reasons[0]!.quote, 320);
   const handle = item.document.ref ?? item.document.title;
   const { status } = item;
-  return { found: false, text: `Why: ${said}: ${quoteFrom(q, handle)}${status ? ` — ${item.category} (${status})` : ''}`, quote: q, handle, category: item.category, ...(status ? { status } : {}), tier: item.tier };
+  return { found: false, text: `Why: ${said}: ${quoteFrom(q, handle)}${status ? ` — ${kindLabel(item.category, status)}` : ''}`, quote: q, handle, category: item.category, ...(status ? { status } : {}), tier: item.tier };
 }
 
 
@@ -119,7 +129,7 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
   }
   const q = quoteView(l.quote, 320);
   const { status } = l;
-  return { found: true, text: `Why: ${quoteFrom(q, l.handle)} — ${l.category}${status ? ` (${status})` : ''}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, ...(status ? { status } : {}), tier: l.tier };
+  return { found: true, text: `Why: ${quoteFrom(q, l.handle)} — ${kindLabel(l.category, status)}, ${l.tier}`, quote: q, handle: l.handle, category: l.category, ...(status ? { status } : {}), tier: l.tier };
 }
 
 /** Whether a passage says no more than the title (`commit 6f02fbc: refactor!: move …` for the commit titled `refactor!: move …`). */
@@ -228,7 +238,7 @@ function documentLines(d: DocumentViewT, quoted: Set<string>, target: string): s
   const unnamed = d.how.replace(` → ${target} — `, ' — ');
   const how = d.where ? unnamed.replace(` at ${d.where}:`, ' at line ') : unnamed;
   const link = d.about ? `about ${d.about}: ${how}` : `${d.tier}: ${how}`;
-  const out = [`${d.category}${d.status ? ` (${d.status})` : ''} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
+  const out = [`${kindLabel(d.category, d.status)} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
   for (const q of d.quotes) {
     // The source's path is on its heading line: a quotation from it names only its line.
     const local = d.where && q.source.startsWith(`${d.where}:`) ? { ...q, source: `line ${q.source.slice(d.where.length + 1)}` } : q;

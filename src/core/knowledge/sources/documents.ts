@@ -178,10 +178,22 @@ export function rstTitle(text: string): string | undefined {
   return undefined;
 }
 
+const FRONT_MATTER = /^---\n([\s\S]*?)\n---\n/;
+
+/** The title a YAML front matter's body gives, as written. */
+function titleField(frontMatter: string): string | undefined {
+  return /^title:\s*["']?(.+?)["']?\s*$/m.exec(frontMatter)?.[1];
+}
+
 /** The title a document's YAML front matter gives, as written. */
-export function frontMatterTitle(text: string): string | undefined {
-  const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
-  return fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
+function frontMatterTitle(text: string): string | undefined {
+  const fm = FRONT_MATTER.exec(text);
+  return fm ? titleField(fm[1]!) : undefined;
+}
+
+interface TitleOptions {
+  readonly frontMatter?: boolean;
+  readonly heading?: boolean;
 }
 
 /**
@@ -189,9 +201,9 @@ export function frontMatterTitle(text: string): string | undefined {
  * `heading: false` the heading's too: a template's placeholder that documents copied without changing it
  * (eight of argo-cd's proposals are "Neat-enhancement-idea", five of them under "# Neat Enhancement Idea").
  */
-export function titleOf(rel: string, text: string, kind: DocKind, options: { readonly frontMatter?: boolean; readonly heading?: boolean } = {}): { title: string; ref?: string } {
-  const fm = /^---\n([\s\S]*?)\n---\n/.exec(text);
-  const fmTitle = fm && options.frontMatter !== false && options.heading !== false ? frontMatterTitle(text) : undefined;
+export function titleOf(rel: string, text: string, kind: DocKind, options: TitleOptions = {}): { title: string; ref?: string } {
+  const fm = FRONT_MATTER.exec(text);
+  const fmTitle = fm && options.frontMatter !== false && options.heading !== false ? titleField(fm[1]!) : undefined;
   const rst = rel.endsWith('.rst');
   const base = path.posix.basename(rel).replace(/\.[^.]+$/, '');
   const heading = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
@@ -233,15 +245,21 @@ function untemplatedTitles(documents: SourceDocument[]): void {
     }
     return [...byTitle.values()].filter((same) => same.length >= least).flat();
   };
-  const retitle = (i: number, options: { frontMatter?: boolean; heading?: boolean }) => {
+  // The handle goes with the title it was read from.
+  const retitle = (i: number, options: TitleOptions) => {
     const d = documents[i]!;
-    const { title, ref } = titleOf(d.path!, d.text, d.kind, options);
-    // The handle goes with the title it was read from.
-    documents[i] = { source: d.source, kind: d.kind, title, ...(ref ? { ref } : {}), ...(d.status ? { status: d.status } : {}), path: d.path!, text: d.text };
+    documents[i] = fileDocument(d.path!, d.text, d.kind, options);
   };
   const placeholders = shared(documents.map((_, i) => i), (d) => frontMatterTitle(d.text), 3);
   for (const i of placeholders) retitle(i, { frontMatter: false });
   for (const i of shared(placeholders, (d) => d.title, 2)) retitle(i, { heading: false });
+}
+
+/** A workspace file as a document: its title and handle, and a decision record's own status. */
+function fileDocument(rel: string, text: string, kind: DocKind, titling: TitleOptions = {}): SourceDocument {
+  const { title, ref } = titleOf(rel, text, kind, titling);
+  const status = kind === 'adr' || kind === 'rfc' || kind === 'design' ? recordStatus(text) : undefined;
+  return { source: rel, kind, title, ...(ref ? { ref } : {}), ...(status ? { status } : {}), path: rel, text };
 }
 
 /** A file's text (BOM dropped, line ends normalised), or why it is left out: read only inside the workspace, only a regular file, only up to the cap. */
@@ -313,10 +331,7 @@ export async function collectSources(root: string, options: SourceOptions = {}):
     }
     if (isJsonExport) return readJsonExport(rel, read.text);
     if (!read.text.trim()) return;
-    const kind = classify(rel, read.text);
-    const { title, ref } = titleOf(rel, read.text, kind);
-    const status = kind === 'adr' || kind === 'rfc' || kind === 'design' ? recordStatus(read.text) : undefined;
-    documents.push({ source: rel, kind, title, ...(ref ? { ref } : {}), ...(status ? { status } : {}), path: rel, text: read.text });
+    documents.push(fileDocument(rel, read.text, classify(rel, read.text)));
   };
 
   // The one workspace walk (.gitignore at every level, no link out of the workspace, no FIFO or device).

@@ -12,7 +12,6 @@
 
 /** accepted: in force (accepted, approved, implemented…); the others are not, or not yet. */
 export type RecordState = 'accepted' | 'proposed' | 'rejected' | 'superseded' | 'deprecated';
-export const RECORD_STATES: readonly RecordState[] = ['accepted', 'proposed', 'rejected', 'superseded', 'deprecated'];
 
 export interface RecordStatus {
   readonly state: RecordState;
@@ -105,7 +104,7 @@ export function recordStatus(text: string): RecordStatus | undefined {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     if (fenced) continue;
     // A Status section may come anywhere; the fields and the table sit at the head.
-    if (HEADING.test(line) || (/^\s*status\s*$/i.test(line) && RST_UNDERLINE.test(lines[i + 1] ?? '') && !/^\s*$/.test(line))) {
+    if (HEADING.test(line) || (/^\s*status\s*$/i.test(line) && RST_UNDERLINE.test(lines[i + 1] ?? ''))) {
       const v = valueBelow(lines, i + 1);
       if (v) return statusOf(v);
       continue;

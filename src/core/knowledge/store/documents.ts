@@ -78,16 +78,11 @@ export async function removeDocuments(w: Db, ids: readonly number[]): Promise<vo
 
 /** The status each of these decision records gives itself (records that give none are absent). */
 export async function recordStatuses(db: Db, ids: readonly number[]): Promise<Map<number, RecordStatus>> {
-  const out = new Map<number, RecordStatus>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const part = ids.slice(i, i + 500);
-    const rows = await db.all<{ id: number; status: RecordState; status_said: string }>(
-      `SELECT id, status, status_said FROM kn_documents WHERE status IS NOT NULL AND id IN (${part.map(() => '?').join(', ')})`,
-      part,
-    );
-    for (const r of rows) out.set(r.id, { state: r.status, said: r.status_said });
-  }
-  return out;
+  const rows = await db.all<{ id: number; status: RecordState; status_said: string }>(
+    'SELECT id, status, status_said FROM kn_documents WHERE status IS NOT NULL AND id IN (SELECT value FROM json_each(?))',
+    [JSON.stringify(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, { state: r.status, said: r.status_said }]));
 }
 
 /** The decision records (ADRs, RFCs, designs), as documents to quote: where a superseded record's successor is looked for. */
