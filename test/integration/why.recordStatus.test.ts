@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whyIsThis } from '../../src/core/knowledge/why';
+import { searchKnowledgeTool } from '../../src/core/tools/searchKnowledge';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
 import { answerOf } from '../../src/webview/whyModel';
 import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
@@ -13,7 +14,7 @@ import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
  * the code once was so) with its status on its line, ranked below.
  */
 
-describe('why_is_this: a record superseded, rejected or still a draft says so', function () {
+describe('why_is_this and search_knowledge: a record superseded, rejected or still a draft says so', function () {
   this.timeout(120_000);
   let fx: FilledExample;
 
@@ -92,5 +93,22 @@ describe('why_is_this: a record superseded, rejected or still a draft says so', 
     const target = await resolveOneSymbol(fx.ws.db, 'LEGACY_ROW_CAP', { root: fx.ws.root });
     const a = answerOf(await whyIsThis(fx.ws.db, target, 8, { root: fx.ws.root }));
     assert.equal(a?.status, 'superseded by ADR-0009');
+  });
+
+  it('search_knowledge says where each quoted record stands, as why_is_this does', async () => {
+    const r = await searchKnowledgeTool.invoke({ workspace: fx.ws }, { question: 'Why is the batch size what it is?', mode: 'local' });
+    const sources = (r.data as { sources: { source: string; status?: string }[] }).sources;
+    const of = (file: string) => sources.find((q) => q.source.includes(file));
+    assert.ok(of('0003-batch-size.md') && of('0009-larger-batches.md') && of('adaptive-batches.md'), r.text);
+    assert.equal(of('0003-batch-size.md')!.status, 'superseded by ADR-0009');
+    assert.equal(of('adaptive-batches.md')!.status, 'draft');
+    assert.equal(of('0009-larger-batches.md')!.status, undefined, 'a record in force needs no status');
+    assert.ok(r.text.split('\n').some((l) => /^ {2}\[\d+\] ".*" \(docs\/adr\/0003-batch-size\.md:\d+\) — superseded by ADR-0009$/.test(l)), r.text);
+    // The offline answer quotes prose, as the sources do: never a title, front matter or a status line.
+    const points = r.text.split('\n').filter((l) => l.startsWith('- "') && / \[\d+\]$/.test(l));
+    assert.ok(points.length, r.text);
+    for (const p of points) assert.doesNotMatch(p, /^- "(?:---|title:|Batch size of 100"|Larger batches"|Adaptive batches"|Status:)/, r.text);
+    // Both records answer the question as well; the one in force is read first.
+    assert.ok(sources.indexOf(of('0009-larger-batches.md')!) < sources.indexOf(of('0003-batch-size.md')!), r.text);
   });
 });

@@ -6,10 +6,11 @@ import { HashingEmbedder } from '../llm/offline.js';
 import { LlmRunner, approxTokens, type Spend } from '../llm/runner.js';
 import type { ChatModel, Embedder } from '../llm/types.js';
 import type { Db } from '../store/db.js';
-import { knowledgeIndexed, quoteFrom, type Quotation } from './quotes.js';
+import { documentRef, knowledgeIndexed, quoteFrom, type Quotation } from './quotes.js';
+import { standingOf } from './sources/recordStatus.js';
 import { SqliteCallStore } from './store/calls.js';
 import { loadReports, reportsAround, type ReportHit } from './store/communities.js';
-import { chunkRow, type ChunkRow } from './store/documents.js';
+import { chunkRow, type ChunkHit, type ChunkRow } from './store/documents.js';
 import { chunksMentioning, chunksMentioningKeys, relationshipsAround } from './store/graph.js';
 
 /*
@@ -151,16 +152,27 @@ async function findingSources(db: Db, reports: readonly ReportHit[], question: s
   const keys = [...new Set(reports.flatMap((r) => r.findings.flatMap((f) => f.entityKeys)))].slice(0, 40);
   if (!keys.length) return [];
   const chunkIds = await chunksMentioningKeys(db, keys);
-  const ranked = await searchChunks(db, question, 6, chunkIds);
   const out: Quotation[] = [];
   const seenDoc = new Set<number>();
-  for (const c of ranked) {
-    if (seenDoc.has(c.doc_id)) continue;
-    seenDoc.add(c.doc_id);
-    const row = await chunkRow(db, c.chunk_id);
-    if (row) out.push(quoteFrom(row, questionNeedles(question), undefined, 260));
+  for (const row of await rowsByStanding(db, await searchChunks(db, question, 6, chunkIds))) {
+    if (seenDoc.has(row.doc_id)) continue;
+    seenDoc.add(row.doc_id);
+    out.push(quoteFrom(row, questionNeedles(question), undefined, 260));
   }
   return out;
+}
+
+/**
+ * The chunks found, with their documents, best first by how well each matches times its record's standing: a
+ * superseded or rejected decision still answers, below the records in force that answer as well.
+ */
+async function rowsByStanding(db: Db, hits: readonly ChunkHit[]): Promise<ChunkRow[]> {
+  const rows: { row: ChunkRow; score: number }[] = [];
+  for (const c of hits) {
+    const row = await chunkRow(db, c.chunk_id);
+    if (row) rows.push({ row, score: c.score * standingOf(documentRef(row).status) });
+  }
+  return rows.sort((a, b) => b.score - a.score).map((r) => r.row);
 }
 
 function questionNeedles(question: string): string[] {
@@ -174,11 +186,7 @@ async function localSearch(db: Db, runner: LlmRunner, question: string, embedder
   const around = await chunksMentioning(db, ids);
   let chunkHits = await searchChunks(db, question, 6, around.length ? around : undefined);
   if (!chunkHits.length) chunkHits = await searchChunks(db, question, 6);
-  const chunks: ChunkRow[] = [];
-  for (const c of chunkHits) {
-    const row = await chunkRow(db, c.chunk_id);
-    if (row) chunks.push(row);
-  }
+  const chunks = await rowsByStanding(db, chunkHits);
   const reports = await reportsAround(db, ids, 3);
   const input = {
     question,

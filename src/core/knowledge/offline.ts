@@ -4,6 +4,7 @@ import type { ChatModel } from '../llm/types.js';
 import { FILLER, entityKey, identifierWords, isCodeShaped } from '../linking/names.js';
 import type { ExtractInput, LocalInput, MapInput, ReduceInput, ReportInput, SummarizeInput } from './prompts.js';
 import type { EntityType, Extraction, Finding, MapPoints, Report } from './schemas.js';
+import { quotableSentences } from './reasons.js';
 import { plain, quote, sentences } from './text.js';
 import { FNV_OFFSET, fnv1a } from '../../shared/hash.js';
 
@@ -483,7 +484,8 @@ export function offlineLocal(raw: unknown): { answer: string } {
   const candidates: { text: string; score: number; cite: string }[] = [];
   const covered = coverage(input.question);
   for (const c of input.chunks) {
-    for (const s of sentences(c.text)) {
+    // What the answer quotes is prose, as a quotation of a source is: a title, front matter or a metadata line answers nothing.
+    for (const s of quotableSentences(c.text)) {
       const q = plain(s.text);
       const score = covered(q);
       if (score > 0) candidates.push({ text: q, score, cite: `[source ${c.id}]` });

@@ -4,8 +4,8 @@ import type { DocKind, SourceDocument } from './sources/document.js';
 import { documentCount, type ChunkRow } from './store/documents.js';
 import { extractors } from './store/graph.js';
 import { indexedAt } from './store/runs.js';
-import { candidates } from './reasons.js';
-import { plain, quote, sentences } from './text.js';
+import { quotableSentences } from './reasons.js';
+import { plain, quote } from './text.js';
 
 /*
  * Quoting the team's documents in answers: which document, which line or
@@ -66,7 +66,7 @@ export function categoryOf(kind: DocKind): Category {
 
 export const CATEGORY_ORDER: readonly Category[] = ['decision', 'incident', 'discussion', 'docstring', 'commit', 'changelog', 'note'];
 
-export function documentRef(r: ChunkRow | { doc_id: number; source: string; kind: DocKind; title: string; ref: string | null; path: string | null; url: string | null }): DocumentRef {
+export function documentRef(r: Pick<ChunkRow, 'doc_id' | 'source' | 'kind' | 'title' | 'ref' | 'path' | 'url' | 'status' | 'status_said'>): DocumentRef {
   return {
     id: r.doc_id,
     source: r.source,
@@ -75,6 +75,7 @@ export function documentRef(r: ChunkRow | { doc_id: number; source: string; kind
     ...(r.ref ? { ref: r.ref } : {}),
     ...(r.path && !r.source.startsWith('git:') ? { path: r.path } : {}),
     ...(r.url ? { url: r.url } : {}),
+    ...(r.status ? { status: { state: r.status, said: r.status_said ?? r.status } } : {}),
   };
 }
 
@@ -93,9 +94,7 @@ export function needlesFor(name: string): string[] {
  * thread, the comment it belongs to.
  */
 export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?: string, max = 300): Quotation {
-  // Prose only: front matter, headings, metadata lines, code and link lists are never the quote. A chunk with no prose (a code listing) is quoted as it is.
-  const prose = candidates(chunk.text).filter((s) => plain(s.text).length > 12);
-  const ss = prose.length ? prose : sentences(chunk.text).filter((s) => plain(s.text).length > 12 && !/^#{1,6}\s/.test(s.text));
+  const ss = quotableSentences(chunk.text);
   const lowNeedles = needles.map((n) => n.toLowerCase()).filter(Boolean);
   // In a thread, the header (title and metadata) is a last resort: the comments say why.
   let bodyStart = 0;

@@ -127,6 +127,15 @@ function isLinkLine(line: string): boolean {
 }
 
 /**
+ * The sentences of a text that may be quoted: its prose (front matter, headings, metadata lines, code and link
+ * lists are never the quote), or, for a text with no prose (a code listing), its sentences that are not headings.
+ */
+export function quotableSentences(text: string): { readonly text: string; readonly start: number }[] {
+  const prose = candidates(text).filter((s) => plain(s.text).length > 12);
+  return prose.length ? prose : sentences(text).filter((s) => plain(s.text).length > 12 && !/^#{1,6}\s/.test(s.text));
+}
+
+/**
  * The prose sentences of a document, each with its section; everything that
  * is not prose (front matter, headings, metadata lines, code, tables, link
  * lists) left out. Markdown and reStructuredText.

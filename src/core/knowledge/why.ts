@@ -10,7 +10,7 @@ import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
-import { statusToSay, successorIn, type RecordState } from './sources/recordStatus.js';
+import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
 import { chunksOfDocuments, decisionRecords, documentsWithPathLike, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
@@ -936,15 +936,8 @@ function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): R
 
 const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.95, docstring: 0.95, incident: 0.9, commit: 0.85, changelog: 0.6, note: 0.6 };
 
-/**
- * What a record's own status makes of its reasons: one in force (or that gives no status) as it is, a proposal
- * or draft a little less, one superseded, deprecated or rejected well below — its words may be why the code was
- * once so, or why it is not so, and the answer says which (tools/whyIsThis.ts).
- */
-const STANDING: Record<RecordState, number> = { accepted: 1, proposed: 0.9, superseded: 0.6, deprecated: 0.6, rejected: 0.6 };
-
 function standing(d: DocumentRef): number {
-  return d.status ? STANDING[d.status.state] : 1;
+  return standingOf(d.status);
 }
 
 /** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */

@@ -73,6 +73,7 @@ export const QuoteView = z.object({
   author: z.string().optional(),
   hidden: z.number().int().optional().describe('characters a reader cannot see (Unicode tag characters, zero-width, bidi controls) removed from the quote'),
   hiddenInSource: z.literal('html-comment').optional().describe('the words sit in an HTML comment: a rendered document does not show them'),
+  status: z.string().optional().describe("the decision record's own status when it is not simply in force: superseded by ADR-0009, proposed, rejected"),
 });
 export type QuoteView = z.infer<typeof QuoteView>;
 
@@ -81,5 +82,5 @@ export function quoteLine(q: QuoteView): string {
     ...(q.hiddenInSource ? ['hidden in the source: an HTML comment'] : []),
     ...(q.hidden ? [`${q.hidden} hidden character${q.hidden === 1 ? '' : 's'} removed`] : []),
   ];
-  return `"${q.text.replace(/"/g, '\u201d')}"${q.author ? ` — @${q.author}` : ''} (${q.source})${marks.length ? ` [${marks.join('; ')}]` : ''}`;
+  return `"${q.text.replace(/"/g, '\u201d')}"${q.author ? ` — @${q.author}` : ''} (${q.source})${q.status ? ` — ${q.status}` : ''}${marks.length ? ` [${marks.join('; ')}]` : ''}`;
 }

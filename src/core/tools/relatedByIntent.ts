@@ -5,7 +5,7 @@ import { relatedByIntent, type RelatedByIntentResult } from '../knowledge/intent
 import { fitToBudget, moreLine } from './budget.js';
 import { LinkTier, Omitted, QuoteView, SymbolView, quoteLine } from './present.js';
 import { defineTool } from './types.js';
-import { LINK_TIERS_FOR_AGENTS, quoteView } from './whyIsThis.js';
+import { LINK_TIERS_FOR_AGENTS, sourceQuoteView } from './whyIsThis.js';
 
 /* related_by_intent: a phrase → the symbols it denotes, by link tier, and the concepts no symbol denotes. */
 
@@ -43,7 +43,7 @@ export function presentRelatedByIntent(r: RelatedByIntentResult, limit: number):
     summary: r.summary,
     knowledgeIndexed: r.knowledgeIndexed,
     symbols,
-    unresolved: concepts.map((u) => ({ type: u.type, name: u.name, ...(u.sources[0] ? { quote: quoteView(u.sources[0], 200) } : {}) })),
+    unresolved: concepts.map((u) => ({ type: u.type, name: u.name, ...(u.sources[0] ? { quote: sourceQuoteView(u.sources[0], 200) } : {}) })),
     extraction: describeExtraction(r.extractedBy),
     omitted,
   };

@@ -4,7 +4,7 @@ import { askKnowledge, type AskResult as SearchResult } from '../knowledge/globa
 import { clipLines, fitToBudget, moreLine } from './budget.js';
 import { Omitted, QuoteView, quoteLine } from './present.js';
 import { defineTool } from './types.js';
-import { quoteView } from './whyIsThis.js';
+import { sourceQuoteView } from './whyIsThis.js';
 
 /* search_knowledge: corpus-wide questions over the knowledge graph (GraphRAG global search) and local passages. */
 
@@ -29,7 +29,7 @@ const SearchKnowledgeOutput = z.object({
 type SearchKnowledgeOutput = z.infer<typeof SearchKnowledgeOutput>;
 
 export function presentSearch(r: SearchResult, limit: number): SearchKnowledgeOutput {
-  const sources = r.sources.slice(0, limit).map((q) => quoteView(q, 220));
+  const sources = r.sources.slice(0, limit).map((q) => sourceQuoteView(q, 220));
   const reports = r.reports.slice(0, Math.max(3, limit));
   const omitted: Record<string, number> = {};
   if (r.sources.length > sources.length) omitted['sources'] = r.sources.length - sources.length;

@@ -3,6 +3,7 @@ import { clockFromEnv, describeAge } from '../episodic/clock.js';
 import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import type { LinkTier as LinkTierT } from '../model/tiers.js';
 import { OFFLINE_EXTRACTION, OFFLINE_UNSEEN, QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
+import { statusToSay } from '../knowledge/sources/recordStatus.js';
 import { whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
 import { locationOf, resolveOneSymbol } from '../structural/lookup.js';
 import { clip, moreLine, withinTokens } from './budget.js';
@@ -80,6 +81,15 @@ const RELATION_WORDS: Record<Exclude<ScopeRelation, 'self'>, string> = { member:
 
 export function quoteView(q: Quotation, max = 240): QuoteView {
   return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}), ...(q.hidden ? { hidden: q.hidden } : {}), ...(q.hiddenInSource ? { hiddenInSource: q.hiddenInSource } : {}) };
+}
+
+/**
+ * A quotation shown on its own, with no line of its source's kind above it (search_knowledge's sources, a concept's
+ * passage): its record's status goes with it, so a superseded decision is not read as the one in force.
+ */
+export function sourceQuoteView(q: Quotation, max = 240): QuoteView {
+  const status = statusToSay(q.document.status);
+  return { ...quoteView(q, max), ...(status ? { status } : {}) };
 }
 
 /** A source's kind, with its record's own status when it is not simply in force: `decision (superseded by ADR-0009)`. */

@@ -165,3 +165,15 @@ export function successorIn<R extends RecordHandle>(status: RecordStatus, from: 
   const fits = others.filter((r) => folder(r.path) === folder(from.path) && numbered(r) === Number(number));
   return fits.length === 1 ? fits[0] : undefined;
 }
+
+/**
+ * What a record's own status makes of what it says, wherever sources are ranked (why_is_this's reasons and lead,
+ * search_knowledge's passages): one in force (or that gives no status) as it is, a proposal or draft a little less,
+ * one superseded, deprecated or rejected well below — its words may be why the code was once so, or why it is
+ * not so, and the answer says which.
+ */
+const STANDING: Record<RecordState, number> = { accepted: 1, proposed: 0.9, superseded: 0.6, deprecated: 0.6, rejected: 0.6 };
+
+export function standingOf(status: RecordStatus | undefined): number {
+  return status ? STANDING[status.state] : 1;
+}

@@ -27,10 +27,16 @@ export interface ChunkRow {
   readonly path: string | null;
   readonly url: string | null;
   readonly sections: string | null;
+  /** The record's own status, when it gives one (sources/recordStatus.ts). */
+  readonly status?: RecordState | null;
+  readonly status_said?: string | null;
 }
 
+/** A chunk's columns with its document's, as ChunkRow names them (`c` the chunk, `d` its document). */
+const CHUNK_COLUMNS = 'c.id AS chunk_id, c.text, c.start, c.line_start, d.id AS doc_id, d.source, d.kind, d.title, d.ref, d.path, d.url, d.sections, d.status, d.status_said';
+
 /** The chunk-with-document select the passage reads below build on. */
-export const CHUNK_SELECT = `SELECT c.id AS chunk_id, c.text, c.start, c.line_start, d.id AS doc_id, d.source, d.kind, d.title, d.ref, d.path, d.url, d.sections
+export const CHUNK_SELECT = `SELECT ${CHUNK_COLUMNS}
   FROM kn_chunks c JOIN kn_documents d ON d.id = c.doc_id`;
 
 export interface StoredDocument {
@@ -140,13 +146,15 @@ export interface ChunkHit {
   readonly chunk_id: number;
   readonly doc_id: number;
   readonly text: string;
+  /** How well it matches (BM25, higher is better). */
+  readonly score: number;
 }
 
 /** Chunks matching an FTS5 expression, best first (BM25), optionally among some chunks only. */
 export async function matchChunks(db: Db, fts: string, limit: number, within?: readonly number[]): Promise<ChunkHit[]> {
   const filter = within ? 'AND c.id IN (SELECT value FROM json_each(?))' : '';
   return db.all<ChunkHit>(
-    `SELECT c.id AS chunk_id, c.doc_id, c.text FROM kn_chunks_fts f JOIN kn_chunks c ON c.id = f.rowid WHERE kn_chunks_fts MATCH ? ${filter} ORDER BY bm25(kn_chunks_fts) LIMIT ?`,
+    `SELECT c.id AS chunk_id, c.doc_id, c.text, -bm25(kn_chunks_fts) AS score FROM kn_chunks_fts f JOIN kn_chunks c ON c.id = f.rowid WHERE kn_chunks_fts MATCH ? ${filter} ORDER BY bm25(kn_chunks_fts) LIMIT ?`,
     within ? [fts, JSON.stringify(within), limit] : [fts, limit],
   );
 }
@@ -275,7 +283,7 @@ export async function commitDocumentsBySha(db: Db, shas: readonly string[]): Pro
 export async function searchDocumentChunks(db: Db, fts: string, kinds: readonly DocKind[], limit: number): Promise<ChunkRow[]> {
   if (!(await hasTable(db, 'kn_chunks_fts'))) return [];
   return db.all<ChunkRow>(
-    `SELECT c.id AS chunk_id, c.text, c.start, c.line_start, d.id AS doc_id, d.source, d.kind, d.title, d.ref, d.path, d.url, d.sections
+    `SELECT ${CHUNK_COLUMNS}
        FROM kn_chunks_fts f JOIN kn_chunks c ON c.id = f.rowid JOIN kn_documents d ON d.id = c.doc_id
       WHERE kn_chunks_fts MATCH ? AND d.kind IN (SELECT value FROM json_each(?)) ORDER BY bm25(kn_chunks_fts) LIMIT ?`,
     [fts, JSON.stringify(kinds), limit],
