@@ -6,7 +6,7 @@ import { HashingEmbedder } from '../llm/offline.js';
 import { LlmRunner, approxTokens, type Spend } from '../llm/runner.js';
 import type { ChatModel, Embedder } from '../llm/types.js';
 import type { Db } from '../store/db.js';
-import { documentRef, knowledgeIndexed, quoteFrom, type Quotation } from './quotes.js';
+import { knowledgeIndexed, quoteFrom, type Quotation } from './quotes.js';
 import { standingOf } from './sources/recordStatus.js';
 import { SqliteCallStore } from './store/calls.js';
 import { loadReports, reportsAround, type ReportHit } from './store/communities.js';
@@ -170,7 +170,7 @@ async function rowsByStanding(db: Db, hits: readonly ChunkHit[]): Promise<ChunkR
   const rows: { row: ChunkRow; score: number }[] = [];
   for (const c of hits) {
     const row = await chunkRow(db, c.chunk_id);
-    if (row) rows.push({ row, score: c.score * standingOf(documentRef(row).status) });
+    if (row) rows.push({ row, score: c.score * standingOf(row.status) });
   }
   return rows.sort((a, b) => b.score - a.score).map((r) => r.row);
 }

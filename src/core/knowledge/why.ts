@@ -937,7 +937,7 @@ function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): R
 const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.95, docstring: 0.95, incident: 0.9, commit: 0.85, changelog: 0.6, note: 0.6 };
 
 function standing(d: DocumentRef): number {
-  return standingOf(d.status);
+  return standingOf(d.status?.state);
 }
 
 /** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */

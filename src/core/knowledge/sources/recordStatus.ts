@@ -174,6 +174,6 @@ export function successorIn<R extends RecordHandle>(status: RecordStatus, from: 
  */
 const STANDING: Record<RecordState, number> = { accepted: 1, proposed: 0.9, superseded: 0.6, deprecated: 0.6, rejected: 0.6 };
 
-export function standingOf(status: RecordStatus | undefined): number {
-  return status ? STANDING[status.state] : 1;
+export function standingOf(state: RecordState | null | undefined): number {
+  return state ? STANDING[state] : 1;
 }
