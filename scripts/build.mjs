@@ -89,6 +89,43 @@ const ranksApart = {
   },
 };
 
+// Every Node bundle is written in ASCII alone. esbuild escapes non-ASCII characters in string literals
+// but leaves them in regex literals, in templates given to a tag (String.raw) and in comments, so a
+// handful of characters (’, —, µ, …) made each bundle UTF-8 that Node decodes into a two-byte string
+// at every start; the launcher (src/cli/bin.ts, loadBundle) reads an ASCII bundle as Latin-1, with no
+// decoding at all. Each non-ASCII UTF-16 code unit becomes a `\uXXXX` escape (a character beyond
+// U+FFFF its two surrogates), which means the same character everywhere esbuild leaves one: in a
+// string or template literal; in a regex literal, with or without the u flag (in u-mode a surrogate
+// pair of escapes is one code point, without it the pattern is code units as before); in a comment,
+// where it is text; and in the bundles' one String.raw holding one, `UNIT` in
+// src/core/knowledge/reasons.ts, which only becomes a RegExp source. A String.raw whose text is used as
+// text would change: none is today. Nor does any code read a regex's `.source` or a function's text.
+// (Every non-ASCII character in the bundles was checked when this was written: all were in comments,
+// regex literals and that String.raw, none after a backslash; old and new regexes match alike.)
+// An escape after a backslash (`\’`) cannot be made this way, so the build stops on one rather than
+// change what it meant. Lines are left where they were, so the source maps still point at the right
+// line; on the few lines with an escape (comments and regexes), columns past it are five further on
+// per escape than the map says. The webview bundles are left as they are (minified, they are ASCII).
+function asciiOnly(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  if (!/[^\x00-\x7f]/.test(text)) return;
+  const escaped = text.replace(/(\\*)([^\x00-\x7f])/g, (_, slashes, unit, at) => {
+    if (slashes.length % 2) throw new Error(`scripts/build.mjs: ${path.relative(root, file)} has an escaped non-ASCII character at ${at}, which cannot be written as \\uXXXX`);
+    return `${slashes}\\u${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  });
+  fs.writeFileSync(file, escaped);
+}
+// esbuild has written the output files when its end callbacks run, in a rebuild and in watch mode
+// alike; a launcher that starts in between reads the file as UTF-8, as it does any non-ASCII bundle.
+const ascii = (outfile) => ({
+  name: 'ascii-only',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && fs.existsSync(outfile)) asciiOnly(outfile);
+    });
+  },
+});
+
 const contexts = await Promise.all([
   ...entries.map((e) =>
     esbuild.context({
@@ -96,7 +133,7 @@ const contexts = await Promise.all([
       entryPoints: [path.join(root, e.in)],
       outfile: path.join(dist, `${e.out}.js`),
       banner: { js: [e.banner, common.banner.js].filter(Boolean).join('\n') },
-      plugins: [ranksApart],
+      plugins: [ranksApart, ascii(path.join(dist, `${e.out}.js`))],
     }),
   ),
 ]);

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -71,7 +72,7 @@ export function loadBundle(file: string): Record<string, unknown> {
   } catch {
     cachedData = undefined;
   }
-  const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, '');
+  const source = readSource(file).replace(/^#!.*/, '');
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
   const script = new vm.Script(wrapped, { filename: file, ...(cachedData ? { cachedData } : {}), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   const bundleModule = { exports: {} as Record<string, unknown>, filename: file, id: file, loaded: false };
@@ -79,6 +80,17 @@ export function loadBundle(file: string): Record<string, unknown> {
   bundleModule.loaded = true;
   if (!cachedData || script.cachedDataRejected) process.once('exit', () => writeCodeCache(file, script));
   return bundleModule.exports;
+}
+
+/**
+ * A bundle's text. The build writes its bundles in ASCII alone (scripts/build.mjs says how), and
+ * ASCII read as Latin-1 is the same text as read as UTF-8, without decoding a megabyte of UTF-8 into
+ * a two-byte string at every start; being the same string, it fits the code cache either way. A
+ * bundle that is not ASCII (one built before, or by hand) is read as UTF-8, as it always was.
+ */
+export function readSource(file: string): string {
+  const bytes = fs.readFileSync(file);
+  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }
 
 function writeCodeCache(file: string, script: vm.Script): void {

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -30,6 +31,18 @@ describe('the tenure launcher', () => {
     const built = path.join(REPO_ROOT, 'dist', 'query-commands.json');
     assert.ok(fs.existsSync(built), 'dist/query-commands.json is missing: run `npm run build` (npm test does)');
     assert.deepEqual(JSON.parse(fs.readFileSync(built, 'utf8')), TOOLS.flatMap((t) => [t.cli.command, ...t.cli.aliases]).sort());
+  });
+
+  it('the build writes every Node bundle in ASCII alone, so the launcher reads it without decoding UTF-8', () => {
+    const dist = path.join(REPO_ROOT, 'dist');
+    const bundles = fs.existsSync(dist) ? fs.readdirSync(dist).filter((f) => f.endsWith('.js')) : [];
+    const named = ['extension', 'cli', 'tenure-main', 'tenure-run', 'tenure-query', 'mcp', 'parseWorker', 'indexerWorker', 'tscWorker', 'knowledgeWorker'];
+    for (const b of named) assert.ok(bundles.includes(`${b}.js`), `dist/${b}.js is missing: run \`npm run build\` (npm test does)`);
+    for (const b of bundles) {
+      const bytes = fs.readFileSync(path.join(dist, b));
+      const at = bytes.findIndex((c) => c > 0x7f);
+      assert.ok(isAscii(bytes), `dist/${b} is not ASCII: line ${bytes.subarray(0, at).toString('latin1').split('\n').length} holds a byte 0x${bytes[at]?.toString(16)}`);
+    }
   });
 
   describe('loading a bundle with V8\'s code cache', () => {
@@ -71,6 +84,15 @@ describe('the tenure launcher', () => {
       fs.writeFileSync(cache, 'not a code cache');
       assert.equal(load(), 'ran 7 true');
       assert.notEqual(fs.readFileSync(cache, 'utf8'), 'not a code cache');
+    });
+
+    it('a bundle that is not ASCII is read as UTF-8, with its code cache as well', () => {
+      // The file holds the characters themselves (the escapes are this test's): in a comment, a regex, a string and a template, one beyond U+FFFF.
+      fs.writeFileSync(bundle, "// na\u00efve \u2014 \u{1F600}\nexports.here = /^caf\u00e9$/u.test('caf\u00e9');\nexports.main = async () => `caf\u00e9 \u2014 \u{1F600}`;\n");
+      assert.ok(!isAscii(fs.readFileSync(bundle)));
+      assert.equal(load(), 'caf\u00e9 \u2014 \u{1F600} true');
+      assert.ok(fs.statSync(codeCachePath(bundle)).size > 0);
+      assert.equal(load(), 'caf\u00e9 \u2014 \u{1F600} true', 'and again from the cache');
     });
 
     it('a folder that cannot be written runs the bundle without a cache', function () {
