@@ -50,9 +50,15 @@ function queryCommands(): string[] {
   }
 }
 
-/** Where a bundle's code cache is kept: beside it, one file per V8 version (a cache of another V8 is refused anyway). */
+/**
+ * Where a bundle's code cache is kept: beside it, one file per V8 version and build of the bundle. V8 refuses a cache
+ * of another V8, but checks a cache against the source only by its length: a bundle rebuilt to the same length (a
+ * digit changed) would run the code cached from the old one. The bundle's size, modification time and inode name its
+ * build, for the price of one stat.
+ */
 export function codeCachePath(file: string): string {
-  return path.join(path.dirname(file), '.cache', `${path.basename(file)}.${process.versions.v8}.v8cache`);
+  const st = fs.statSync(file);
+  return path.join(path.dirname(file), '.cache', `${path.basename(file)}.${process.versions.v8}.${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}.v8cache`);
 }
 
 /**

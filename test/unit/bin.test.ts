@@ -76,14 +76,26 @@ describe('the tenure launcher', () => {
       fs.utimesSync(cache, new Date(0), new Date(0));
       assert.equal(load(), 'ran 7 true');
       assert.equal(fs.statSync(cache).mtimeMs, 0, 'a cache V8 accepted is not written again');
-      fs.appendFileSync(bundle, 'exports.more = 1;\n');
-      assert.equal(load(), 'ran 7 true');
-      assert.notEqual(fs.statSync(cache).mtimeMs, 0, 'a cache V8 refused is written again');
-      assert.ok(!fs.readFileSync(cache).equals(first));
-      // A cache that is not V8's at all is refused the same way.
+      // A cache V8 refuses (here one that is not V8's at all) is written again.
       fs.writeFileSync(cache, 'not a code cache');
       assert.equal(load(), 'ran 7 true');
       assert.notEqual(fs.readFileSync(cache, 'utf8'), 'not a code cache');
+      // A bundle built again has a cache of its own; the old one goes.
+      fs.appendFileSync(bundle, 'exports.more = 1;\n');
+      assert.equal(load(), 'ran 7 true');
+      assert.ok(!fs.existsSync(cache), 'the old build\'s cache is removed');
+      assert.ok(!fs.readFileSync(codeCachePath(bundle)).equals(first));
+    });
+
+    it('a bundle rebuilt to the same length runs its new code, not the code cached from the old one', () => {
+      assert.equal(load(), 'ran 7 true');
+      const old = codeCachePath(bundle);
+      // V8 checks a cache against its source by length alone: the same length, another digit.
+      fs.writeFileSync(bundle, fs.readFileSync(bundle, 'utf8').replace("'ran '", "'run '"));
+      fs.utimesSync(bundle, new Date(), new Date(Date.now() + 5_000));
+      assert.equal(load(), 'run 7 true');
+      assert.ok(!fs.existsSync(old), 'the old build\'s cache is removed');
+      assert.ok(fs.existsSync(codeCachePath(bundle)));
     });
 
     it('a bundle that is not ASCII is read as UTF-8, with its code cache as well', () => {
