@@ -89,6 +89,11 @@ describe('knowledge: names and keys', () => {
     assert.deepEqual(identifierWords('RetryPolicy'), ['retry', 'policy']);
     assert.deepEqual(identifierWords('MAX_ATTEMPTS'), ['max', 'attempts']);
     assert.deepEqual(identifierWords('HTTPServer'), ['http', 'server']);
+    // A plural initialism is one word, and the word after it starts a new one.
+    assert.deepEqual(identifierWords('NormalizeTenantIDs'), ['normalize', 'tenant', 'ids']);
+    assert.deepEqual(identifierWords('parseURLsFor'), ['parse', 'urls', 'for']);
+    assert.deepEqual(identifierWords('APIsService'), ['apis', 'service']);
+    assert.deepEqual(identifierWords('HTTPSession'), ['http', 'session']);
     // Initialisms side by side in camel case are split where a known one starts or ends the run; a constant's words are never split.
     assert.deepEqual(identifierWords('defaultACMEHTTPTimeout'), ['default', 'acme', 'http', 'timeout']);
     assert.deepEqual(identifierWords('ACMEHTTP01Config'), ['acme', 'http01', 'config']);

@@ -20,11 +20,14 @@ export function isCodeShaped(name: string): boolean {
   return /^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$/.test(n) || /^[a-z]+(?:[A-Z][a-z0-9]*)+$/.test(n) || /^[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*$/.test(n) && /[a-z]/.test(n);
 }
 
-/** Words of an identifier: `RetryPolicy` → [retry, policy]; `MAX_ATTEMPTS` → [max, attempts]; `HTTPServer` → [http, server]. */
+/**
+ * Words of an identifier: `RetryPolicy` → [retry, policy]; `MAX_ATTEMPTS` → [max, attempts]; `HTTPServer` → [http, server];
+ * `NormalizeTenantIDs` → [normalize, tenant, ids]: a plural initialism keeps its `s` (not `I`, `Ds`).
+ */
 export function identifierWords(name: string): string[] {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z](?:[a-rt-z]|s[a-z]))/g, '$1 $2')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
   // Only camel case runs initialisms together: a constant's words (MAX_RADIO_TIMEOUT) are whole.
