@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { identifiers, subjectWord, writtenFiles } from '../../src/core/compose/link.js';
+import { identifiers, namesBeforeFiles, subjectWord, writtenFiles } from '../../src/core/compose/link.js';
 import { askTool } from '../../src/core/tools/ask.js';
 import { indexedFiles, knowledgeIndexedFiles, type FilledExample } from '../helpers/example.js';
 
@@ -15,6 +15,9 @@ describe('ask: a lower-case subject word', () => {
     assert.equal(subjectWord('Why does merge_configs work this way?'), undefined);
     assert.equal(subjectWord('Why does Settlement work this way?'), undefined);
     assert.equal(subjectWord('Why does it work?'), undefined);
+    // A dotted name is one name: its first part is not the subject.
+    assert.equal(subjectWord('Why does state.starting work this way?'), undefined);
+    assert.equal(subjectWord('Why does messages work this way. It is odd'), 'messages');
   });
 
   describe('on an indexed fixture', function () {
@@ -164,6 +167,10 @@ describe('ask: a file written in the question', () => {
     assert.deepEqual(identifiers('Why does execute in sessions-request.handler.js work this way?'), []);
     assert.deepEqual(identifiers('Why does runPayment in payment.handler.js retry?'), ['runPayment']);
     assert.equal(subjectWord('Why does execute in sessions-request.handler.js work this way?'), 'execute');
+    // The word just before the file is a name to look for there, capitalised or not.
+    assert.deepEqual(namesBeforeFiles('Why does Document in Document.ts work this way?'), ['Document']);
+    assert.deepEqual(namesBeforeFiles('Why does execute in sessions-request.handler.js work this way?'), ['execute']);
+    assert.deepEqual(namesBeforeFiles('What is in sessions-request.handler.js?'), []);
   });
 
   describe('on an indexed fixture with one name in three files', function () {
@@ -178,6 +185,9 @@ describe('ask: a file written in the question', () => {
         'src/handlers/cancel.handler.js': 'export function execute(request) {\n  return null;\n}\n',
         'src/other/sessions-request.handler.js': 'export function prepare(request) {\n  return request;\n}\n',
         'src/handlers/refund.handler.js': 'export function runRefund(request) {\n  return request;\n}\nexport function execute(request) {\n  return runRefund(request);\n}\n',
+        // A capitalised name two files declare, one of them a file of its name.
+        'src/collections/Document.ts': 'export class Document {\n  nodes: unknown[] = [];\n}\n',
+        'src/pages/page.ts': 'export class Document {\n  title = "";\n}\n',
       });
     });
     after(() => fx.close());
@@ -192,6 +202,14 @@ describe('ask: a file written in the question', () => {
       assert.match(exact[0]!.why, /in sessions-request\.handler\.js/);
       assert.equal(data.focus[0]?.tier, 'exact');
       assert.ok(data.links.filter((l) => l.qname.endsWith('execute') && l.tier === 'weak').length >= 1, 'the other executes are listed, weak');
+    });
+
+    it('a capitalised name written before the file is looked for in it: the class, not the file\'s module', async () => {
+      const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does Document in Document.ts work this way?' });
+      const data = r.data as Data;
+      assert.equal(data.focus[0]?.qname.split('.').pop(), 'Document');
+      assert.equal(data.focus[0]?.tier, 'exact');
+      assert.deepEqual(data.links.filter((l) => l.tier === 'exact').map((l) => l.at), ['src/collections/Document.ts:1']);
     });
 
     it('a path narrows as its file name does, and an identifier keeps its own match', async () => {

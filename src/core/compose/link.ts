@@ -108,7 +108,8 @@ export function withoutFiles(question: string): string {
  * question's phrases are linked; a word that names no symbol stays a word.
  */
 export function subjectWord(question: string): string | undefined {
-  const clause = withoutFiles(question).split(/[.?!;:,()\n]+/).find((c) => c.trim()) ?? '';
+  // A dot ends a clause only where a word does not follow it: `state.starting` is one name, not the end of "state".
+  const clause = withoutFiles(question).split(/(?:[?!;:,()\n]|\.(?![\w$]))+/).find((c) => c.trim()) ?? '';
   const toks = clause
     .split(/\s+/)
     .map((raw) => raw.replace(/^[^A-Za-z0-9_`$]+|[^A-Za-z0-9_`$]+$/g, ''))
@@ -118,6 +119,20 @@ export function subjectWord(question: string): string | undefined {
   if (!w || !/^[a-z][a-z0-9]{2,}$/.test(w)) return undefined;
   const after = toks[i + 1];
   return after === undefined || STOP.has(after.toLowerCase()) ? w : undefined;
+}
+
+/**
+ * Names the question writes just before a file it names ("Why does Document in Document.ts …"): a capitalised word
+ * there is a name to look for in that file, as a lower-case one is the question's subject (`subjectWord`).
+ */
+export function namesBeforeFiles(question: string): string[] {
+  const out = new Set<string>();
+  for (const f of writtenFiles(question)) {
+    const at = question.indexOf(f);
+    const m = /([A-Za-z_$][\w$]*)`?\s+(?:in|of|from)\s+`?$/.exec(question.slice(0, at));
+    if (m && !STOP.has(m[1]!.toLowerCase())) out.add(m[1]!);
+  }
+  return [...out];
 }
 
 export async function linkByName(db: Db, question: string, root: string): Promise<{ links: ConceptLink[]; unresolved: string[] }> {
@@ -137,7 +152,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
     else unresolved.push(f);
   }
   const inFiles = new Map([...files].flatMap(([f, modules]) => modules.map((m) => [m.path, f] as const)));
-  const written = identifiers(question);
+  const written = [...new Set([...identifiers(question), ...namesBeforeFiles(question).filter((n) => !/^[a-z]/.test(n))])];
   /** Identifiers that named exactly one symbol: their words are that symbol's, not more of the question to guess from. */
   const exactIds: string[] = [];
   const word = subjectWord(question);
