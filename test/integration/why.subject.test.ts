@@ -68,3 +68,62 @@ describe('why_is_this: a decision record on the symbol\'s subject that does not 
     assert.ok(!data.documents.some((d) => d.where?.startsWith('docs/adr/')), r.text);
   });
 });
+
+/*
+ * The folder a symbol's file sits in names the part of the system it belongs
+ * to: `State.beginSync` in pkg/alertmanager/ is on the subject of the record
+ * about the alertmanager, not of one about another component's start-up that
+ * shares more of its words.
+ */
+describe("why_is_this: a record on the subject of the symbol's folder", function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await knowledgeIndexedFiles({
+      'pkg/alertmanager/replication.ts': [
+        'export class State {',
+        '  /** Waits until the peers are ready, then settles the state it holds. */',
+        '  beginSync(): void {',
+        '    return;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+      'docs/adr/0007-scalable-alertmanager.md': [
+        '# 7. A scalable alertmanager',
+        '',
+        '## Decision',
+        '',
+        'The alertmanager state is replicated to every replica, because a replica must sync its state from its peers before it begins to send notifications.',
+        '',
+      ].join('\n'),
+      'docs/adr/0008-ingester-startup.md': [
+        '# 8. Ingester start-up',
+        '',
+        '## Decision',
+        '',
+        'An ingester waits until it is ready before it begins to sync writes, because a ready ingester holds the whole state.',
+        '',
+      ].join('\n'),
+      // Records on other parts that use the common words too, as a real project's do: the rare word is the folder's.
+      ...Object.fromEntries(
+        ['querier', 'compactor', 'ruler', 'distributor'].map((part, k) => [
+          `docs/adr/00${10 + k}-${part}-rollout.md`,
+          [`# ${10 + k}. ${part} rollout`, '', '## Decision', '', `The ${part} waits until its ring is ready before it begins, because its state must be whole first.`, ''].join('\n'),
+        ]),
+      ),
+    });
+  });
+  after(() => fx.close());
+
+  it("links the record on its folder's subject, not the one that only shares more of its words", async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'State.beginSync' });
+    const data = r.data as { documents: { where?: string; tier: string; how: string }[] };
+    const adr = data.documents.find((d) => d.where === 'docs/adr/0007-scalable-alertmanager.md');
+    assert.ok(adr, r.text);
+    assert.equal(adr.tier, 'weak');
+    assert.match(adr.how, /^on its subject: .*"alertmanager"/);
+    assert.ok(!data.documents.some((d) => d.where === 'docs/adr/0008-ingester-startup.md'), r.text);
+  });
+});

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { offlineReport } from '../../src/core/knowledge/offline.js';
-import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, tieMatcher, TIE_KINDS, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
+import { bestSentences, candidates, containsInverted, literalOf, proseForms, isWarning, rankSentences, stringLiteralOf, stringValueForms, subjectSaysTitle, tieMatcher, TIE_KINDS, topicWords, valueForms, type Ties } from '../../src/core/knowledge/reasons.js';
 import { quoteFrom } from '../../src/core/knowledge/quotes.js';
 import { Report } from '../../src/core/knowledge/schemas.js';
 import { affixOf, bandWeights, isFocused, nameBody, namesPullRequest } from '../../src/core/knowledge/why.js';
@@ -406,6 +406,16 @@ describe('reaching the reason in other words', () => {
   it('a document names the pull request a commit came from: "PR #6036", "pull/6036", "(#6036)", not #60361', () => {
     for (const t of ['3. **celestia-app** ([PR #6036](https://example.com)): Update the client', 'see https://github.com/o/r/pull/6036 for it', 'the signer (#6036)', 'pull request #6036 did it']) assert.equal(namesPullRequest(t, 'PR #6036'), true, t);
     for (const t of ['PR #60361 changed it', 'issue 6036 is open', 'at 6036 blocks']) assert.equal(namesPullRequest(t, 'PR #6036'), false, t);
+  });
+
+  it("a commit's subject says a record's title: every topic word, in order, in any form; a title of one topic word is said by too much", () => {
+    assert.deepEqual(topicWords('RFC 0012: Time series partitioning in the compactor'), ['time', 'series', 'partitioning', 'compactor']);
+    assert.equal(subjectSaysTitle('Add ingesters shuffle sharding support on the read path (#3252)', 'Shuffle sharding on the read path'), true);
+    assert.equal(subjectSaysTitle('Time series partitioned in the compactors by series hash', 'Time series partitioning in compactor'), true);
+    // Out of order, a word missing, or a title that is only a record's kind and one word: not said.
+    assert.equal(subjectSaysTitle('Read path: shuffle sharding', 'Shuffle sharding on the read path'), false);
+    assert.equal(subjectSaysTitle('Add shuffle sharding support', 'Shuffle sharding on the read path'), false);
+    assert.equal(subjectSaysTitle('Scale the alertmanager', 'Design proposal: Alertmanager'), false);
   });
 
   it('linked sources are one band by how well they explain and how sure the link is: a decision record can come before the second commit of its lines', () => {

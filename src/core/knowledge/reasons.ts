@@ -1,4 +1,5 @@
-import { stem } from '../../shared/stem.js';
+import { rootOf, stem } from '../../shared/stem.js';
+import { STOP_WORDS } from '../../shared/stopWords.js';
 import { identifierWords } from '../linking/names.js';
 import { plain, sentences } from './text.js';
 
@@ -407,6 +408,26 @@ export function matchStem(word: string): string {
 /** The words of a text as the finder compares them (`matchStem`), in order. */
 export function stemmedWords(text: string): string[] {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? []).map(matchStem);
+}
+
+/** Words that say a title is a record's ("RFC", "Proposal", "Design doc"), not what it is about. */
+const RECORD_WORDS = new Set(['adr', 'rfc', 'proposal', 'design', 'doc', 'document', 'record', 'decision', 'draft', 'enhancement', 'one', 'pager']);
+
+/** What a title is about, in its words: less stop words, numbers and the words that say it is a record. */
+export function topicWords(title: string): string[] {
+  return (title.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []).filter((w) => w.length >= 2 && !STOP_WORDS.has(w) && !RECORD_WORDS.has(w));
+}
+
+/**
+ * Whether a commit's subject says what a record's title is about: every topic word of the title (two at least), in
+ * order, in any of its forms (`sharding` for "shard", `partitioning` for "partition").
+ */
+export function subjectSaysTitle(subject: string, title: string): boolean {
+  const wanted = topicWords(title).map(rootOf);
+  if (wanted.length < 2) return false;
+  let k = 0;
+  for (const w of (subject.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []).map(rootOf)) if (w === wanted[k] && ++k === wanted.length) return true;
+  return false;
 }
 
 /** Whether the stemmed words hold the run, in order, side by side. */

@@ -8,7 +8,7 @@ import { linkableSymbolsNamed, neighboursOf, qnamesOf, symbolsBySid } from '../s
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, containsRun, escape, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { bestSentences, candidates, containsInverted, containsRun, escape, subjectSaysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
 import { chunksOfDocuments, decisionRecords, documentsWithPathLike, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
@@ -16,7 +16,7 @@ import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, p
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { quote, sentences } from './text.js';
-import { callerComments, callsOf, codeSources, type Calls, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
+import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, aboutItself, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -532,7 +532,10 @@ async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, 
 /** Words any doc comment may use, whatever its code is about: they say it is code, or how a sentence goes, not its subject. */
 const NO_SUBJECT = new Set('get return returns returned param params parameter parameters value values function functions method methods class classes object objects given default none null nil true false string strings number numbers list lists type types instance instances argument arguments field fields call called calls used uses using err error errors should must also when then else each every otherwise because without per same cannot provides provided within not more over one two'.split(' '));
 
-/** Search terms, at most this many: the name's words first, then its doc comment's most frequent. */
+/** Folder names that say how code is laid out, not what it is about. */
+const GENERIC_FOLDERS = new Set('src lib libs pkg pkgs internal main app apps core common util utils shared impl java python scripts source sources packages modules components api apis views models handlers controllers services routes schemas serializers types helpers tests test spec base server client cmd'.split(' '));
+
+/** Search terms, at most this many: the name's words first, then its folder's, then its doc comment's most frequent. */
 const SUBJECT_TERMS = 16;
 
 /**
@@ -554,7 +557,9 @@ export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: re
     if (!r.text || r.relation !== 'self' || r.document.kind !== 'doc') continue;
     for (const w of (r.text.body.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).flatMap(identifierWords)) if (w.length >= 4 && content(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
-  const terms = [...new Set([...nameWords, ...[...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)])].slice(0, SUBJECT_TERMS);
+  // The folder its file is in names the part of the system it belongs to (`pkg/alertmanager`): a record on its subject is likely about that part.
+  const folderWords = identifierWords(path.posix.basename(folderOf(target.path))).filter((w) => content(w) && !GENERIC_FOLDERS.has(w));
+  const terms = [...new Set([...nameWords, ...folderWords, ...[...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)])].slice(0, SUBJECT_TERMS);
   if (!nameWords.length || terms.length < 3) return;
   let rows: ChunkRow[];
   try {
@@ -643,20 +648,56 @@ async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullReques
       const prior = docs.get(row.doc_id);
       const anchor: Anchor = { entity: pr, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names ${pr}, the pull request of a commit that last changed its lines — verify` };
       if (prior) {
-        if (prior.relation === 'self' && prior.hops === 1) prior.pullRequest ??= pr;
+        if (prior.relation === 'self' && prior.hops === 1) prior.change ??= pr;
         else {
           // Reached through a neighbour or another document: the pull request makes it about the symbol itself (weak).
           aboutItself(prior, anchor);
-          prior.pullRequest = pr;
+          prior.change = pr;
         }
         continue;
       }
       added++;
       const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
-      r.pullRequest = pr;
+      r.change = pr;
       r.anchors.push(anchor);
       addPassage(r, quoteFrom(row, [pr, `#${n}`]));
       docs.set(row.doc_id, r);
+    }
+  }
+}
+
+/**
+ * Decision records whose title a commit that last wrote the symbol's lines says in its subject ("Shuffle sharding on
+ * the read path" for the commit "Add ingesters shuffle sharding support on the read path"): the record designed the
+ * change that wrote the code. Weak, to verify (a change writes more than one symbol), at most two.
+ */
+async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: readonly ChangeSubject[], docs: Map<number, Reached>): Promise<void> {
+  if (!commits.length) return;
+  const records = await decisionRecords(db);
+  let added = 0;
+  for (const c of commits) {
+    for (const record of records) {
+      if (added >= 2) return;
+      if (!subjectSaysTitle(c.subject, record.title)) continue;
+      const sha = c.sha.slice(0, 7);
+      const anchor: Anchor = { entity: `commit ${sha}`, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its title is what commit ${sha} did ("${quote(c.subject, 100)}"), a commit that last changed its lines — verify` };
+      const prior = docs.get(record.doc_id);
+      if (prior) {
+        if (prior.relation === 'self' && prior.hops === 1) prior.change ??= `commit ${sha}`;
+        else {
+          aboutItself(prior, anchor);
+          prior.change = `commit ${sha}`;
+        }
+        continue;
+      }
+      const row = await firstChunkOf(db, record.doc_id);
+      if (!row) continue;
+      added++;
+      const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
+      r.change = `commit ${sha}`;
+      r.anchors.push(anchor);
+      addPassage(r, quoteFrom(row, topicWords(record.title)));
+      docs.set(record.doc_id, r);
     }
   }
 }
@@ -826,8 +867,8 @@ function docTexts(rows: readonly ChunkRow[]): Map<number, DocText> {
 
 export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   if (r.relation !== 'self' || r.hops !== 1) return false;
-  // A decision record about the pull request that wrote its lines is about the change as a whole.
-  if (r.pullRequest && RECORD_KINDS.has(r.document.kind)) return true;
+  // A decision record about a change that wrote its lines is about the change as a whole.
+  if (r.change && RECORD_KINDS.has(r.document.kind)) return true;
   // The README of its folder is about the code there as a whole.
   if (r.folder) return true;
   // The symbol's own comment is about it; a commit that changed its lines may be about anything else it changed: its sentences must name the symbol.
@@ -1100,6 +1141,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests, docs);
+    if (status.documents) await documentsTitledByItsCommits(db, target, h.subjects, docs);
     if (status.documents) await commitsAway(options.root, target, docs);
   }
   if (status.documents) {

@@ -230,7 +230,13 @@ export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[])
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
 
 /** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
-export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[] }> {
+/** A commit that last wrote some of a symbol's lines, by what it says it did: its subject line. */
+export interface ChangeSubject {
+  readonly sha: string;
+  readonly subject: string;
+}
+
+export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[]; subjects: ChangeSubject[] }> {
   const range = ranges.get(target.sid);
   const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
   const informative = commits.filter((c) => c.informative);
@@ -258,7 +264,8 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
   }
   // The pull requests the commits came from (most lines first): a document that names one is about the change that wrote these lines.
   const pullRequests = [...new Set(commits.map((c) => c.pr).filter((p): p is string => !!p))].slice(0, 5);
-  return { commits: commits.length, informative: informative.length, pullRequests };
+  const subjects = shown.map((c) => ({ sha: c.sha, subject: c.message.split('\n')[0]! }));
+  return { commits: commits.length, informative: informative.length, pullRequests, subjects };
 }
 
 /** Files a commit may change and still be about the symbol whose lines it wrote, when its message does not name it. */

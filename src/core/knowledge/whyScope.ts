@@ -63,8 +63,11 @@ export interface Reached {
   reasons: ReasonFound[];
   /** Reached by an affixed form of the symbol's name (`MsgRecoverClient` for RecoverClient): a decision record so reached is about it, whatever its tier. */
   affixed?: string;
-  /** Reached because it names the pull request of a commit that last changed the symbol's lines (`PR #6036`): the document is about that change. */
-  pullRequest?: string;
+  /**
+   * Reached as a document about a change that last wrote the symbol's lines: it names the change's pull request
+   * (`PR #6036`), or its title is the change's subject (`commit 1a2b3c4`).
+   */
+  change?: string;
   /** The README of the folder the symbol sits in (or the nearest folder above it): about the code there as a whole. */
   folder?: string;
   /**
