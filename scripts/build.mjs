@@ -101,17 +101,19 @@ const ranksApart = {
 // src/core/knowledge/reasons.ts, which only becomes a RegExp source. A String.raw whose text is used as
 // text would change: none is today. Nor does any code read a regex's `.source` or a function's text.
 // (Every non-ASCII character in the bundles was checked when this was written: all were in comments,
-// regex literals and that String.raw, none after a backslash; old and new regexes match alike.)
-// An escape after a backslash (`\’`) cannot be made this way, so the build stops on one rather than
-// change what it meant. Lines are left where they were, so the source maps still point at the right
+// regex literals and that String.raw; old and new regexes match alike.)
+// A character already escaped (`\’`, as wink-porter2-stemmer's regexes write the apostrophe) is an
+// identity escape: it means the character itself in a string, a template and a regex without the u flag
+// (with it, such an escape is a syntax error and cannot be in a bundle), so the backslash and the
+// character become the one `\uXXXX` escape. Lines are left where they were, so the source maps still point at the right
 // line; on the few lines with an escape (comments and regexes), columns past it are five further on
 // per escape than the map says. The webview bundles are left as they are (minified, they are ASCII).
 function asciiOnly(file) {
   const text = fs.readFileSync(file, 'utf8');
   if (!/[^\x00-\x7f]/.test(text)) return;
-  const escaped = text.replace(/(\\*)([^\x00-\x7f])/g, (_, slashes, unit, at) => {
-    if (slashes.length % 2) throw new Error(`scripts/build.mjs: ${path.relative(root, file)} has an escaped non-ASCII character at ${at}, which cannot be written as \\uXXXX`);
-    return `${slashes}\\u${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const escaped = text.replace(/(\\*)([^\x00-\x7f])/g, (_, slashes, unit) => {
+    const escape = `\\u${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    return slashes.length % 2 ? `${slashes.slice(1)}${escape}` : `${slashes}${escape}`;
   });
   fs.writeFileSync(file, escaped);
 }
