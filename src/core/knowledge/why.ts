@@ -557,13 +557,14 @@ export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: re
     if (!r.text || r.relation !== 'self' || r.document.kind !== 'doc') continue;
     for (const w of (r.text.body.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).flatMap(identifierWords)) if (w.length >= 4 && content(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
-  // The folder its file is in names the part of the system it belongs to (`pkg/alertmanager`): a record on its subject is likely about that part.
-  const folderWords = identifierWords(path.posix.basename(folderOf(target.path))).filter((w) => content(w) && !GENERIC_FOLDERS.has(w));
-  const terms = [...new Set([...nameWords, ...folderWords, ...[...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)])].slice(0, SUBJECT_TERMS);
+  const terms = [...new Set([...nameWords, ...[...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)])].slice(0, SUBJECT_TERMS);
   if (!nameWords.length || terms.length < 3) return;
+  // The folder its file is in names the part of the system it belongs to (`pkg/alertmanager`): a record on that part
+  // ranks first. It ranks, it does not decide: in a repository named for its domain every record has the word.
+  const folderWords = identifierWords(path.posix.basename(folderOf(target.path))).filter((w) => content(w) && !GENERIC_FOLDERS.has(w));
   let rows: ChunkRow[];
   try {
-    rows = await searchDocumentChunks(db, terms.map((t) => `"${t}"`).join(' OR '), ['adr', 'rfc', 'design'], 1);
+    rows = await searchDocumentChunks(db, [...new Set([...terms, ...folderWords])].map((t) => `"${t}"`).join(' OR '), ['adr', 'rfc', 'design'], 1);
   } catch {
     return;
   }
