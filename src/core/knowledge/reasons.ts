@@ -418,16 +418,26 @@ export function topicWords(title: string): string[] {
   return (title.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []).filter((w) => w.length >= 2 && !STOP_WORDS.has(w) && !RECORD_WORDS.has(w));
 }
 
+/** The roots of a text's words (`rootOf`), in order: how a commit's subject and a record's title are compared. */
+export function rootWords(text: string): string[] {
+  return (text.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []).map(rootOf);
+}
+
 /**
- * Whether a commit's subject says what a record's title is about: every topic word of the title (two at least), in
- * order, in any of its forms (`sharding` for "shard", `partitioning` for "partition").
+ * Whether a commit's subject, as its roots, says what a record's title is about, as the roots of its topic words:
+ * every one of them (two at least), in order, in any of its forms (`sharding` for "shard", `partitioning` for
+ * "partition"). Both sides rooted by the caller, once for all the pairs it compares.
  */
-export function subjectSaysTitle(subject: string, title: string): boolean {
-  const wanted = topicWords(title).map(rootOf);
-  if (wanted.length < 2) return false;
+export function saysTitle(subject: readonly string[], title: readonly string[]): boolean {
+  if (title.length < 2) return false;
   let k = 0;
-  for (const w of (subject.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []).map(rootOf)) if (w === wanted[k] && ++k === wanted.length) return true;
+  for (const w of subject) if (w === title[k] && ++k === title.length) return true;
   return false;
+}
+
+/** `saysTitle` of the texts themselves. */
+export function subjectSaysTitle(subject: string, title: string): boolean {
+  return saysTitle(rootWords(subject), topicWords(title).map(rootOf));
 }
 
 /** Whether the stemmed words hold the run, in order, side by side. */

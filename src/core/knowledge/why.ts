@@ -8,7 +8,8 @@ import { linkableSymbolsNamed, neighboursOf, qnamesOf, symbolsBySid } from '../s
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
-import { bestSentences, candidates, containsInverted, containsRun, escape, subjectSaysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { rootOf } from '../../shared/stem.js';
+import { bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
 import { chunksOfDocuments, decisionRecords, documentsWithPathLike, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
@@ -646,25 +647,36 @@ async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullReques
     for (const row of rows) {
       if (added >= 3) return;
       if (!namesPullRequest(row.text, pr)) continue;
-      const prior = docs.get(row.doc_id);
       const anchor: Anchor = { entity: pr, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names ${pr}, the pull request of a commit that last changed its lines — verify` };
-      if (prior) {
-        if (prior.relation === 'self' && prior.hops === 1) prior.change ??= pr;
-        else {
-          // Reached through a neighbour or another document: the pull request makes it about the symbol itself (weak).
-          aboutItself(prior, anchor);
-          prior.change = pr;
-        }
-        continue;
-      }
+      if (aboutTheChange(docs.get(row.doc_id), anchor, pr)) continue;
       added++;
-      const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
-      r.change = pr;
-      r.anchors.push(anchor);
-      addPassage(r, quoteFrom(row, [pr, `#${n}`]));
-      docs.set(row.doc_id, r);
+      docs.set(row.doc_id, reachedByChange(row, anchor, pr, [pr, `#${n}`]));
     }
   }
+}
+
+/**
+ * A document found to be about a change that wrote the symbol's lines, reached before: about the symbol itself already,
+ * it is marked so; reached through a neighbour or another document, the change makes it about the symbol itself (weak).
+ * False when it was not reached before.
+ */
+function aboutTheChange(prior: Reached | undefined, anchor: Anchor, change: string): boolean {
+  if (!prior) return false;
+  if (prior.relation === 'self' && prior.hops === 1) prior.change ??= change;
+  else {
+    aboutItself(prior, anchor);
+    prior.change = change;
+  }
+  return true;
+}
+
+/** A document about a change that wrote the symbol's lines, reached by it: weak, by git blame, with the passage on `needles`. */
+function reachedByChange(row: ChunkRow, anchor: Anchor, change: string, needles: readonly string[]): Reached {
+  const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
+  r.change = change;
+  r.anchors.push(anchor);
+  addPassage(r, quoteFrom(row, [...needles]));
+  return r;
 }
 
 /**
@@ -674,31 +686,21 @@ async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullReques
  */
 async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: readonly ChangeSubject[], docs: Map<number, Reached>): Promise<void> {
   if (!commits.length) return;
-  const records = await decisionRecords(db);
+  // Each title and subject rooted once, not once per pair compared.
+  const records = (await decisionRecords(db)).map((record) => ({ record, topic: topicWords(record.title) })).map((t) => ({ ...t, roots: t.topic.map(rootOf) }));
   let added = 0;
   for (const c of commits) {
-    for (const record of records) {
+    const subject = rootWords(c.subject);
+    for (const { record, topic, roots } of records) {
       if (added >= 2) return;
-      if (!subjectSaysTitle(c.subject, record.title)) continue;
-      const sha = c.sha.slice(0, 7);
-      const anchor: Anchor = { entity: `commit ${sha}`, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its title is what commit ${sha} did ("${quote(c.subject, 100)}"), a commit that last changed its lines — verify` };
-      const prior = docs.get(record.doc_id);
-      if (prior) {
-        if (prior.relation === 'self' && prior.hops === 1) prior.change ??= `commit ${sha}`;
-        else {
-          aboutItself(prior, anchor);
-          prior.change = `commit ${sha}`;
-        }
-        continue;
-      }
+      if (!saysTitle(subject, roots)) continue;
+      const change = `commit ${c.sha.slice(0, 7)}`;
+      const anchor: Anchor = { entity: change, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its title is what ${change} did ("${quote(c.subject, 100)}"), a commit that last changed its lines — verify` };
+      if (aboutTheChange(docs.get(record.doc_id), anchor, change)) continue;
       const row = await firstChunkOf(db, record.doc_id);
       if (!row) continue;
       added++;
-      const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
-      r.change = `commit ${sha}`;
-      r.anchors.push(anchor);
-      addPassage(r, quoteFrom(row, topicWords(record.title)));
-      docs.set(record.doc_id, r);
+      docs.set(record.doc_id, reachedByChange(row, anchor, change, topic));
     }
   }
 }

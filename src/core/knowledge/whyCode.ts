@@ -229,13 +229,13 @@ export function constructorsOf(target: SymbolRef, scope: readonly ScopeSymbol[])
 
 export type Ranges = ReadonlyMap<string, { readonly path: string; readonly line: number; readonly endLine: number }>;
 
-/** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
 /** A commit that last wrote some of a symbol's lines, by what it says it did: its subject line. */
 export interface ChangeSubject {
   readonly sha: string;
   readonly subject: string;
 }
 
+/** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
 export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[]; subjects: ChangeSubject[] }> {
   const range = ranges.get(target.sid);
   const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
