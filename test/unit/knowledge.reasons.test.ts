@@ -9,7 +9,7 @@ import { codeSources, tiesOf } from '../../src/core/knowledge/whyCode.js';
 import type { Reached } from '../../src/core/knowledge/whyScope.js';
 import { tempDir, write } from '../helpers/fixtures.js';
 import { symbolText } from '../../src/core/knowledge/sources/codeNotes.js';
-import { pullRequestOf } from '../../src/core/knowledge/sources/lineHistory.js';
+import { pullRequestOf, pullRequestsLinked } from '../../src/core/knowledge/sources/lineHistory.js';
 
 /* Reason finding within one document, the code's own notes, and reports that never fail on size. */
 
@@ -264,6 +264,12 @@ describe("the code's own notes", () => {
     assert.equal(pullRequestOf('Lower settlement max attempts to 3 (#142)\n\nbody'), 'PR #142');
     assert.equal(pullRequestOf('Merge pull request #7 from a/b'), 'PR #7');
     assert.equal(pullRequestOf('plain message'), undefined);
+  });
+
+  it('reads the pull requests a message links to by address, other than its own', () => {
+    const message = 'Add tenant resolver (#3486)\n\nAs described by the [proposal].\n\n[proposal]: https://github.com/cortexproject/cortex/pull/3364\nSee also https://github.com/o/r/pull/3486 and /pull/33640.';
+    assert.deepEqual(pullRequestsLinked(message, pullRequestOf(message)), ['PR #3364', 'PR #33640']);
+    assert.deepEqual(pullRequestsLinked('Fix the pool (#12)\n\nNo links here, only #45.'), []);
   });
 });
 

@@ -16,8 +16,9 @@ import { chunksOfDocuments, decisionRecords, documentsWithPathLike, firstChunkOf
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
+import { filesAddedByPullRequests } from './sources/lineHistory.js';
 import { quote, sentences } from './text.js';
-import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
+import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, type PullRequestOfLines, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, aboutItself, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
@@ -361,7 +362,11 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
   const bare = at > 0 && isCodeShaped(target.name.slice(at)) ? target.name.slice(at).replace(/^_+/, '') : undefined;
   const bareRe = bare ? asCodeName(bare) : undefined;
   for (const row of rows) {
-    const caseDiffers = unique && !verbatim.test(row.text) && (row.text.match(new RegExp(anyCase.source, 'gi')) ?? [])[0];
+    const otherCase = unique && !verbatim.test(row.text) ? (row.text.match(new RegExp(anyCase.source, 'gi')) ?? [])[0] : undefined;
+    // Only its first letter other (`ShadowDOM` for the flag shadowDOM, `NewServer` for newServer): by the convention of
+    // most languages another kind of thing, a type, a component, a concept, or in Go the exported name: weak, to verify.
+    const capitalOnly = otherCase && otherCase.slice(1) === target.name.slice(1) ? otherCase : undefined;
+    const caseDiffers = capitalOnly ? undefined : otherCase;
     const prior = docs.get(row.doc_id);
     if (prior) {
       // Reached weakly by its words already: the name in other letter case makes it strong.
@@ -373,17 +378,17 @@ async function documentsSearched(db: Db, target: SymbolRef, docs: Map<number, Re
     }
     const exact = unique && verbatim.test(row.text);
     const tier: LinkTier = exact ? 'exact' : caseDiffers ? 'strong' : 'weak';
-    const bareHit = !exact && !caseDiffers && bare && bareRe!.test(row.text) ? bare : undefined;
+    const bareHit = !exact && !caseDiffers && !capitalOnly && bare && bareRe!.test(row.text) ? bare : undefined;
     const r = reached(documentRef(row), tier, 'self', ['name search']);
     r.anchors.push({
-      entity: exact ? target.name : caseDiffers || bareHit || body.join(' '),
+      entity: exact ? target.name : caseDiffers || capitalOnly || bareHit || body.join(' '),
       entityType: 'search',
       tier,
       symbol: { sid: target.sid, qname: target.qname },
       relation: 'self',
-      reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : caseDiffers ? `names \`${caseDiffers}\`, its name in other letter case; one symbol has the name ${target.name}` : bareHit ? `names \`${bareHit}\`, its name without "${target.name.slice(0, at)}" — verify` : `has the words of its name ("${body.join(' ')}") — verify`,
+      reason: exact ? `names \`${target.name}\` verbatim; one symbol has that name (found by search, not by the graph)` : caseDiffers ? `names \`${caseDiffers}\`, its name in other letter case; one symbol has the name ${target.name}` : capitalOnly ? `names \`${capitalOnly}\`, its name with another first letter: perhaps another kind of thing of that name — verify` : bareHit ? `names \`${bareHit}\`, its name without "${target.name.slice(0, at)}" — verify` : `has the words of its name ("${body.join(' ')}") — verify`,
     });
-    addPassage(r, quoteFrom(row, [target.name, ...(caseDiffers ? [caseDiffers] : []), ...(bareHit ? [bareHit] : []), body.join(' ')]));
+    addPassage(r, quoteFrom(row, [target.name, ...(caseDiffers ? [caseDiffers] : []), ...(capitalOnly ? [capitalOnly] : []), ...(bareHit ? [bareHit] : []), body.join(' ')]));
     docs.set(row.doc_id, r);
   }
   await documentsByInvertedName(db, target, body, docs);
@@ -633,9 +638,9 @@ export function namesPullRequest(text: string, pr: string): boolean {
  * the change that wrote those lines, so read as about the symbol — weak, to
  * verify, since a pull request changes more than one symbol. At most three.
  */
-async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullRequests: readonly string[], docs: Map<number, Reached>): Promise<void> {
+async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], docs: Map<number, Reached>): Promise<void> {
   let added = 0;
-  for (const pr of pullRequests) {
+  for (const { pr } of pullRequests) {
     const n = /(\d+)$/.exec(pr)?.[1];
     if (!n || n.length < 2) continue;
     let rows: ChunkRow[];
@@ -702,6 +707,38 @@ async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: r
       added++;
       docs.set(record.doc_id, reachedByChange(row, anchor, change, topic));
     }
+  }
+}
+
+/** The least share of the symbol's lines a pull request must have written for the record it added to be the symbol's. */
+const MIN_SHARE_OF_LINES = 1 / 3;
+
+/**
+ * The decision record a pull request of the symbol's lines added, when it added exactly one: the change that wrote the
+ * code came with the record that designed it (a squash merge "Add the x/ratelimit module (#812)" that also adds
+ * docs/adr/adr-017-rate-limits.md). A pull request that added two or more is left out: which one is about the symbol
+ * cannot be told. Weak, to verify (a change writes more than one symbol), at most two.
+ */
+async function documentsAddedByItsPullRequests(db: Db, root: string, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], docs: Map<number, Reached>): Promise<void> {
+  // A pull request that wrote a few lines of the symbol was about something else (a Django upgrade, Javadoc
+  // follow-ups): on the bench's tuning questions, each record added by one that wrote under a third was another's.
+  const writers = pullRequests.filter((p) => p.of > 0 && p.lines / p.of >= MIN_SHARE_OF_LINES);
+  if (!writers.length) return;
+  const records = (await decisionRecords(db)).filter((r): r is typeof r & { path: string } => !!r.path);
+  const added = await filesAddedByPullRequests(root, writers.map((p) => p.pr), records.map((r) => r.path));
+  let reachedSoFar = 0;
+  for (const { pr, sha, lines, of, linked } of writers) {
+    if (reachedSoFar >= 2) return;
+    const files = [...new Set(added.get(pr) ?? [])];
+    if (files.length !== 1) continue;
+    const record = records.find((r) => r.path === files[0]);
+    if (!record) continue;
+    const anchor: Anchor = { entity: pr, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `added by ${pr}, ${linked ? `which commit ${sha.slice(0, 7)} links to; it last wrote` : `whose commit ${sha.slice(0, 7)} last wrote`} ${lines} of its ${of} lines — verify` };
+    if (aboutTheChange(docs.get(record.doc_id), anchor, pr)) continue;
+    const row = await firstChunkOf(db, record.doc_id);
+    if (!row) continue;
+    reachedSoFar++;
+    docs.set(record.doc_id, reachedByChange(row, anchor, pr, topicWords(record.title)));
   }
 }
 
@@ -1143,8 +1180,9 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   if (options.root && options.history !== false) {
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
-    if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests, docs);
+    if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests.filter((p) => !p.linked).slice(0, 5), docs);
     if (status.documents) await documentsTitledByItsCommits(db, target, h.subjects, docs);
+    if (status.documents) await documentsAddedByItsPullRequests(db, options.root, target, h.pullRequests, docs);
     if (status.documents) await commitsAway(options.root, target, docs);
   }
   if (status.documents) {

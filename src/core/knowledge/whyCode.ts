@@ -235,8 +235,20 @@ export interface ChangeSubject {
   readonly subject: string;
 }
 
+/** A pull request a commit that last wrote some of the symbol's lines came from, with that commit. */
+export interface PullRequestOfLines {
+  /** "PR #1234" */
+  readonly pr: string;
+  readonly sha: string;
+  /** How many of the symbol's lines the commit last wrote, of how many git blame gave. */
+  readonly lines: number;
+  readonly of: number;
+  /** The commit's message links to it; it is not the pull request the commit came from. */
+  readonly linked?: true;
+}
+
 /** The commits that last changed the symbol's lines, as sources (merged with their stored commit documents). */
-export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: string[]; subjects: ChangeSubject[] }> {
+export async function historySources(db: Db, root: string, target: SymbolRef, ranges: Ranges, docs: Map<number, Reached>, next: () => number): Promise<{ commits: number; informative: number; pullRequests: PullRequestOfLines[]; subjects: ChangeSubject[] }> {
   const range = ranges.get(target.sid);
   const commits = await historyOfLines(root, target.path, target.line, Math.max(target.line, range?.endLine ?? target.line));
   const informative = commits.filter((c) => c.informative);
@@ -262,8 +274,14 @@ export async function historySources(db: Db, root: string, target: SymbolRef, ra
     addPassage(r, { document, quote: quote(body.split('\n')[0]!, 280), ...invisibleIn(body.split('\n')[0]!) });
     docs.set(document.id, r);
   }
-  // The pull requests the commits came from (most lines first): a document that names one is about the change that wrote these lines.
-  const pullRequests = [...new Set(commits.map((c) => c.pr).filter((p): p is string => !!p))].slice(0, 5);
+  // The pull requests the commits came from or link to (most lines first): a document that names one, or that one
+  // added, is about the change that wrote these lines.
+  const pullRequests: PullRequestOfLines[] = [];
+  const lines = commits.reduce((n, c) => n + c.lines, 0);
+  for (const c of commits) {
+    const named = [...(c.pr ? [{ pr: c.pr }] : []), ...c.links.map((pr) => ({ pr, linked: true as const }))];
+    for (const p of named) if (!pullRequests.some((q) => q.pr === p.pr)) pullRequests.push({ ...p, sha: c.sha, lines: c.lines, of: lines });
+  }
   const subjects = shown.map((c) => ({ sha: c.sha, subject: c.message.split('\n')[0]! }));
   return { commits: commits.length, informative: informative.length, pullRequests, subjects };
 }

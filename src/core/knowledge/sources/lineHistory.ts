@@ -16,6 +16,8 @@ export interface LineCommit extends CommitLike {
   readonly lines: number;
   /** "PR #1234" when the message names the pull request it came from. */
   readonly pr?: string;
+  /** Other pull requests its message links to ("as described by the [proposal]: …/pull/3364"). */
+  readonly links: readonly string[];
   readonly informative: boolean;
 }
 
@@ -24,6 +26,14 @@ export function pullRequestOf(message: string): string | undefined {
   const subject = message.split('\n')[0] ?? '';
   const m = /\(#(\d+)\)\s*$/.exec(subject) ?? /^Merge pull request #(\d+)\b/.exec(subject) ?? /\b(?:PR|pull request)\s*#(\d+)\b/i.exec(message);
   return m ? `PR #${m[1]}` : undefined;
+}
+
+/** The pull requests a commit message links to by address (`https://github.com/org/repo/pull/3364`), other than its own. */
+export function pullRequestsLinked(message: string, own?: string): string[] {
+  const out = new Set<string>();
+  for (const m of message.matchAll(/\/pull\/(\d+)(?!\d)/g)) out.add(`PR #${m[1]}`);
+  if (own) out.delete(own);
+  return [...out];
 }
 
 /** Commits behind lines [start, end] of a workspace file, most lines first; empty outside git or on any failure. */
@@ -46,7 +56,7 @@ export async function historyOfLines(root: string, file: string, start: number, 
     if (!sha || message === undefined) continue;
     const msg = message.trim();
     const pr = pullRequestOf(msg);
-    out.push({ sha: sha.trim(), author: author ?? '', date: date ?? '', message: msg, lines: count.get(sha.trim()) ?? 0, informative: judgeCommit(msg).informative, ...(pr ? { pr } : {}) });
+    out.push({ sha: sha.trim(), author: author ?? '', date: date ?? '', message: msg, lines: count.get(sha.trim()) ?? 0, informative: judgeCommit(msg).informative, ...(pr ? { pr } : {}), links: pullRequestsLinked(msg, pr) });
   }
   return out.sort((a, b) => b.lines - a.lines || (b.date ?? '').localeCompare(a.date ?? ''));
 }
@@ -67,6 +77,40 @@ export async function filesOfCommits(root: string, shas: readonly string[], opti
     const [sha, ...files] = rec.split('\n').map((l) => l.trim()).filter(Boolean);
     if (!sha || !files.length) continue;
     out.set(sha, [...(out.get(sha) ?? []), ...files]);
+  }
+  return out;
+}
+
+/** The pull request a commit is, by its subject alone: GitHub's squash "(#123)" or a merge "Merge pull request #123". */
+function ownPullRequest(subject: string): string | undefined {
+  const m = /\(#(\d+)\)\s*$/.exec(subject) ?? /^Merge pull request #(\d+)\b/.exec(subject);
+  return m ? `PR #${m[1]}` : undefined;
+}
+
+/**
+ * The files among `paths` that each of these pull requests added, by the
+ * commits that added them and whose subject is the pull request's ("… (#123)",
+ * a squash merge). A file added on a branch that was merged with a merge commit
+ * is not seen (its commit does not name the pull request). Empty outside git
+ * or on any failure.
+ */
+export async function filesAddedByPullRequests(root: string, pullRequests: readonly string[], paths: readonly string[], options: { readonly timeoutMs?: number } = {}): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (!pullRequests.length || !paths.length) return out;
+  const wanted = new Set(pullRequests);
+  const known = new Set(paths);
+  // Their folders as the pathspec: a short command line, the same commits.
+  const folders = [...new Set(paths.map((p) => p.slice(0, Math.max(p.lastIndexOf('/'), 0)) || '.'))];
+  // Only commits whose message names one of them have their changes listed (git walks the history once either way).
+  const named = pullRequests.flatMap((pr) => ['--grep', `(#${pr.replace(/^\D+/, '')})`]);
+  const log = await git(root, ['log', '--no-color', '--no-renames', '--diff-filter=A', '--name-only', '--format=%x1e%s%x1f', '-F', ...named, '--', ...folders], { timeoutMs: options.timeoutMs ?? 8000, maxBuffer: 16 * 1024 * 1024 });
+  if (log.code !== 0) return out;
+  for (const rec of log.stdout.split('\x1e')) {
+    const [subject, files = ''] = rec.split('\x1f');
+    const pr = ownPullRequest(subject ?? '');
+    if (!pr || !wanted.has(pr)) continue;
+    const added = files.split('\n').map((f) => f.trim()).filter((f) => known.has(f));
+    if (added.length) out.set(pr, [...(out.get(pr) ?? []), ...added]);
   }
   return out;
 }
