@@ -207,6 +207,28 @@ describe("the code's own notes", () => {
     assert.doesNotMatch(inside.text, /@param|lastVerifiedBlock the last/);
   });
 
+  it('does not read comment lines that instruct a tool (code-generator markers, directives, linter switches) as prose', () => {
+    const go = [
+      '// BackendEndpoint describes a backend endpoint, which can be either a fully-qualified domain name or an IP address,',
+      '// because a backend may live outside the cluster.',
+      '// +kubebuilder:validation:XValidation:rule="(has(self.fqdn) || has(self.ip))",message="one of fqdn or ip must be specified"',
+      '// +optional',
+      '//nolint:revive',
+      'type BackendEndpoint struct {',
+      '\t// +k8s:deepcopy-gen=true',
+      '\t//go:generate stringer -type=Kind',
+      '\t// eslint-disable-next-line no-unused-vars',
+      '\tFQDN string',
+      '}',
+    ].join('\n');
+    const t = symbolText(go, 'api/v1/backend.go', 6, 11);
+    assert.equal(t.notes[0]!.text, 'BackendEndpoint describes a backend endpoint, which can be either a fully-qualified domain name or an IP address,\nbecause a backend may live outside the cluster.');
+    assert.ok(!t.notes.some((n) => /kubebuilder|deepcopy|go:generate|nolint|eslint/.test(n.text)), t.notes.map((n) => n.text).join(' | '));
+    // A line that only starts with a plus sign and a number is prose.
+    const plus = symbolText('// +1 retry keeps the partner within its rate limit.\nconst Retries = 1\n', 'pkg/r.go', 2, 2);
+    assert.match(plus.notes[0]!.text, /\+1 retry keeps the partner within its rate limit/);
+  });
+
   it('reads a Python docstring and Go doc comments', () => {
     const py = 'def settle(x):\n    """Settle once.\n\n    Never retried: the rail may have accepted it.\n    """\n    return x\n';
     const p = symbolText(py, 'pkg/mod.py', 1, 6);

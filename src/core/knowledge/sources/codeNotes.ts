@@ -45,13 +45,23 @@ function commentText(line: string, syntax: Syntax): string | undefined {
 }
 
 /**
+ * A comment line that is an instruction to a tool, not prose: Kubernetes code-generator markers
+ * (`+kubebuilder:validation:XValidation:rule=…`, `+optional`, `+k8s:deepcopy-gen=true`), Go directives
+ * (`go:generate`, `go:build`), and linters' and type checkers' switches (`nolint:errcheck`, `eslint-disable-next-line`,
+ * `@ts-expect-error`, `prettier-ignore`, `istanbul ignore next`, `pylint: disable=…`, `type: ignore`).
+ */
+const TOOL_DIRECTIVE = /^\s*(?:\+[a-zA-Z][\w.-]*(?:[:=].*)?$|go:[a-z]+\b|nolint\b|eslint-(?:disable|enable)|@ts-(?:ignore|expect-error|nocheck)\b|prettier-ignore\b|(?:istanbul|c8) ignore\b|pylint:\s*disable|type:\s*ignore\b)/;
+
+/**
  * Javadoc/JSDoc tags say what, rarely why; `@deprecated` and `@see` text is kept. The same in a run of line
- * comments: Java's Markdown doc comments (`/// @param lastVerifiedBlock …`) and JSDoc written with `//`.
+ * comments: Java's Markdown doc comments (`/// @param lastVerifiedBlock …`) and JSDoc written with `//`. Lines that
+ * instruct a tool (`TOOL_DIRECTIVE`) are not read either.
  */
 function withoutDocTags(lines: readonly string[]): string {
   const out: string[] = [];
   for (const l of lines) {
     if (/^\s*@(param|return|returns|throws|exception|type|typedef|template|since|author|version|override|inheritdoc|example)\b/i.test(l)) continue;
+    if (TOOL_DIRECTIVE.test(l)) continue;
     out.push(l.replace(/^\s*@(deprecated|see)\b\s*/i, (m) => `${m.trim().slice(1)}: `).replace(/\{@(?:link|code)\s+([^}]+)\}/g, '$1'));
   }
   return out.join('\n').trim();
