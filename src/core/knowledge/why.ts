@@ -12,7 +12,7 @@ import { rootOf } from '../../shared/stem.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
-import { chunksOfDocuments, decisionRecords, documentsWithPathLike, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, decisionRecords, documentsWithPathLike, type DecisionRecord, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
@@ -652,7 +652,7 @@ async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullReques
     for (const row of rows) {
       if (added >= 3) return;
       if (!namesPullRequest(row.text, pr)) continue;
-      const anchor: Anchor = { entity: pr, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `names ${pr}, the pull request of a commit that last changed its lines — verify` };
+      const anchor = changeAnchor(target, pr, `names ${pr}, the pull request of a commit that last changed its lines — verify`);
       if (aboutTheChange(docs.get(row.doc_id), anchor, pr)) continue;
       added++;
       docs.set(row.doc_id, reachedByChange(row, anchor, pr, [pr, `#${n}`]));
@@ -675,6 +675,11 @@ function aboutTheChange(prior: Reached | undefined, anchor: Anchor, change: stri
   return true;
 }
 
+/** How a change that wrote the symbol's lines (a pull request, a commit) reaches a document: weak, for the symbol itself, to verify. */
+function changeAnchor(target: SymbolRef, change: string, reason: string): Anchor {
+  return { entity: change, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason };
+}
+
 /** A document about a change that wrote the symbol's lines, reached by it: weak, by git blame, with the passage on `needles`. */
 function reachedByChange(row: ChunkRow, anchor: Anchor, change: string, needles: readonly string[]): Reached {
   const r = reached(documentRef(row), 'weak', 'self', ['git blame']);
@@ -689,10 +694,10 @@ function reachedByChange(row: ChunkRow, anchor: Anchor, change: string, needles:
  * the read path" for the commit "Add ingesters shuffle sharding support on the read path"): the record designed the
  * change that wrote the code. Weak, to verify (a change writes more than one symbol), at most two.
  */
-async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: readonly ChangeSubject[], docs: Map<number, Reached>): Promise<void> {
+async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: readonly ChangeSubject[], decisions: readonly DecisionRecord[], docs: Map<number, Reached>): Promise<void> {
   if (!commits.length) return;
   // Each title and subject rooted once, not once per pair compared.
-  const records = (await decisionRecords(db)).map((record) => ({ record, topic: topicWords(record.title) })).map((t) => ({ ...t, roots: t.topic.map(rootOf) }));
+  const records = decisions.map((record) => ({ record, topic: topicWords(record.title) })).map((t) => ({ ...t, roots: t.topic.map(rootOf) }));
   let added = 0;
   for (const c of commits) {
     const subject = rootWords(c.subject);
@@ -700,7 +705,7 @@ async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: r
       if (added >= 2) return;
       if (!saysTitle(subject, roots)) continue;
       const change = `commit ${c.sha.slice(0, 7)}`;
-      const anchor: Anchor = { entity: change, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its title is what ${change} did ("${quote(c.subject, 100)}"), a commit that last changed its lines — verify` };
+      const anchor = changeAnchor(target, change, `its title is what ${change} did ("${quote(c.subject, 100)}"), a commit that last changed its lines — verify`);
       if (aboutTheChange(docs.get(record.doc_id), anchor, change)) continue;
       const row = await firstChunkOf(db, record.doc_id);
       if (!row) continue;
@@ -719,12 +724,12 @@ const MIN_SHARE_OF_LINES = 1 / 3;
  * docs/adr/adr-017-rate-limits.md). A pull request that added two or more is left out: which one is about the symbol
  * cannot be told. Weak, to verify (a change writes more than one symbol), at most two.
  */
-async function documentsAddedByItsPullRequests(db: Db, root: string, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], docs: Map<number, Reached>): Promise<void> {
+async function documentsAddedByItsPullRequests(db: Db, root: string, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], decisions: readonly DecisionRecord[], docs: Map<number, Reached>): Promise<void> {
   // A pull request that wrote a few lines of the symbol was about something else (a Django upgrade, Javadoc
   // follow-ups): on the bench's tuning questions, each record added by one that wrote under a third was another's.
   const writers = pullRequests.filter((p) => p.of > 0 && p.lines / p.of >= MIN_SHARE_OF_LINES);
   if (!writers.length) return;
-  const records = (await decisionRecords(db)).filter((r): r is typeof r & { path: string } => !!r.path);
+  const records = decisions.filter((r): r is DecisionRecord & { path: string } => !!r.path);
   const added = await filesAddedByPullRequests(root, writers.map((p) => p.pr), records.map((r) => r.path));
   let reachedSoFar = 0;
   for (const { pr, sha, lines, of, linked } of writers) {
@@ -733,7 +738,7 @@ async function documentsAddedByItsPullRequests(db: Db, root: string, target: Sym
     if (files.length !== 1) continue;
     const record = records.find((r) => r.path === files[0]);
     if (!record) continue;
-    const anchor: Anchor = { entity: pr, entityType: 'history', tier: 'weak', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `added by ${pr}, ${linked ? `which commit ${sha.slice(0, 7)} links to; it last wrote` : `whose commit ${sha.slice(0, 7)} last wrote`} ${lines} of its ${of} lines — verify` };
+    const anchor = changeAnchor(target, pr, `added by ${pr}, ${linked ? `which commit ${sha.slice(0, 7)} links to; it last wrote` : `whose commit ${sha.slice(0, 7)} last wrote`} ${lines} of its ${of} lines — verify`);
     if (aboutTheChange(docs.get(record.doc_id), anchor, pr)) continue;
     const row = await firstChunkOf(db, record.doc_id);
     if (!row) continue;
@@ -1181,8 +1186,12 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests.filter((p) => !p.linked).slice(0, 5), docs);
-    if (status.documents) await documentsTitledByItsCommits(db, target, h.subjects, docs);
-    if (status.documents) await documentsAddedByItsPullRequests(db, options.root, target, h.pullRequests, docs);
+    if (status.documents && (h.subjects.length || h.pullRequests.length)) {
+      // The records both rules look among, read once.
+      const decisions = await decisionRecords(db);
+      await documentsTitledByItsCommits(db, target, h.subjects, decisions, docs);
+      await documentsAddedByItsPullRequests(db, options.root, target, h.pullRequests, decisions, docs);
+    }
     if (status.documents) await commitsAway(options.root, target, docs);
   }
   if (status.documents) {

@@ -21,10 +21,17 @@ export interface LineCommit extends CommitLike {
   readonly informative: boolean;
 }
 
-/** The pull request a commit message names: GitHub's squash "(#123)", a merge "Merge pull request #123". */
+/** The pull request a commit is, by its subject alone: GitHub's squash "(#123)" or a merge "Merge pull request #123". */
+function ownPullRequest(subject: string): string | undefined {
+  const m = /\(#(\d+)\)\s*$/.exec(subject) ?? /^Merge pull request #(\d+)\b/.exec(subject);
+  return m ? `PR #${m[1]}` : undefined;
+}
+
+/** The pull request a commit message names: its own by its subject (`ownPullRequest`), else "PR #123" in its text. */
 export function pullRequestOf(message: string): string | undefined {
-  const subject = message.split('\n')[0] ?? '';
-  const m = /\(#(\d+)\)\s*$/.exec(subject) ?? /^Merge pull request #(\d+)\b/.exec(subject) ?? /\b(?:PR|pull request)\s*#(\d+)\b/i.exec(message);
+  const own = ownPullRequest(message.split('\n')[0] ?? '');
+  if (own) return own;
+  const m = /\b(?:PR|pull request)\s*#(\d+)\b/i.exec(message);
   return m ? `PR #${m[1]}` : undefined;
 }
 
@@ -79,12 +86,6 @@ export async function filesOfCommits(root: string, shas: readonly string[], opti
     out.set(sha, [...(out.get(sha) ?? []), ...files]);
   }
   return out;
-}
-
-/** The pull request a commit is, by its subject alone: GitHub's squash "(#123)" or a merge "Merge pull request #123". */
-function ownPullRequest(subject: string): string | undefined {
-  const m = /\(#(\d+)\)\s*$/.exec(subject) ?? /^Merge pull request #(\d+)\b/.exec(subject);
-  return m ? `PR #${m[1]}` : undefined;
 }
 
 /**

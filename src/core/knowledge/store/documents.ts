@@ -92,7 +92,18 @@ export async function recordStatuses(db: Db, ids: readonly number[]): Promise<Ma
 }
 
 /** The decision records (ADRs, RFCs, designs), as documents to quote: where a superseded record's successor is looked for. */
-export async function decisionRecords(db: Db): Promise<{ doc_id: number; source: string; kind: DocKind; title: string; ref: string | null; path: string | null; url: string | null }[]> {
+/** A decision record, RFC or design, as stored. */
+export interface DecisionRecord {
+  readonly doc_id: number;
+  readonly source: string;
+  readonly kind: DocKind;
+  readonly title: string;
+  readonly ref: string | null;
+  readonly path: string | null;
+  readonly url: string | null;
+}
+
+export async function decisionRecords(db: Db): Promise<DecisionRecord[]> {
   return db.all("SELECT id AS doc_id, source, kind, title, ref, path, url FROM kn_documents WHERE kind IN ('adr', 'rfc', 'design')");
 }
 
