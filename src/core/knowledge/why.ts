@@ -12,7 +12,7 @@ import { rootOf } from '../../shared/stem.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
-import { chunksOfDocuments, decisionRecords, documentsWithPathLike, type DecisionRecord, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, decisionRecords, documentsWithPathLike, type DocumentRow, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
@@ -694,7 +694,7 @@ function reachedByChange(row: ChunkRow, anchor: Anchor, change: string, needles:
  * the read path" for the commit "Add ingesters shuffle sharding support on the read path"): the record designed the
  * change that wrote the code. Weak, to verify (a change writes more than one symbol), at most two.
  */
-async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: readonly ChangeSubject[], decisions: readonly DecisionRecord[], docs: Map<number, Reached>): Promise<void> {
+async function documentsTitledByItsCommits(db: Db, target: SymbolRef, commits: readonly ChangeSubject[], decisions: readonly DocumentRow[], docs: Map<number, Reached>): Promise<void> {
   if (!commits.length) return;
   // Each title and subject rooted once, not once per pair compared.
   const records = decisions.map((record) => ({ record, topic: topicWords(record.title) })).map((t) => ({ ...t, roots: t.topic.map(rootOf) }));
@@ -724,12 +724,12 @@ const MIN_SHARE_OF_LINES = 1 / 3;
  * docs/adr/adr-017-rate-limits.md). A pull request that added two or more is left out: which one is about the symbol
  * cannot be told. Weak, to verify (a change writes more than one symbol), at most two.
  */
-async function documentsAddedByItsPullRequests(db: Db, root: string, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], decisions: readonly DecisionRecord[], docs: Map<number, Reached>): Promise<void> {
+async function documentsAddedByItsPullRequests(db: Db, root: string, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], decisions: readonly DocumentRow[], docs: Map<number, Reached>): Promise<void> {
   // A pull request that wrote a few lines of the symbol was about something else (a Django upgrade, Javadoc
   // follow-ups): on the bench's tuning questions, each record added by one that wrote under a third was another's.
   const writers = pullRequests.filter((p) => p.of > 0 && p.lines / p.of >= MIN_SHARE_OF_LINES);
   if (!writers.length) return;
-  const records = decisions.filter((r): r is DecisionRecord & { path: string } => !!r.path);
+  const records = decisions.filter((r): r is DocumentRow & { path: string } => !!r.path);
   const added = await filesAddedByPullRequests(root, writers.map((p) => p.pr), records.map((r) => r.path));
   let reachedSoFar = 0;
   for (const { pr, sha, lines, of, linked } of writers) {

@@ -13,12 +13,8 @@ import { hasTable, replaceRows } from './rows.js';
  * extractor.
  */
 
-/** A chunk with its document, as quoting needs it. */
-export interface ChunkRow {
-  readonly chunk_id: number;
-  readonly text: string;
-  readonly start: number;
-  readonly line_start: number;
+/** A stored document, as answers name it. */
+export interface DocumentRow {
   readonly doc_id: number;
   readonly source: string;
   readonly kind: DocKind;
@@ -26,6 +22,14 @@ export interface ChunkRow {
   readonly ref: string | null;
   readonly path: string | null;
   readonly url: string | null;
+}
+
+/** A chunk with its document, as quoting needs it. */
+export interface ChunkRow extends DocumentRow {
+  readonly chunk_id: number;
+  readonly text: string;
+  readonly start: number;
+  readonly line_start: number;
   readonly sections: string | null;
   /** The record's own status, when it gives one (sources/recordStatus.ts). */
   readonly status?: RecordState | null;
@@ -92,18 +96,8 @@ export async function recordStatuses(db: Db, ids: readonly number[]): Promise<Ma
 }
 
 /** The decision records (ADRs, RFCs, designs), as documents to quote: where a superseded record's successor is looked for. */
-/** A decision record, RFC or design, as stored. */
-export interface DecisionRecord {
-  readonly doc_id: number;
-  readonly source: string;
-  readonly kind: DocKind;
-  readonly title: string;
-  readonly ref: string | null;
-  readonly path: string | null;
-  readonly url: string | null;
-}
-
-export async function decisionRecords(db: Db): Promise<DecisionRecord[]> {
+/** The decision records, RFCs and designs. */
+export async function decisionRecords(db: Db): Promise<DocumentRow[]> {
   return db.all("SELECT id AS doc_id, source, kind, title, ref, path, url FROM kn_documents WHERE kind IN ('adr', 'rfc', 'design')");
 }
 
