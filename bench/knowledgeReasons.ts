@@ -117,18 +117,25 @@ export function loadCases(): CorpusCases[] {
   return readCasesFile<{ corpora: CorpusCases[] }>('cases.json').corpora;
 }
 
-/** Lower-case words, markup dropped: how a needed sentence is compared with what an answer quotes. */
+/** Lower-case words, markup dropped (a link's target too: an answer quotes a link as its text): how a needed sentence is compared with what an answer quotes. */
 export function words(text: string): string[] {
   return text
     .toLowerCase()
+    .replace(/\]\((?:[^()\s]|\([^()\s]*\))*\)/g, ']')
     .replace(/[`*_]/g, '')
     .replace(/[\u2018\u2019\u201c\u201d]/g, "'")
     .match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** The quotations of an answer's text: what is between the quote marks of each `"…"` line. */
+/**
+ * The quotations of an answer's text: what is between each pair of quote marks, and on each line the span from
+ * its first quote mark to its last one before a citation (`" (line 35)`), a dash or the line's end — a quotation
+ * that itself quotes (`on Google's "protocol buffers" (protobuf) syntax`) is one quotation, not three fragments.
+ */
 export function quotations(text: string): string[][] {
-  return [...text.matchAll(/"([^"\n]{12,})"/g)].map((m) => words(m[1]!));
+  const pairs = [...text.matchAll(/"([^"\n]{12,})"/g)].map((m) => m[1]!);
+  const spans = [...text.matchAll(/"([^\n]{12,})"(?=[ \t]*(?:\(|—|$))/gm)].map((m) => m[1]!).filter((q) => q.includes('"'));
+  return [...pairs, ...spans].map(words);
 }
 
 /** A needed sentence counts as quoted when one quotation holds at least 80% of its words in order (a cut quotation still counts). */
