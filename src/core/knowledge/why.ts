@@ -577,9 +577,11 @@ export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: re
   const best = rows[0];
   const prior = best ? docs.get(best.doc_id) : undefined;
   if (!best || (prior && prior.relation === 'self' && prior.hops === 1)) return;
-  const said = new Set(stemmedWords(`${best.title} ${(await chunksOfDocuments(db, [best.doc_id])).map((c) => c.text).join('\n')}`));
-  const namesHad = nameWords.filter((w) => said.has(matchStem(w)));
-  const termsHad = terms.filter((w) => said.has(matchStem(w)));
+  // Compared by root, derivations folded (`generate` in a record that says "generated"): a name's verb is rarely in the record's form.
+  const said = new Set(stemmedWords(`${best.title} ${(await chunksOfDocuments(db, [best.doc_id])).map((c) => c.text).join('\n')}`).map(rootOf));
+  const has = (w: string) => said.has(rootOf(matchStem(w)));
+  const namesHad = nameWords.filter(has);
+  const termsHad = terms.filter(has);
   const everyNameWord = nameWords.length >= 2 && namesHad.length === nameWords.length;
   if (termsHad.length < 3 || (!everyNameWord && (namesHad.length < Math.min(2, nameWords.length) || termsHad.length < terms.length / 2))) return;
   const shown = [...namesHad, ...termsHad.filter((w) => !namesHad.includes(w))].slice(0, 5);
