@@ -56,6 +56,22 @@ describe('reason finding', () => {
     for (const t of texts) assert.doesNotMatch(t, /^(title:|status:|- Status|- Date|# ADR|static readonly|- \[Partner)/, t);
   });
 
+  it('never offers a markdown link reference definition as a quote, however long its label', () => {
+    const doc = [
+      '## Decision',
+      '',
+      'Envoy Gateway watches every resource an extension introduces, so that the two never hold state to synchronize.',
+      '',
+      '[gw_api]: https://gateway-api.sigs.k8s.io',
+      '[BackendObjectReference Extension]: https://gateway-api.sigs.k8s.io/guides/#approach-to-extensibility "Extensibility"',
+      '[internal listeners]: <https://www.envoyproxy.io/docs/envoy/latest/internal_listener>',
+    ].join('\n');
+    assert.deepEqual(
+      candidates(doc).map((c) => c.text),
+      ['Envoy Gateway watches every resource an extension introduces, so that the two never hold state to synchronize.'],
+    );
+  });
+
   it('ranks the constraint with its numbers and the decision clause first, tied by name and by value', () => {
     const best = bestSentences(rankSentences(candidates(ADR), tieMatcher(ties)), 3);
     const quoted = best.map((b) => b.text).join(' | ');

@@ -114,10 +114,14 @@ function sectionKind(heading: string): SectionKind {
   return 'other';
 }
 
-/** A line that is only links (a reference bullet, a URL). */
+/** A markdown link reference definition (`[gw_api]: https://gateway-api.sigs.k8s.io "Gateway API"`): where a link goes, not prose. */
+const LINK_DEFINITION = /^\[[^\]]+\]:\s*(?:<[^>]*>|\S+)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?$/;
+
+/** A line that is only links (a reference bullet, a URL, a link reference definition). */
 function isLinkLine(line: string): boolean {
   const t = line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim();
   if (!t) return false;
+  if (LINK_DEFINITION.test(t)) return true;
   const rest = t
     .replace(/!?\[[^\]]*\]\([^)]*\)/g, '')
     .replace(/\[[^\]]*\]\[[^\]]*\]/g, '')

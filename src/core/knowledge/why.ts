@@ -8,7 +8,7 @@ import { linkableSymbolsNamed, neighboursOf, qnamesOf, symbolsBySid } from '../s
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
-import { rootOf } from '../../shared/stem.js';
+import { rootOf, stem } from '../../shared/stem.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
@@ -515,9 +515,15 @@ async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, 
   const words = subjectWords(target.name);
   if (words.length < 2) return;
   const wanted = words.join(' ');
-  const named = (await documentsWithPathLike(db, words[words.length - 1]!)).filter(
-    (row) => (path.posix.basename(row.path!).replace(/\.\w+$/, '').replace(/^\d+[-_]/, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ') === wanted,
+  // Word by word as the finder compares words: envoy-patch-policy.md is named for ProcessEnvoyPatchPolicies.
+  const stems = words.map(matchStem).join(' ');
+  const last = stem(words[words.length - 1]!);
+  const all = (await documentsWithPathLike(db, last)).filter(
+    (row) => (path.posix.basename(row.path!).replace(/\.\w+$/, '').replace(/^\d+[-_]/, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(matchStem).join(' ') === stems,
   );
+  // A decision record named for it is its record; a guide of the same name (and its copies for each released version) is how to use it.
+  const records = all.filter((row) => RECORD_KINDS.has(row.kind));
+  const named = records.length ? records : all;
   for (const row of named) {
     const anchor: Anchor = { entity: wanted, entityType: 'search', tier: 'strong', symbol: { sid: target.sid, qname: target.qname }, relation: 'self', reason: `its file is named for it: ${path.posix.basename(row.path!)} is ${wanted}` };
     const prior = docs.get(row.doc_id);
@@ -526,10 +532,12 @@ async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, 
       // Reached weakly, through a neighbour or another document: its name makes it about the symbol itself.
       aboutItself(prior, anchor);
       delete prior.subject;
+      prior.namedFor = wanted;
       continue;
     }
     const r = reached(documentRef(row), 'strong', 'self', ['name search']);
     r.anchors.push(anchor);
+    r.namedFor = wanted;
     addPassage(r, quoteFrom(row, words));
     docs.set(row.doc_id, r);
   }
@@ -930,11 +938,48 @@ export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
   return ties.names.some((n) => title.includes(n)) || ties.phrases.some((p) => p.length > 1 && mentions(p[0]!) && mentions(p[p.length - 1]!)) || title.includes(target.name);
 }
 
+/** A folder of a documentation site named for a release (`v1.5`, `version-2.3`, `latest`): it holds that release's copy of each page. */
+const RELEASE_FOLDER = /^(?:v?\d+(?:\.\d+)+(?:\.x)?|version-[\w.-]+|latest|current|stable|next)$/i;
+
+/** Which copy of a page is kept: outside any release folder, then the current one, then the newest release. */
+function releaseOrder(p: string): number[] {
+  const release = p.split('/').find((seg) => RELEASE_FOLDER.test(seg));
+  if (!release) return [0];
+  if (/^(latest|current|stable)$/i.test(release)) return [1];
+  return [2, ...(release.match(/\d+/g) ?? []).map((n) => -Number(n))];
+}
+
+/**
+ * A documentation site keeps a copy of each page for each release (site/content/en/v1.5/tasks/…,
+ * versioned_docs/version-2.3/…), and often the current page outside them: pages of one kind, file name and title, one
+ * of them in a release folder, are copies of one page, one source for the answer, not eleven that crowd out the
+ * rest. The copy kept is the most certain link, then the one `releaseOrder` puts first. Documents only.
+ */
+export function withoutReleaseCopies(docs: Map<number, Pick<Reached, 'tier' | 'text' | 'document'>>): void {
+  const copies = new Map<string, number[]>();
+  for (const [id, r] of docs) {
+    const p = r.document.path;
+    if (!p || r.text) continue;
+    const key = `${r.document.kind}\u0000${path.posix.basename(p)}\u0000${r.document.title}`;
+    copies.set(key, [...(copies.get(key) ?? []), id]);
+  }
+  const before = (a: readonly number[], b: readonly number[]) => {
+    for (let k = 0; k < Math.max(a.length, b.length); k++) if ((a[k] ?? 0) !== (b[k] ?? 0)) return (a[k] ?? 0) - (b[k] ?? 0);
+    return 0;
+  };
+  for (const ids of copies.values()) {
+    if (ids.length < 2 || !ids.some((id) => releaseOrder(docs.get(id)!.document.path!)[0]! > 0)) continue;
+    ids.sort((a, b) => TIER_RANK[docs.get(a)!.tier] - TIER_RANK[docs.get(b)!.tier] || before(releaseOrder(docs.get(a)!.document.path!), releaseOrder(docs.get(b)!.document.path!)));
+    for (const id of ids.slice(1)) docs.delete(id);
+  }
+}
+
 /** Ranks each source's sentences with the symbol's ties (and the names by which the source reaches it) and keeps the reasons. */
 async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef, ties: Ties, options: WhyOptions = {}): Promise<void> {
   const stored = docTexts(await chunksOfDocuments(db, [...docs.keys()].filter((id) => id > 0)));
   const model = options.model === null ? undefined : (options.model ?? currentModel());
   const nameWords = identifierWords(target.name).map(matchStem);
+  const nameRoots = new Set(identifierWords(target.name).map((w) => w.toLowerCase()).filter((w) => w.length >= 3 && !STOP_WORDS.has(w) && !NO_SUBJECT.has(w)).map((w) => rootOf(matchStem(w))));
   const placeWords = [...new Set([...identifierWords(path.posix.basename(target.path).replace(/\.\w+$/, '')), ...identifierWords(path.posix.basename(folderOf(target.path)))].map(matchStem))];
   const yielder = new Yielder(12, 1);
   for (const [id, r] of docs) {
@@ -973,10 +1018,17 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // sentence by the fitted ranker is quoted, one only, on the hand-set scale of its best sentence (weak, below a
     // reason of the symbol's own). Tuning: 5 more questions cite their document, no no-reason answer lost.
     const weakRecord = !best.length && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind) && !!top[0] && top[0].explains >= REASON_EXPLAINS;
+    // A decision record about the symbol itself is not dropped for want of a sentence that ties to it by the hand-set
+    // score: its most likely sentences by the fitted ranker are quoted, two at most, at the bar of a reason. About it:
+    // named for it, or naming it under a title on its subject (jaeger's "Cassandra FindTraceIDs Duration Query
+    // Behavior" for `durationBucketSize`); a record on another subject that names it shows the code in passing
+    // (openedx-events' "Enable producing to event bus via settings" calling `load_all_signals()`).
+    const titleOnItsSubject = () => rootWords(r.document.title).some((w) => nameRoots.has(w));
+    const recordAboutIt = !best.length && aboutIt && RECORD_KINDS.has(r.document.kind) && !!top[0] && top[0].explains >= REASON_EXPLAINS && (!!r.namedFor || titleOnItsSubject());
     let chosen: RankedSentence[] = best;
-    if (model && (best.length || weakRecord)) {
-      const fitted = fittedBest(rerank(hand, ctx, model), model, describes, (best[0] ?? top[0])!.score, tiedLead);
-      chosen = best.length ? fitted : fitted.slice(0, 1);
+    if (model && (best.length || weakRecord || recordAboutIt)) {
+      const fitted = fittedBest(rerank(hand, ctx, model), model, describes, recordAboutIt ? Math.max(REASON_SCORE, top[0]!.score) : (best[0] ?? top[0])!.score, tiedLead);
+      chosen = best.length ? fitted : fitted.slice(0, recordAboutIt ? 2 : 1);
     }
     r.reasons = chosen.map((s) => reasonFound(r.document, text, s));
   }
@@ -1200,6 +1252,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await withStatuses(db, docs);
     if (await successorsOf(db, docs)) await withStatuses(db, docs);
   }
+  withoutReleaseCopies(docs);
   const ties = tiesOf(target, scope, declaration);
   await findReasons(db, docs, target, ties, options);
   settleSubjectLinks(docs);

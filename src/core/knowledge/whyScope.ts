@@ -63,6 +63,8 @@ export interface Reached {
   reasons: ReasonFound[];
   /** Reached by an affixed form of the symbol's name (`MsgRecoverClient` for RecoverClient): a decision record so reached is about it, whatever its tier. */
   affixed?: string;
+  /** Its file is named for the symbol's subject (envoy-patch-policy.md for ProcessEnvoyPatchPolicies): the words. */
+  namedFor?: string;
   /**
    * Reached as a document about a change that last wrote the symbol's lines: it names the change's pull request
    * (`PR #6036`), or its title is the change's subject (`commit 1a2b3c4`).
