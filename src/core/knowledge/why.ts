@@ -16,7 +16,7 @@ import { chunksOfDocuments, decisionRecords, documentsWithPathLike, type Documen
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
-import { filesAddedByPullRequests } from './sources/lineHistory.js';
+import { filesAddedByPullRequests, pullRequestNumber } from './sources/lineHistory.js';
 import { quote, sentences } from './text.js';
 import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, type PullRequestOfLines, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, aboutItself, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
@@ -517,6 +517,7 @@ async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, 
   const wanted = words.join(' ');
   // Word by word as the finder compares words: envoy-patch-policy.md is named for ProcessEnvoyPatchPolicies.
   const stems = words.map(matchStem).join(' ');
+  // The path is searched as it is written: the last word's light stem, never a spelled-out abbreviation.
   const last = stem(words[words.length - 1]!);
   const all = (await documentsWithPathLike(db, last)).filter(
     (row) => (path.posix.basename(row.path!).replace(/\.\w+$/, '').replace(/^\d+[-_]/, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(matchStem).join(' ') === stems,
@@ -546,6 +547,11 @@ async function documentsNamedForIt(db: Db, target: SymbolRef, docs: Map<number, 
 /** Words any doc comment may use, whatever its code is about: they say it is code, or how a sentence goes, not its subject. */
 const NO_SUBJECT = new Set('get return returns returned param params parameter parameters value values function functions method methods class classes object objects given default none null nil true false string strings number numbers list lists type types instance instances argument arguments field fields call called calls used uses using err error errors should must also when then else each every otherwise because without per same cannot provides provided within not more over one two'.split(' '));
 
+/** A word that can say what code is about: three letters or more, neither a stop word nor one any doc comment uses. */
+function isSubjectWord(w: string): boolean {
+  return w.length >= 3 && !STOP_WORDS.has(w) && !NO_SUBJECT.has(w);
+}
+
 /** Folder names that say how code is laid out, not what it is about. */
 const GENERIC_FOLDERS = new Set('src lib libs pkg pkgs internal main app apps core common util utils shared impl java python scripts source sources packages modules components api apis views models handlers controllers services routes schemas serializers types helpers tests test spec base server client cmd'.split(' '));
 
@@ -563,19 +569,18 @@ const SUBJECT_TERMS = 16;
  * moved up to the symbol itself. Weak, to verify, at most one.
  */
 export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: readonly ScopeSymbol[], docs: Map<number, Reached>): Promise<void> {
-  const content = (w: string) => w.length >= 3 && !STOP_WORDS.has(w) && !NO_SUBJECT.has(w);
   const container = scope.find((s) => s.relation === 'container');
-  const nameWords = [...new Set([...identifierWords(target.name), ...(container ? identifierWords(segments(container.qname).pop() ?? '') : [])])].filter(content);
+  const nameWords = [...new Set([...identifierWords(target.name), ...(container ? identifierWords(segments(container.qname).pop() ?? '') : [])])].filter(isSubjectWord);
   const counts = new Map<string, number>();
   for (const r of docs.values()) {
     if (!r.text || r.relation !== 'self' || r.document.kind !== 'doc') continue;
-    for (const w of (r.text.body.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).flatMap(identifierWords)) if (w.length >= 4 && content(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of (r.text.body.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []).flatMap(identifierWords)) if (w.length >= 4 && isSubjectWord(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   const terms = [...new Set([...nameWords, ...[...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)])].slice(0, SUBJECT_TERMS);
   if (!nameWords.length || terms.length < 3) return;
   // The folder its file is in names the part of the system it belongs to (`pkg/alertmanager`): a record on that part
   // ranks first. It ranks, it does not decide: in a repository named for its domain every record has the word.
-  const folderWords = identifierWords(path.posix.basename(folderOf(target.path))).filter((w) => content(w) && !GENERIC_FOLDERS.has(w));
+  const folderWords = identifierWords(path.posix.basename(folderOf(target.path))).filter((w) => isSubjectWord(w) && !GENERIC_FOLDERS.has(w));
   let rows: ChunkRow[];
   try {
     rows = await searchDocumentChunks(db, [...new Set([...terms, ...folderWords])].map((t) => `"${t}"`).join(' OR '), ['adr', 'rfc', 'design'], 1);
@@ -637,7 +642,7 @@ function settleSubjectLinks(docs: Map<number, Reached>): void {
 
 /** Whether a text names pull request `PR #n`: "PR #6036", "pull request #6036", "…/pull/6036", "(#6036)". */
 export function namesPullRequest(text: string, pr: string): boolean {
-  const n = /(\d+)$/.exec(pr)?.[1];
+  const n = pullRequestNumber(pr);
   if (!n) return false;
   return new RegExp(`(?:\\bPR\\s*#?|\\bpull request\\s*#?|/pulls?/|\\(#)${n}(?!\\d)`, 'i').test(text);
 }
@@ -651,7 +656,7 @@ export function namesPullRequest(text: string, pr: string): boolean {
 async function documentsNamingPullRequests(db: Db, target: SymbolRef, pullRequests: readonly PullRequestOfLines[], docs: Map<number, Reached>): Promise<void> {
   let added = 0;
   for (const { pr } of pullRequests) {
-    const n = /(\d+)$/.exec(pr)?.[1];
+    const n = pullRequestNumber(pr);
     if (!n || n.length < 2) continue;
     let rows: ChunkRow[];
     try {
@@ -941,36 +946,27 @@ export function isFocused(r: Reached, target: SymbolRef, ties: Ties): boolean {
 /** A folder of a documentation site named for a release (`v1.5`, `version-2.3`, `latest`): it holds that release's copy of each page. */
 const RELEASE_FOLDER = /^(?:v?\d+(?:\.\d+)+(?:\.x)?|version-[\w.-]+|latest|current|stable|next)$/i;
 
-/** Which copy of a page is kept: outside any release folder, then the current one, then the newest release. */
-function releaseOrder(p: string): number[] {
-  const release = p.split('/').find((seg) => RELEASE_FOLDER.test(seg));
-  if (!release) return [0];
-  if (/^(latest|current|stable)$/i.test(release)) return [1];
-  return [2, ...(release.match(/\d+/g) ?? []).map((n) => -Number(n))];
-}
-
 /**
  * A documentation site keeps a copy of each page for each release (site/content/en/v1.5/tasks/…,
  * versioned_docs/version-2.3/…), and often the current page outside them: pages of one kind, file name and title, one
  * of them in a release folder, are copies of one page, one source for the answer, not eleven that crowd out the
- * rest. The copy kept is the most certain link, then the one `releaseOrder` puts first. Documents only.
+ * rest. The copy kept is the most certain link, then the page outside any release folder, then the current one
+ * (`latest`), then the newest release, then `next`. Documents only.
  */
 export function withoutReleaseCopies(docs: Map<number, Pick<Reached, 'tier' | 'text' | 'document'>>): void {
-  const copies = new Map<string, number[]>();
+  const copies = new Map<string, { id: number; tier: LinkTier; rank: number; release: string }[]>();
   for (const [id, r] of docs) {
     const p = r.document.path;
     if (!p || r.text) continue;
+    const release = p.split('/').find((seg) => RELEASE_FOLDER.test(seg)) ?? '';
+    const rank = !release ? 0 : /^(latest|current|stable)$/i.test(release) ? 1 : /^next$/i.test(release) ? 3 : 2;
     const key = `${r.document.kind}\u0000${path.posix.basename(p)}\u0000${r.document.title}`;
-    copies.set(key, [...(copies.get(key) ?? []), id]);
+    copies.set(key, [...(copies.get(key) ?? []), { id, tier: r.tier, rank, release }]);
   }
-  const before = (a: readonly number[], b: readonly number[]) => {
-    for (let k = 0; k < Math.max(a.length, b.length); k++) if ((a[k] ?? 0) !== (b[k] ?? 0)) return (a[k] ?? 0) - (b[k] ?? 0);
-    return 0;
-  };
-  for (const ids of copies.values()) {
-    if (ids.length < 2 || !ids.some((id) => releaseOrder(docs.get(id)!.document.path!)[0]! > 0)) continue;
-    ids.sort((a, b) => TIER_RANK[docs.get(a)!.tier] - TIER_RANK[docs.get(b)!.tier] || before(releaseOrder(docs.get(a)!.document.path!), releaseOrder(docs.get(b)!.document.path!)));
-    for (const id of ids.slice(1)) docs.delete(id);
+  for (const pages of copies.values()) {
+    if (pages.length < 2 || !pages.some((c) => c.rank > 0)) continue;
+    pages.sort((a, b) => TIER_RANK[a.tier] - TIER_RANK[b.tier] || a.rank - b.rank || b.release.localeCompare(a.release, 'en', { numeric: true }));
+    for (const c of pages.slice(1)) docs.delete(c.id);
   }
 }
 
@@ -979,7 +975,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
   const stored = docTexts(await chunksOfDocuments(db, [...docs.keys()].filter((id) => id > 0)));
   const model = options.model === null ? undefined : (options.model ?? currentModel());
   const nameWords = identifierWords(target.name).map(matchStem);
-  const nameRoots = new Set(identifierWords(target.name).map((w) => w.toLowerCase()).filter((w) => w.length >= 3 && !STOP_WORDS.has(w) && !NO_SUBJECT.has(w)).map((w) => rootOf(matchStem(w))));
+  const nameRoots = new Set(identifierWords(target.name).filter(isSubjectWord).map((w) => rootOf(matchStem(w))));
   const placeWords = [...new Set([...identifierWords(path.posix.basename(target.path).replace(/\.\w+$/, '')), ...identifierWords(path.posix.basename(folderOf(target.path)))].map(matchStem))];
   const yielder = new Yielder(12, 1);
   for (const [id, r] of docs) {

@@ -35,6 +35,11 @@ export function pullRequestOf(message: string): string | undefined {
   return m ? `PR #${m[1]}` : undefined;
 }
 
+/** The number of a pull request as the finder names it (`PR #3364` → `3364`). */
+export function pullRequestNumber(pr: string): string | undefined {
+  return /(\d+)$/.exec(pr)?.[1];
+}
+
 /** The pull requests a commit message links to by address (`https://github.com/org/repo/pull/3364`), other than its own. */
 export function pullRequestsLinked(message: string, own?: string): string[] {
   const out = new Set<string>();
@@ -103,7 +108,7 @@ export async function filesAddedByPullRequests(root: string, pullRequests: reado
   // Their folders as the pathspec: a short command line, the same commits.
   const folders = [...new Set(paths.map((p) => p.slice(0, Math.max(p.lastIndexOf('/'), 0)) || '.'))];
   // Only commits whose message names one of them have their changes listed (git walks the history once either way).
-  const named = pullRequests.flatMap((pr) => ['--grep', `(#${pr.replace(/^\D+/, '')})`]);
+  const named = pullRequests.flatMap((pr) => ['--grep', `(#${pullRequestNumber(pr)})`]);
   const log = await git(root, ['log', '--no-color', '--no-renames', '--diff-filter=A', '--name-only', '--format=%x1e%s%x1f', '-F', ...named, '--', ...folders], { timeoutMs: options.timeoutMs ?? 8000, maxBuffer: 16 * 1024 * 1024 });
   if (log.code !== 0) return out;
   for (const rec of log.stdout.split('\x1e')) {
