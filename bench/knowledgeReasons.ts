@@ -9,6 +9,7 @@ import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
 import { goReceiverType, isIndexed, locationOf, modulesAt, resolveOneSymbol, resolveSymbols } from '../src/core/structural/lookup.js';
+import { declaredParameters } from '../src/core/structural/parameters.js';
 import { askTool } from '../src/core/tools/ask.js';
 import { tokens } from '../src/core/tools/budget.js';
 import { fitWhy, whyIsThisTool } from '../src/core/tools/whyIsThis.js';
@@ -193,11 +194,20 @@ function naturalName(ws: Workspace, c: Case, target: { name: string; qname: stri
  * The name as a person would write it to be understood: the natural name, and when that names several symbols, with the
  * file the symbol is in ("execute in sessions-request.handler.js"; its path when other folders hold a file of that name).
  */
-async function unambiguousName(ws: Workspace, natural: string, target: { path: string }): Promise<string> {
+async function unambiguousName(ws: Workspace, natural: string, target: { name: string; path: string; line: number }): Promise<string> {
   const named = await resolveSymbols(ws.db, natural, { root: ws.root }).catch(() => []);
   if (named.length < 2) return natural;
   const base = path.basename(target.path);
-  return `${natural} in ${(await modulesAt(ws.db, base, { root: ws.root })).length === 1 ? base : target.path}`;
+  const file = (await modulesAt(ws.db, base, { root: ws.root })).length === 1 ? base : target.path;
+  // Overloads in one file: the one meant, with its parameters as its declaration writes them ("transfer(DataFlowStartMessage request, DataSink sink)").
+  if (named.filter((n) => n.path === target.path).length < 2) return `${natural} in ${file}`;
+  let declared: string[][] | undefined;
+  try {
+    declared = declaredParameters(fs.readFileSync(path.join(ws.root, target.path), 'utf8').split('\n').slice(target.line - 1, target.line + 11).join('\n'), target.name);
+  } catch {
+    declared = undefined;
+  }
+  return declared ? `${natural}(${declared.map((p) => p.join(' ')).join(', ')}) in ${file}` : `${natural} in ${file}`;
 }
 
 /** `ask` with one question built the same way for every case ("Why does <name> work this way?"): is its subject the case's symbol? */

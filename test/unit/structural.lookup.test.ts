@@ -209,3 +209,60 @@ describe("a declaration file's typing and the implementation it types are one an
     assert.equal(data.links.find((l) => l.tier === 'exact')?.at, 'src/Dropdown/index.jsx:3');
   });
 });
+
+describe('an overload named with its parameters', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await indexedFiles({
+      'src/main/java/com/acme/PipelineService.java': [
+        'package com.acme;',
+        '',
+        'public class PipelineService {',
+        '    public Result transfer(StartMessage request) {',
+        '        return transfer(request, new OutputSink());',
+        '    }',
+        '',
+        '    @Override',
+        '    public Result transfer(final StartMessage request,',
+        '                           @NonNull DataSink sink) {',
+        '        return sink.write(request);',
+        '    }',
+        '',
+        '    public Result transfer(Map<String, List<Integer>> parts, DataSink sink, int retries) {',
+        '        return null;',
+        '    }',
+        '}',
+        '',
+      ].join('\n'),
+      'src/store.py': ['class Store:', '    def put(self, key):', '        pass', '', '    def get(self, key, default=None):', '        return default', ''].join('\n'),
+    });
+  });
+  after(() => fx.close());
+
+  const lines = async (text: string) => (await resolveSymbols(fx.ws.db, text, { root: fx.root })).map((s) => s.line);
+
+  it('resolves the overload whose declaration takes the parameters written, by type, by name or both; wrapped and annotated declarations included', async () => {
+    assert.deepEqual(await lines('PipelineService.transfer'), [4, 9, 14]);
+    assert.deepEqual(await lines('PipelineService.transfer(StartMessage)'), [4]);
+    assert.deepEqual(await lines('PipelineService.transfer(StartMessage request, DataSink sink)'), [9]);
+    assert.deepEqual(await lines('transfer(StartMessage, DataSink)'), [9]);
+    assert.deepEqual(await lines('PipelineService.transfer(request, sink)'), [9]);
+    assert.deepEqual(await lines('PipelineService.transfer(Map<String, List<Integer>> parts, DataSink, int)'), [14]);
+  });
+
+  it('keeps every overload when no declaration takes the parameters written, and a single symbol whatever they are', async () => {
+    await assert.rejects(resolveOneSymbol(fx.ws.db, 'PipelineService.transfer(String)', { root: fx.root }), /matches 3 symbols; Tenure will not pick one. Ask again with the parameters of the overload you mean \(`transfer\(String, int\)`\)/);
+    // One symbol of that name: the parameters written do not hide it (`get()` for a method that takes a key).
+    assert.deepEqual((await resolveSymbols(fx.ws.db, 'Store.get()', { root: fx.root })).map((s) => s.qname), ['store.Store.get']);
+  });
+
+  it('ask takes a name with its parameters as one identifier and answers about that overload, exactly', async () => {
+    const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does PipelineService.transfer(StartMessage request, DataSink sink) work this way?' });
+    const data = r.data as { focus: { qname: string; tier: string }[]; links: { qname: string; at: string; tier: string }[] };
+    assert.equal(data.focus[0]?.qname, 'com.acme.PipelineService.transfer');
+    assert.equal(data.focus[0]?.tier, 'exact');
+    assert.equal(data.links.find((l) => l.tier === 'exact')?.at, 'src/main/java/com/acme/PipelineService.java:9');
+  });
+});

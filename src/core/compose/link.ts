@@ -78,9 +78,10 @@ export function identifiers(question: string): string[] {
   // A file the question writes is a place, not a name (writtenFiles): `index.js` is not the member `js` of `index`.
   const text = withoutFiles(question);
   for (const m of text.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.add(m[1]!.trim());
-  // Dotted names, camelCase, PascalCase with a second capital, a name with a leading underscore (`_all_updates`, `__init__`:
+  // A name with its parameters, which say which overload (`Service.transfer(DataFlowStartMessage request, DataSink sink)`),
+  // dotted names, camelCase, PascalCase with a second capital, a name with a leading underscore (`_all_updates`, `__init__`:
   // Python's private names, whole), snake_case, UPPER_SNAKE (`MAX_RETRIES`) and path:line.
-  for (const m of text.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|(?<![\w$])_+[A-Za-z0-9][\w$]*|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*\([^()]*\)|[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)+|(?<![\w$])_+[A-Za-z0-9][\w$]*|[a-z]+[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[a-z0-9]+_[a-z0-9_]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b|[\w./-]+\.\w+:\d+/g)) out.add(m[0]);
   return [...out];
 }
 

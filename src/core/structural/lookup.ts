@@ -10,6 +10,7 @@ import type { SymbolKind } from '../model/structural.js';
 import type { UnreadLanguage } from './inventory/discover.js';
 import { READ_LANGUAGE_NAMES, languageForPath, unreadLanguageForPath } from './inventory/languages.js';
 import { unreadLanguages } from './store.js';
+import { declaredParameters, sameParameters, writtenParameters } from './parameters.js';
 import { push } from '../../shared/maps.js';
 
 /*
@@ -44,8 +45,9 @@ export interface ResolveOptions {
 
 /**
  * What a person or agent typed → the symbols it denotes. Accepts a full
- * symbol id, a dotted name (`SettlementService.retry`, `retry`), a
- * `path:line` location, or a file path. Several matches are an error that
+ * symbol id, a dotted name (`SettlementService.retry`, `retry`), the name
+ * of one overload with its parameters (`transfer(DataFlowStartMessage,
+ * DataSink)`), a `path:line` location, or a file path. Several matches are an error that
  * lists them all: Tenure never picks one silently.
  */
 export async function resolveSymbols(db: Db, text: string, options: ResolveOptions): Promise<SymbolRef[]> {
@@ -70,6 +72,15 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
     const mod = await moduleAtPath(db, rel);
     if (mod.length) return mod;
     throw new TenureError('symbol-not-found', `No indexed file ${rel}. Check the path (relative to the workspace root) or run \`tenure index\`.${await unreadNote(db, rel)}`);
+  }
+
+  // `transfer(DataFlowStartMessage, DataSink)`: the name, then the overloads that take those parameters.
+  const written = writtenParameters(query);
+  if (written) {
+    const named = await resolveSymbols(db, written.name, options);
+    if (named.length < 2) return named;
+    const taking = await withParameters(named, written.parameters, options.root);
+    return taking.length ? taking : named;
   }
 
   const rel = toRel(query, options.root);
@@ -169,9 +180,11 @@ export async function resolveOneSymbol(db: Db, text: string, options: ResolveOpt
   const found = await resolveSymbols(db, text, options);
   if (found.length === 1) return found[0]!;
   const list = found.slice(0, 20).map((f) => `  ${f.qname} (${f.kind}, ${f.path}:${f.line})  id: ${f.sid}`).join('\n');
+  // Overloads share one qualified name: their parameters tell them apart.
+  const overloads = found.length > 1 && found.every((f) => f.qname === found[0]!.qname);
   throw new TenureError(
     'symbol-ambiguous',
-    `"${text}" matches ${found.length} symbols; Tenure will not pick one. Ask again with a qualified name, a path:line, or one of these ids:\n${list}${found.length > 20 ? `\n  … and ${found.length - 20} more` : ''}`,
+    `"${text}" matches ${found.length} symbols; Tenure will not pick one. Ask again with ${overloads ? `the parameters of the overload you mean (\`${found[0]!.name}(String, int)\`), ` : ''}a qualified name, a path:line, or one of these ids:\n${list}${found.length > 20 ? `\n  … and ${found.length - 20} more` : ''}`,
     { candidates: found },
   );
 }
@@ -271,6 +284,21 @@ function goMethodsByReceiver(rows: readonly Row[], segs: readonly string[], root
     if (line && goReceiverType(line) === type) out.push(r);
   }
   return out;
+}
+
+/** The symbols among `named` whose declaration takes the parameters written, as its source reads. */
+async function withParameters(named: readonly SymbolRef[], parameters: readonly string[][], root: string): Promise<SymbolRef[]> {
+  const files = new Map<string, string[] | undefined>();
+  return named.filter((s) => {
+    if (!files.has(s.path)) {
+      const read = readWorkspaceFile(root, path.join(root, s.path), 4 * 1024 * 1024);
+      files.set(s.path, read.ok ? read.bytes.toString('utf8').split('\n') : undefined);
+    }
+    // The declaration from its first line: a signature may wrap over several lines (annotations above it are skipped by the name).
+    const declaration = files.get(s.path)?.slice(s.line - 1, s.line + 11).join('\n');
+    const declared = declaration === undefined ? undefined : declaredParameters(declaration, s.name);
+    return declared !== undefined && sameParameters(parameters, declared);
+  });
 }
 
 /** The dotted prefix of a qualified name that names its module, when the symbol sits directly in one. */
