@@ -4,7 +4,7 @@ import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { linkableSymbolsNamed, neighboursOf, qnamesOf, symbolsBySid } from '../structural/lookup.js';
+import { linkableSymbolsNamed, namesUsedBy, neighboursOf, qnamesOf, symbolsBySid } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
@@ -12,7 +12,7 @@ import { rootOf, stem } from '../../shared/stem.js';
 import { bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
-import { chunksOfDocuments, decisionRecords, documentsWithPathLike, type DocumentRow, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
+import { chunksOfDocuments, decisionRecords, documentsSaying, documentsWithPathLike, type DocumentRow, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
 import { conceptsAround, entitiesNamedAround, entitiesOfDocuments, mentionsOf, passagesReferringTo, type RelatedConcept } from './store/graph.js';
 import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './store/links.js';
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
@@ -607,18 +607,105 @@ export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: re
     reason: `on its subject: has ${termsHad.length} of ${terms.length} words of its name and doc comment ("${shown.join('", "')}") — verify`,
   };
   if (prior) {
-    prior.subject = { anchor, before: { relation: prior.relation, tier: prior.tier, hops: prior.hops } };
-    prior.relation = 'self';
-    prior.tier = 'weak';
-    prior.hops = 1;
-    prior.anchors.unshift(anchor);
+    movedToItsSubject(prior, [anchor]);
     return;
   }
   const r = reached(documentRef(best), 'weak', 'self', ['subject search']);
-  r.subject = { anchor };
+  r.subject = { anchors: [anchor] };
   r.anchors.push(anchor);
   addPassage(r, quoteFrom(best, shown));
   docs.set(best.doc_id, r);
+}
+
+/** At most this many records may say a word for it to be rare among them, and then no more than an eighth of them. */
+const RARE_IN_RECORDS = 3;
+
+/** The kind of anchor by which a record shares a rare word with the symbol: the word ties the record's sentences. */
+const RARE_WORD = 'rare word';
+
+/** How often a record says a rare word of the name for the word to be its subject, not a word in passing. */
+const SAID_OFTEN = 3;
+
+/**
+ * The decision record that shares the symbol's rare words, when no record is about the symbol itself yet: words of
+ * its name and its class's, and of the names its code uses, that few of the repository's records say (an eighth
+ * of them, three at most). A record that says a rare word of the name three times or more ("JPA" for PostgresJPAConfig),
+ * or two rare words of its code (`ClientQPS`, `ClientBurst` in WithFlowControl: "QPS" and "Burst" in the record on
+ * the client's rate limits), is on its subject in the team's own terms; a word said once or twice is said in passing
+ * ("use cases" for CaseLawLdml). Each word ties the record's sentences. Weak, to verify, one record (two when they share as many words); dropped, as
+ * any subject link, unless one of its sentences is a reason.
+ */
+export async function documentsSharingRareWords(db: Db, target: SymbolRef, scope: readonly ScopeSymbol[], decisions: readonly DocumentRow[], docs: Map<number, Reached>): Promise<void> {
+  if ([...docs.values()].some((r) => RECORD_KINDS.has(r.document.kind) && r.relation === 'self' && r.hops === 1)) return;
+  const rareBound = Math.min(RARE_IN_RECORDS, Math.floor(decisions.length / 8));
+  if (rareBound < 1) return;
+  const wordsOf = (name: string) => identifierWords(name).map((w) => w.toLowerCase()).filter(isSubjectWord);
+  const container = scope.find((s) => s.relation === 'container');
+  const nameWords = new Set([...wordsOf(target.name), ...(container ? wordsOf(segments(container.qname).pop() ?? '') : [])]);
+  const usedWords = new Set((await namesUsedBy(db, target)).flatMap(wordsOf).filter((w) => !nameWords.has(w)));
+  const holders = new Map<number, { name: string[]; used: string[] }>();
+  for (const [word, fromName] of [...[...nameWords].map((w) => [w, true] as const), ...[...usedWords].map((w) => [w, false] as const)]) {
+    let ids: number[];
+    try {
+      ids = await documentsSaying(db, word, ['adr', 'rfc', 'design'], rareBound + 1);
+    } catch {
+      continue;
+    }
+    if (!ids.length || ids.length > rareBound) continue;
+    for (const id of ids) {
+      const h = holders.get(id) ?? { name: [], used: [] };
+      (fromName ? h.name : h.used).push(word);
+      holders.set(id, h);
+    }
+  }
+  const candidates = [...holders].filter(([, h]) => h.name.length || h.used.length >= 2);
+  if (!candidates.length) return;
+  // How often each record says each word, by root as the other rules compare words.
+  const said = new Map<number, Map<string, number>>();
+  for (const c of await chunksOfDocuments(db, candidates.map(([id]) => id))) {
+    const counts = said.get(c.doc_id) ?? new Map<string, number>();
+    for (const w of stemmedWords(`${c.title} ${c.text}`).map(rootOf)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    said.set(c.doc_id, counts);
+  }
+  const timesSaid = (id: number, w: string) => said.get(id)?.get(rootOf(matchStem(w))) ?? 0;
+  const chosen = candidates
+    .map(([id, h]) => ({ id, name: h.name.filter((w) => timesSaid(id, w) >= SAID_OFTEN), used: h.used }))
+    .filter((c) => c.name.length || c.used.length >= 2)
+    .sort((a, b) => b.name.length + b.used.length - (a.name.length + a.used.length) || a.id - b.id)
+    // A second record only when it shares as many of the words as the first.
+    .filter((c, k, all) => k === 0 || (k === 1 && c.name.length + c.used.length === all[0]!.name.length + all[0]!.used.length));
+  for (const c of chosen) {
+    const words = [...c.name, ...c.used];
+    const anchors: Anchor[] = words.map((w) => ({
+      entity: w,
+      entityType: RARE_WORD,
+      tier: 'weak',
+      symbol: { sid: target.sid, qname: target.qname },
+      relation: 'self',
+      reason: `on its subject: says ${words.length === 1 ? 'a word' : 'words'} of ${c.name.length ? 'its name' : 'the code it uses'} few records say ("${words.join('", "')}") — verify`,
+    }));
+    const prior = docs.get(c.id);
+    if (prior) {
+      movedToItsSubject(prior, anchors);
+      continue;
+    }
+    const first = await firstChunkOf(db, c.id);
+    if (!first) continue;
+    const r = reached(documentRef(first), 'weak', 'self', ['rare words']);
+    r.subject = { anchors };
+    r.anchors.push(...anchors);
+    addPassage(r, quoteFrom(first, words));
+    docs.set(c.id, r);
+  }
+}
+
+/** A record reached through a neighbour (or another document) found on the symbol's subject: about it, weakly; how it was reached is kept for settleSubjectLinks. */
+function movedToItsSubject(prior: Reached, anchors: Anchor[]): void {
+  prior.subject = { anchors, before: { relation: prior.relation, tier: prior.tier, hops: prior.hops } };
+  prior.relation = 'self';
+  prior.tier = 'weak';
+  prior.hops = 1;
+  prior.anchors.unshift(...anchors);
 }
 
 /**
@@ -633,9 +720,9 @@ function settleSubjectLinks(docs: Map<number, Reached>): void {
       docs.delete(id);
       continue;
     }
-    const anchor = r.subject.anchor;
+    const added = r.subject.anchors;
     Object.assign(r, before);
-    r.anchors = r.anchors.filter((a) => a !== anchor);
+    r.anchors = r.anchors.filter((a) => !added.includes(a));
     delete r.subject;
   }
 }
@@ -993,7 +1080,12 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
       ...ties,
       names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n) && certain.has(n))],
       weakNames: anchorNames.filter((n) => isCodeShaped(n) && !certain.has(n)),
-      phrases: [...ties.phrases, ...anchorNames.filter((n) => !isCodeShaped(n)).map((n) => proseForms(n.replace(/\s+/g, '_'))).flat()],
+      phrases: [
+        ...ties.phrases,
+        ...anchorNames.filter((n) => !isCodeShaped(n)).map((n) => proseForms(n.replace(/\s+/g, '_'))).flat(),
+        // The rare words that led to it ("QPS", "Burst") are how its sentences speak of the symbol.
+        ...selfAnchors.filter((a) => a.entityType === RARE_WORD).map((a) => [matchStem(a.entity)]),
+      ],
       neighbours: [...ties.neighbours, ...neighbourNames],
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
@@ -1232,13 +1324,14 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);
   }
+  // The records several rules look among, read once.
+  const decisions = status.documents ? await decisionRecords(db) : [];
+  if (status.documents) await documentsSharingRareWords(db, target, scope, decisions, docs);
   if (options.root && options.history !== false) {
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests.filter((p) => !p.linked).slice(0, 5), docs);
     if (status.documents && (h.subjects.length || h.pullRequests.length)) {
-      // The records both rules look among, read once.
-      const decisions = await decisionRecords(db);
       await documentsTitledByItsCommits(db, target, h.subjects, decisions, docs);
       await documentsAddedByItsPullRequests(db, options.root, target, h.pullRequests, decisions, docs);
     }

@@ -76,7 +76,7 @@ export interface Reached {
    * Linked because it is on the symbol's subject without naming it (and how it was reached before, when a
    * neighbour led to it): worth showing only for a reason it gives.
    */
-  subject?: { readonly anchor: Anchor; readonly before?: Pick<Reached, 'relation' | 'tier' | 'hops'> };
+  subject?: { readonly anchors: readonly Anchor[]; readonly before?: Pick<Reached, 'relation' | 'tier' | 'hops'> };
   /** A comment on or just above the line the question asked about, inside the symbol (`path:line`): what its authors wrote about that line. */
   atLine?: number;
 }

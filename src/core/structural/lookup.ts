@@ -563,6 +563,15 @@ export async function callSitesOf(db: Db, target: SymbolRef, limit: number): Pro
   );
 }
 
+/**
+ * The names a symbol's own code writes at its use sites (calls, reads, writes, references; resolved or not), at
+ * most `limit`: the vocabulary of its body, as its authors spelled it.
+ */
+export async function namesUsedBy(db: Db, target: SymbolRef, limit = 200): Promise<string[]> {
+  const rows = await db.all<{ name: string }>('SELECT DISTINCT name FROM edges WHERE src_id = ? ORDER BY name LIMIT ?', [target.id, limit]);
+  return rows.map((r) => r.name);
+}
+
 /** A symbol's members, its enclosing type, what it overrides, and the symbols it uses through one edge (at most `limit`, by name). */
 export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promise<SymbolNeighbours> {
   const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);

@@ -96,7 +96,6 @@ export async function recordStatuses(db: Db, ids: readonly number[]): Promise<Ma
 }
 
 /** The decision records (ADRs, RFCs, designs), as documents to quote: where a superseded record's successor is looked for. */
-/** The decision records, RFCs and designs. */
 export async function decisionRecords(db: Db): Promise<DocumentRow[]> {
   return db.all("SELECT id AS doc_id, source, kind, title, ref, path, url FROM kn_documents WHERE kind IN ('adr', 'rfc', 'design')");
 }
@@ -282,6 +281,20 @@ export async function commitDocumentsBySha(db: Db, shas: readonly string[]): Pro
   );
   for (const r of rows) if (!out.has(r.sha)) out.set(r.sha, r);
   return out;
+}
+
+/**
+ * The documents of these kinds that say a word (as the full-text index stems it), at most `limit`: how rare a word
+ * is among a repository's records.
+ */
+export async function documentsSaying(db: Db, word: string, kinds: readonly DocKind[], limit: number): Promise<number[]> {
+  if (!(await hasTable(db, 'kn_chunks_fts'))) return [];
+  const rows = await db.all<{ doc_id: number }>(
+    `SELECT DISTINCT c.doc_id FROM kn_chunks_fts f JOIN kn_chunks c ON c.id = f.rowid JOIN kn_documents d ON d.id = c.doc_id
+      WHERE kn_chunks_fts MATCH ? AND d.kind IN (SELECT value FROM json_each(?)) LIMIT ?`,
+    [`"${word.replace(/"/g, '""')}"`, JSON.stringify(kinds), limit],
+  );
+  return rows.map((r) => r.doc_id);
 }
 
 /** Chunks of documents of these kinds matching an FTS5 expression, best first (BM25), with their documents: a search by a symbol's names. */
