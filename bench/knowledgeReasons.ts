@@ -8,8 +8,7 @@ import { clearKnowledge } from '../src/core/knowledge/store/runs.js';
 import { OpenAiChatModel } from '../src/core/llm/openai.js';
 import { HashingEmbedder } from '../src/core/llm/offline.js';
 import { StructuralIndexer } from '../src/core/structural/index/indexer.js';
-import { goReceiverType, isIndexed, locationOf, modulesAt, resolveOneSymbol, resolveSymbols } from '../src/core/structural/lookup.js';
-import { declaredParameters } from '../src/core/structural/parameters.js';
+import { declaredParametersOf, goReceiverType, isIndexed, locationOf, modulesAt, resolveOneSymbol, resolveSymbols } from '../src/core/structural/lookup.js';
 import { askTool } from '../src/core/tools/ask.js';
 import { tokens } from '../src/core/tools/budget.js';
 import { fitWhy, whyIsThisTool } from '../src/core/tools/whyIsThis.js';
@@ -201,12 +200,7 @@ async function unambiguousName(ws: Workspace, natural: string, target: { name: s
   const file = (await modulesAt(ws.db, base, { root: ws.root })).length === 1 ? base : target.path;
   // Overloads in one file: the one meant, with its parameters as its declaration writes them ("transfer(DataFlowStartMessage request, DataSink sink)").
   if (named.filter((n) => n.path === target.path).length < 2) return `${natural} in ${file}`;
-  let declared: string[][] | undefined;
-  try {
-    declared = declaredParameters(fs.readFileSync(path.join(ws.root, target.path), 'utf8').split('\n').slice(target.line - 1, target.line + 11).join('\n'), target.name);
-  } catch {
-    declared = undefined;
-  }
+  const declared = declaredParametersOf(ws.root, target);
   return declared ? `${natural}(${declared.map((p) => p.join(' ')).join(', ')}) in ${file}` : `${natural} in ${file}`;
 }
 

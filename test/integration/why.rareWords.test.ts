@@ -69,7 +69,7 @@ describe("why_is_this: a record that shares the symbol's rare words", function (
     const db = fx.ws.db;
     const target = await resolveOneSymbol(db, name, { root: fx.root });
     const docs = new Map<number, Reached>();
-    await documentsSharingRareWords(db, target, [{ sid: target.sid, qname: target.qname, relation: 'self' }], await decisionRecords(db), docs);
+    await documentsSharingRareWords(db, target, [{ sid: target.sid, qname: target.qname, relation: 'self' }], () => decisionRecords(db), docs);
     return [...docs.values()];
   }
 

@@ -552,6 +552,12 @@ function isSubjectWord(w: string): boolean {
   return w.length >= 3 && !STOP_WORDS.has(w) && !NO_SUBJECT.has(w);
 }
 
+/** The subject words of the symbol's name and of its class's name (`SecurityConfig.web` → web, security, config). */
+function subjectNameWords(target: SymbolRef, scope: readonly ScopeSymbol[]): string[] {
+  const container = scope.find((s) => s.relation === 'container');
+  return [...new Set([...identifierWords(target.name), ...(container ? identifierWords(segments(container.qname).pop() ?? '') : [])])].filter(isSubjectWord);
+}
+
 /** Folder names that say how code is laid out, not what it is about. */
 const GENERIC_FOLDERS = new Set('src lib libs pkg pkgs internal main app apps core common util utils shared impl java python scripts source sources packages modules components api apis views models handlers controllers services routes schemas serializers types helpers tests test spec base server client cmd'.split(' '));
 
@@ -569,8 +575,7 @@ const SUBJECT_TERMS = 16;
  * moved up to the symbol itself. Weak, to verify, at most one.
  */
 export async function documentsOnItsSubject(db: Db, target: SymbolRef, scope: readonly ScopeSymbol[], docs: Map<number, Reached>): Promise<void> {
-  const container = scope.find((s) => s.relation === 'container');
-  const nameWords = [...new Set([...identifierWords(target.name), ...(container ? identifierWords(segments(container.qname).pop() ?? '') : [])])].filter(isSubjectWord);
+  const nameWords = subjectNameWords(target, scope);
   const counts = new Map<string, number>();
   for (const r of docs.values()) {
     if (!r.text || r.relation !== 'self' || r.document.kind !== 'doc') continue;
@@ -635,30 +640,28 @@ const SAID_OFTEN = 3;
  * ("use cases" for CaseLawLdml). Each word ties the record's sentences. Weak, to verify, one record (two when they share as many words); dropped, as
  * any subject link, unless one of its sentences is a reason.
  */
-export async function documentsSharingRareWords(db: Db, target: SymbolRef, scope: readonly ScopeSymbol[], decisions: readonly DocumentRow[], docs: Map<number, Reached>): Promise<void> {
+export async function documentsSharingRareWords(db: Db, target: SymbolRef, scope: readonly ScopeSymbol[], decisions: () => Promise<readonly DocumentRow[]>, docs: Map<number, Reached>): Promise<void> {
   if ([...docs.values()].some((r) => RECORD_KINDS.has(r.document.kind) && r.relation === 'self' && r.hops === 1)) return;
-  const rareBound = Math.min(RARE_IN_RECORDS, Math.floor(decisions.length / 8));
+  const rareBound = Math.min(RARE_IN_RECORDS, Math.floor((await decisions()).length / 8));
   if (rareBound < 1) return;
-  const wordsOf = (name: string) => identifierWords(name).map((w) => w.toLowerCase()).filter(isSubjectWord);
-  const container = scope.find((s) => s.relation === 'container');
-  const nameWords = new Set([...wordsOf(target.name), ...(container ? wordsOf(segments(container.qname).pop() ?? '') : [])]);
-  const usedWords = new Set((await namesUsedBy(db, target)).flatMap(wordsOf).filter((w) => !nameWords.has(w)));
-  const holders = new Map<number, { name: string[]; used: string[] }>();
-  for (const [word, fromName] of [...[...nameWords].map((w) => [w, true] as const), ...[...usedWords].map((w) => [w, false] as const)]) {
-    let ids: number[];
+  const nameWords = subjectNameWords(target, scope);
+  const usedWords = [...new Set((await namesUsedBy(db, target)).flatMap(identifierWords).filter((w) => isSubjectWord(w) && !nameWords.includes(w)))];
+  /** The records that say a word, when few do. */
+  const rareIn = async (word: string): Promise<number[]> => {
     try {
-      ids = await documentsSaying(db, word, ['adr', 'rfc', 'design'], rareBound + 1);
+      const ids = await documentsSaying(db, word, ['adr', 'rfc', 'design'], rareBound + 1);
+      return ids.length <= rareBound ? ids : [];
     } catch {
-      continue;
+      return [];
     }
-    if (!ids.length || ids.length > rareBound) continue;
-    for (const id of ids) {
-      const h = holders.get(id) ?? { name: [], used: [] };
-      (fromName ? h.name : h.used).push(word);
-      holders.set(id, h);
-    }
-  }
-  const candidates = [...holders].filter(([, h]) => h.name.length || h.used.length >= 2);
+  };
+  const holders = new Map<number, { name: string[]; used: string[] }>();
+  const holder = (id: number) => holders.get(id) ?? holders.set(id, { name: [], used: [] }).get(id)!;
+  for (const w of nameWords) for (const id of await rareIn(w)) holder(id).name.push(w);
+  for (const w of usedWords) for (const id of await rareIn(w)) holder(id).used.push(w);
+  // Enough shared: a rare word of the name, or two of the code.
+  const sharesEnough = (h: { name: readonly string[]; used: readonly string[] }) => h.name.length > 0 || h.used.length >= 2;
+  const candidates = [...holders].filter(([, h]) => sharesEnough(h));
   if (!candidates.length) return;
   // How often each record says each word, by root as the other rules compare words.
   const said = new Map<number, Map<string, number>>();
@@ -670,7 +673,7 @@ export async function documentsSharingRareWords(db: Db, target: SymbolRef, scope
   const timesSaid = (id: number, w: string) => said.get(id)?.get(rootOf(matchStem(w))) ?? 0;
   const chosen = candidates
     .map(([id, h]) => ({ id, name: h.name.filter((w) => timesSaid(id, w) >= SAID_OFTEN), used: h.used }))
-    .filter((c) => c.name.length || c.used.length >= 2)
+    .filter(sharesEnough)
     .sort((a, b) => b.name.length + b.used.length - (a.name.length + a.used.length) || a.id - b.id)
     // A second record only when it shares as many of the words as the first.
     .filter((c, k, all) => k === 0 || (k === 1 && c.name.length + c.used.length === all[0]!.name.length + all[0]!.used.length));
@@ -1324,16 +1327,17 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);
   }
-  // The records several rules look among, read once.
-  const decisions = status.documents ? await decisionRecords(db) : [];
+  // The records several rules look among, read once, when one of them needs them.
+  let records: Promise<DocumentRow[]> | undefined;
+  const decisions = () => (records ??= decisionRecords(db));
   if (status.documents) await documentsSharingRareWords(db, target, scope, decisions, docs);
   if (options.root && options.history !== false) {
     const h = await historySources(db, options.root, target, ranges, docs, next);
     history = { commits: h.commits, informative: h.informative };
     if (status.documents) await documentsNamingPullRequests(db, target, h.pullRequests.filter((p) => !p.linked).slice(0, 5), docs);
     if (status.documents && (h.subjects.length || h.pullRequests.length)) {
-      await documentsTitledByItsCommits(db, target, h.subjects, decisions, docs);
-      await documentsAddedByItsPullRequests(db, options.root, target, h.pullRequests, decisions, docs);
+      await documentsTitledByItsCommits(db, target, h.subjects, await decisions(), docs);
+      await documentsAddedByItsPullRequests(db, options.root, target, h.pullRequests, await decisions(), docs);
     }
     if (status.documents) await commitsAway(options.root, target, docs);
   }

@@ -79,7 +79,7 @@ export async function resolveSymbols(db: Db, text: string, options: ResolveOptio
   if (written) {
     const named = await resolveSymbols(db, written.name, options);
     if (named.length < 2) return named;
-    const taking = await withParameters(named, written.parameters, options.root);
+    const taking = withParameters(named, written.parameters, options.root);
     return taking.length ? taking : named;
   }
 
@@ -271,32 +271,43 @@ function goMethodsByReceiver(rows: readonly Row[], segs: readonly string[], root
   const type = segs[segs.length - 2]!;
   const before = segs.slice(0, -2);
   const out: Row[] = [];
-  const files = new Map<string, string[] | undefined>();
+  const linesOf = fileLines(root);
   for (const r of rows) {
     if (!r.path.endsWith('.go') || r.kind === 'module') continue;
     // What precedes the type must be the end of the package path (`types`, `mint/types`).
     if (before.length && !endsWith([...segments(r.path.replace(/\/[^/]*$/, '')), ...segments(r.qname).slice(0, -1)], before) && !endsWith(segments(r.qname).slice(0, -1), before)) continue;
-    if (!files.has(r.path)) {
-      const read = readWorkspaceFile(root, path.join(root, r.path), 4 * 1024 * 1024);
-      files.set(r.path, read.ok ? read.bytes.toString('utf8').split('\n') : undefined);
-    }
-    const line = files.get(r.path)?.[r.line - 1];
+    const line = linesOf(r.path)?.[r.line - 1];
     if (line && goReceiverType(line) === type) out.push(r);
   }
   return out;
 }
 
-/** The symbols among `named` whose declaration takes the parameters written, as its source reads. */
-async function withParameters(named: readonly SymbolRef[], parameters: readonly string[][], root: string): Promise<SymbolRef[]> {
+/** The lines of workspace files (4 MB at most), each file read once: for the few declarations a lookup reads in the source. */
+function fileLines(root: string): (rel: string) => string[] | undefined {
   const files = new Map<string, string[] | undefined>();
-  return named.filter((s) => {
-    if (!files.has(s.path)) {
-      const read = readWorkspaceFile(root, path.join(root, s.path), 4 * 1024 * 1024);
-      files.set(s.path, read.ok ? read.bytes.toString('utf8').split('\n') : undefined);
+  return (rel) => {
+    if (!files.has(rel)) {
+      const read = readWorkspaceFile(root, path.join(root, rel), 4 * 1024 * 1024);
+      files.set(rel, read.ok ? read.bytes.toString('utf8').split('\n') : undefined);
     }
-    // The declaration from its first line: a signature may wrap over several lines (annotations above it are skipped by the name).
-    const declaration = files.get(s.path)?.slice(s.line - 1, s.line + 11).join('\n');
-    const declared = declaration === undefined ? undefined : declaredParameters(declaration, s.name);
+    return files.get(rel);
+  };
+}
+
+/**
+ * The parameters a symbol's declaration takes, as its source writes them (`parameters.ts`), or undefined where none can
+ * be read. From its first line: a signature may wrap over several lines (annotations above it are skipped by the name).
+ */
+export function declaredParametersOf(root: string, s: Pick<SymbolRef, 'name' | 'path' | 'line'>, linesOf = fileLines(root)): string[][] | undefined {
+  const declaration = linesOf(s.path)?.slice(s.line - 1, s.line + 11).join('\n');
+  return declaration === undefined ? undefined : declaredParameters(declaration, s.name);
+}
+
+/** The symbols among `named` whose declaration takes the parameters written. */
+function withParameters(named: readonly SymbolRef[], parameters: readonly string[][], root: string): SymbolRef[] {
+  const linesOf = fileLines(root);
+  return named.filter((s) => {
+    const declared = declaredParametersOf(root, s, linesOf);
     return declared !== undefined && sameParameters(parameters, declared);
   });
 }
