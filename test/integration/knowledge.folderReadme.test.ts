@@ -18,6 +18,8 @@ describe("knowledge: the README of a symbol's folder", function () {
       'README.md': '# Library\n\nThe library provides constructs and patterns for every stack we deploy, and it is released every week.\n',
       'src/experimental/README.md': '# Experimental\n\nAnything in this directory is in the early phase of development and does not guarantee a stable API between versions, so that patterns can change while we learn from the teams that try them.\n',
       'src/experimental/patterns/app.ts': 'export class AppExperimental {\n  run(): number {\n    return 1;\n  }\n}\n',
+      'src/tools/README.md': '# Tools\n\nThe tools here are small scripts for the release.\n',
+      'src/tools/bump.ts': 'export function bumpVersion(v: number): number {\n  return v + 1;\n}\n',
       'src/stable/app.ts': 'export class StableApp {\n  run(): number {\n    return 2;\n  }\n}\n',
     });
     ws = fx.ws;
@@ -38,6 +40,17 @@ describe("knowledge: the README of a symbol's folder", function () {
     assert.equal(readme.gives, 'reason');
     assert.ok(r.text.includes('does not guarantee a stable API between versions'), r.text);
     assert.ok(!data.documents.some((d) => d.where === 'README.md'), "the repository's own README is not about every symbol");
+  });
+
+  it('a README that neither names nor explains the symbol is said to give no reason, not to name it', async () => {
+    const target = await resolveOneSymbol(ws.db, 'bumpVersion', { root: ws.root });
+    const r = await whyIsThisTool.invoke({ workspace: ws }, { symbol: target.sid });
+    const data = r.data as { documents: { where?: string; gives: string }[] };
+    const readme = data.documents.find((d) => d.where === 'src/tools/README.md');
+    assert.ok(readme, r.text);
+    assert.equal(readme.gives, 'context');
+    const line = r.text.split('\n').find((l) => l.includes('src/tools/README.md'));
+    assert.ok(line?.endsWith('— gives no reason') && !line.includes('names it'), r.text);
   });
 
   it('a symbol in a folder without a README of its own gets none (the root one does not count)', async () => {

@@ -145,6 +145,8 @@ describe('knowledge: sources', () => {
     assert.equal(titleOf('proposals/text/4370-documentstores-and-retrievers.md', proposal, 'design').title, 'DocumentStores and Retrievers');
     assert.equal(titleOf('proposals/text/3550-csv-converter.md', '- Start Date: 2022-11-08\n\n# Summary\n\nText.\n', 'design').title, '3550 csv converter');
     assert.equal(titleOf('docs/core/README.md', '# Overview\n\nText.\n', 'readme').title, 'Overview', 'a README is better named by its heading, even a generic one');
+    const commented = '---\n# Valid statuses: draft | proposed | accepted\nstatus: accepted\n---\n\n# Static and Dynamic Context\n';
+    assert.equal(titleOf('docs/architecture-decisions/static-and-dynamic-context.md', commented, 'adr').title, 'Static and Dynamic Context', "a YAML comment in the front matter is not a heading");
     assert.equal(titleOf('spec/README.md', '---\norder: 1\nparent:\n  title: RPC\n---\n# RPC spec\n', 'readme').title, 'RPC spec', 'a nested title field of the front matter is not the title');
   });
 

@@ -470,6 +470,9 @@ export function containsInverted(words: readonly string[], run: readonly string[
 }
 
 /** Which ways a sentence is tied to the symbol, one bit each (a sentence may be tied several ways). */
+/** How much naming the symbol ties a sentence to it. */
+const NAME_TIE = 2.5;
+
 export const TIE_KINDS = ['name', 'nameAnyCase', 'weakName', 'phrase', 'partial', 'inverted', 'value', 'place', 'neighbour'] as const;
 export type TieKind = (typeof TIE_KINDS)[number];
 
@@ -502,7 +505,7 @@ export function tieMatcher(ties: Ties): TieMatcher {
       kinds |= 1 << TIE_KINDS.indexOf(kind);
     };
     let named = false;
-    for (const { n, re } of names) if (re.test(text)) { hit('name', n.includes('.') || n.includes('#') ? 3 : 2.5, `names ${n}`); named = true; break; }
+    for (const { n, re } of names) if (re.test(text)) { hit('name', n.includes('.') || n.includes('#') ? 3 : NAME_TIE, `names ${n}`); named = true; break; }
     if (!named) for (const { n, re } of namesAnyCase) if (re.test(text)) { hit('nameAnyCase', 2, `names ${n} (in other letter case)`); break; }
     const words = stemmedWords(text);
     if (!named) for (const { n, re } of weakNames) if (re.test(text)) { hit('weakName', 1.0, `names ${n}, which reaches it weakly`); break; }
@@ -531,6 +534,8 @@ export interface RankOptions {
   readonly aboutIt?: boolean;
   /** The symbol's names as code: a sentence with one of them as its subject that says what it is ("`X` is an artificial entity") answers for it. */
   readonly names?: readonly string[];
+  /** Links to a line of the symbol's code, as written (`…/author.ts#L9`): the sentence holding one names it, though its prose shows only the link's text. */
+  readonly links?: readonly string[];
 }
 
 /** A lead-in that introduces reasons: "with the following benefits:", "for these reasons:", "because:". */
@@ -552,7 +557,12 @@ export function isWarning(sentence: string): boolean {
 /** Every candidate sentence scored: explanation × (how tied it is, itself or through its paragraph and neighbours). Best first. */
 export function rankSentences(list: readonly Candidate[], match: TieMatcher, options: RankOptions = {}): RankedSentence[] {
   const names = options.names ?? [];
-  const own = list.map((c) => match(plain(c.text)));
+  const links = options.links ?? [];
+  const own = list.map((c) => {
+    const tied = match(plain(c.text));
+    const link = links.find((l) => c.text.includes(l));
+    return link && tied.tie < NAME_TIE ? { tie: NAME_TIE, tiedBy: 'links to its line', kinds: (tied.kinds ?? 0) | 1 } : tied;
+  });
   // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);
   const headingTies = new Map<string, number>();

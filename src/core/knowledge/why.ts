@@ -4,7 +4,7 @@ import { identifierWords, isCodeShaped, segments } from '../linking/names.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
-import { linkableSymbolsNamed, namesUsedBy, neighboursOf, qnamesOf, symbolsBySid } from '../structural/lookup.js';
+import { innermostSymbolAt, linkableSymbolsNamed, namesUsedBy, neighboursOf, qnamesOf, symbolsBySid } from '../structural/lookup.js';
 import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, knowledgeIndexed, needlesFor, quoteFrom, type Category, type DocumentRef, type Quotation } from './quotes.js';
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
@@ -504,6 +504,66 @@ export function subjectWords(name: string): string[] {
   return words.slice(k);
 }
 
+/** The kind of anchor by which a document links to a line of the symbol's code: the link ties the sentence that holds it. */
+export const LINE_LINK = 'line link';
+
+/** A markdown link to a line of a file (`#L9`, `#L9-L20`): its target before the fragment, and the line. */
+const LINE_LINK_RE = /\]\(\s*<?([^()\s<>#]+)#L(\d+)(?:-L?\d+)?>?\s*\)/g;
+
+/** Whether a link written in the document at `docPath` points at the workspace file `file`: relative, from the root, or a forge's blob URL. */
+export function linksToFile(href: string, docPath: string | undefined, file: string): boolean {
+  // A forge's view of a file at a commit or branch: …/blob/<ref>/<path> (GitHub, GitLab's /-/blob/, Gitea's /src/).
+  if (/^[a-z][a-z0-9+.-]*:/i.test(href)) return /\/(?:blob|blame|src)\/[^/]+\/(.+)$/.exec(href)?.[1] === file;
+  if (href.startsWith('/')) return href.slice(1) === file;
+  return !!docPath && path.posix.normalize(path.posix.join(path.posix.dirname(docPath), href)) === file;
+}
+
+/**
+ * Documents that link to a line of the symbol's code (`[name](https://github.com/o/r/blob/639b40a/packages/core/src/author.ts#L9)`,
+ * `[the store](../../pkg/store/store.go#L211)`): the writer pointed at it. The line is read in the code as it is
+ * now, and the link is to the symbol when it is the innermost symbol there: strong when the line declares it,
+ * weak when it is in its body (a link made at an older commit may have moved). Its sentence is tied by the link.
+ */
+async function documentsLinkingToIt(db: Db, target: SymbolRef, docs: Map<number, Reached>): Promise<void> {
+  const words = target.path.match(/[\p{L}\p{N}]+/gu);
+  if (!words) return;
+  let rows: ChunkRow[];
+  try {
+    rows = await searchDocumentChunks(db, `"${words.join(' ')}"`, DOC_KINDS.filter((k) => k !== 'commit'), 20);
+  } catch {
+    return;
+  }
+  for (const row of rows) {
+    for (const m of row.text.matchAll(LINE_LINK_RE)) {
+      const line = Number(m[2]);
+      if (!linksToFile(m[1]!, row.path ?? undefined, target.path)) continue;
+      if ((await innermostSymbolAt(db, target.path, line))?.sid !== target.sid) continue;
+      const declares = line === target.line;
+      const anchor: Anchor = {
+        entity: `${m[1]}#L${m[2]}`,
+        entityType: LINE_LINK,
+        tier: declares ? 'strong' : 'weak',
+        symbol: { sid: target.sid, qname: target.qname },
+        relation: 'self',
+        reason: declares ? `links to the line that declares it (${path.posix.basename(target.path)}#L${line})` : `links to line ${line} of ${path.posix.basename(target.path)}, inside it — verify`,
+      };
+      const prior = docs.get(row.doc_id);
+      if (prior && prior.relation === 'self' && prior.hops === 1 && TIER_RANK[prior.tier] <= TIER_RANK[anchor.tier]) {
+        prior.anchors.push(anchor);
+      } else if (prior) {
+        aboutItself(prior, anchor);
+        delete prior.subject;
+      } else {
+        const r = reached(documentRef(row), anchor.tier, 'self', ['line link']);
+        r.anchors.push(anchor);
+        addPassage(r, quoteFrom(row, [anchor.entity]));
+        docs.set(row.doc_id, r);
+      }
+      break;
+    }
+  }
+}
+
 /**
  * A document named for the symbol: its file name, less a record's number, is the words of what the symbol is about
  * (design/ceph/ceph-exporter.md for createOrUpdateCephExporter, 0016-ad-writer-factory.md for ADWriterFactory,
@@ -666,8 +726,10 @@ export async function documentsSharingRareWords(db: Db, target: SymbolRef, scope
   // How often each record says each word, by root as the other rules compare words.
   const said = new Map<number, Map<string, number>>();
   for (const c of await chunksOfDocuments(db, candidates.map(([id]) => id))) {
+    // Each chunk carries its record's title: the title is said once.
+    const titled = said.has(c.doc_id);
     const counts = said.get(c.doc_id) ?? new Map<string, number>();
-    for (const w of stemmedWords(`${c.title} ${c.text}`).map(rootOf)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of stemmedWords(titled ? c.text : `${c.title} ${c.text}`).map(rootOf)) counts.set(w, (counts.get(w) ?? 0) + 1);
     said.set(c.doc_id, counts);
   }
   const timesSaid = (id: number, w: string) => said.get(id)?.get(rootOf(matchStem(w))) ?? 0;
@@ -1074,7 +1136,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     if (!text) continue;
     // The names by which this document reaches the symbol ("the retry policy", "max attempts") tie its sentences too.
     const selfAnchors = r.anchors.filter((a) => a.relation === 'self' && a.entityType !== 'citation' && a.entityType !== 'place');
-    const anchorNames = selfAnchors.map((a) => a.entity);
+    const anchorNames = selfAnchors.filter((a) => a.entityType !== LINE_LINK).map((a) => a.entity);
     // A code name by which the document reaches it only weakly (`EC2App`, a concept over several symbols) ties its sentences less than the symbol's own name.
     // (A name found by search — the name with an affix, in other letter case — is the symbol's own name, whatever its tier.)
     const certain = new Set(selfAnchors.filter((a) => a.tier === 'exact' || a.tier === 'strong' || a.entityType === 'search').map((a) => a.entity));
@@ -1096,7 +1158,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     const ownComment = !!r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1;
     const weaklyAbout = !aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind);
     const focused = isFocused(r, target, ties);
-    const hand = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names });
+    const hand = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names, links: selfAnchors.filter((a) => a.entityType === LINE_LINK).map((a) => a.entity) });
     const ctx: SourceContext = { kind: r.document.kind, own: !!r.text && r.document.kind !== 'commit', tier: r.tier, relation: r.relation, hops: r.hops, focused, aboutIt, weaklyAbout, threaded: text.threaded, atLine: r.atLine !== undefined, nameWords, placeWords };
     options.onRanked?.(r, hand, ctx);
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
@@ -1115,7 +1177,8 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // Behavior" for `durationBucketSize`); a record on another subject that names it shows the code in passing
     // (openedx-events' "Enable producing to event bus via settings" calling `load_all_signals()`).
     const titleOnItsSubject = () => rootWords(r.document.title).some((w) => nameRoots.has(w));
-    const recordAboutIt = !best.length && aboutIt && RECORD_KINDS.has(r.document.kind) && !!top[0] && top[0].explains >= REASON_EXPLAINS && (!!r.namedFor || titleOnItsSubject());
+    const linksToItsDeclaration = () => r.anchors.some((a) => a.entityType === LINE_LINK && a.tier === 'strong');
+    const recordAboutIt = !best.length && aboutIt && RECORD_KINDS.has(r.document.kind) && !!top[0] && top[0].explains >= REASON_EXPLAINS && (!!r.namedFor || titleOnItsSubject() || linksToItsDeclaration());
     let chosen: RankedSentence[] = best;
     if (model && (best.length || weakRecord || recordAboutIt)) {
       const fitted = fittedBest(rerank(hand, ctx, model), model, describes, recordAboutIt ? Math.max(REASON_SCORE, top[0]!.score) : (best[0] ?? top[0])!.score, tiedLead);
@@ -1324,6 +1387,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
     for (const v of itsValues(target, declaration, calls)) await documentsNamingItsValue(db, target, v, docs);
     await documentsByAffixedName(db, target, docs);
     await documentsNamedForIt(db, target, docs);
+    await documentsLinkingToIt(db, target, docs);
     await documentsOfItsFolder(db, target, docs);
     await documentsOnItsSubject(db, target, scope, docs);
   }

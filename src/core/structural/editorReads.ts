@@ -2,6 +2,7 @@ import { TYPE_KINDS, type SymbolKind } from '../model/structural.js';
 import { EDGE_TIERS, type EdgeTier } from '../model/tiers.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
+import { innermostSymbolAt } from './lookup.js';
 
 /*
  * The structural reads behind the editor's CodeLens, hover, "symbol at
@@ -139,10 +140,7 @@ export async function symbolAt(db: Db, relPath: string, line: number, col: numbe
     const declared = await db.get<SymbolRef>(`${select} WHERE s.file_id = ? AND s.line = ? AND s.name = ? AND s.kind != 'module' LIMIT 1`, [file.id, line, word]);
     if (declared) return declared;
   }
-  return db.get<SymbolRef>(
-    `${select} WHERE s.file_id = ? AND s.kind != 'module' AND s.line <= ? AND s.end_line >= ? ORDER BY (s.end_line - s.line) ASC LIMIT 1`,
-    [file.id, line, line],
-  );
+  return innermostSymbolAt(db, relPath, line);
 }
 
 export interface StructuralTotals {

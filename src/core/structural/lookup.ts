@@ -361,6 +361,11 @@ function containing(text: string): string {
 }
 
 /** A symbol as the linker indexes it: with its file and the type or namespace it is a member of. */
+/** The innermost symbol (not a module) whose declaration spans a line of a file: what a person at that line, or a link to it, points at. */
+export async function innermostSymbolAt(db: Db, relPath: string, line: number): Promise<SymbolRef | undefined> {
+  return db.get<SymbolRef>(`${SELECT} WHERE f.path = ? AND s.kind != 'module' AND s.line <= ? AND s.end_line >= ? ORDER BY (s.end_line - s.line) ASC LIMIT 1`, [relPath, line, line]);
+}
+
 const LINKER_SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
        FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`;
 const LINKABLE_IN = `(${LINKABLE_KINDS.map((k) => `'${k}'`).join(', ')})`;

@@ -4,7 +4,7 @@ import { teamKnowledgeSource } from '../knowledge/store/exchange.js';
 import type { LinkTier as LinkTierT } from '../model/tiers.js';
 import { OFFLINE_EXTRACTION, OFFLINE_UNSEEN, QUOTED_DATA_NOTE, cite, describeExtraction, type Quotation } from '../knowledge/quotes.js';
 import { statusToSay } from '../knowledge/sources/recordStatus.js';
-import { whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
+import { LINE_LINK, whyIsThis, type ScopeRelation, type WhyIsThisResult, type WhyItem } from '../knowledge/why.js';
 import { locationOf, resolveOneSymbol } from '../structural/lookup.js';
 import { clip, moreLine, withinTokens } from './budget.js';
 import { LinkTier, Omitted, QuoteView, SymbolView, quoteLine, symbolView, symbolWords } from './present.js';
@@ -33,7 +33,7 @@ const DocumentView = z.object({
   about: z.string().optional().describe('for a neighbour\'s document: which neighbour, and the tier by which the document reaches it'),
   through: z.string().optional().describe('for a document reached through another (one that refers to it, or the record that supersedes it): that document'),
   how: z.string().describe('the link in words'),
-  gives: z.enum(['reason', 'mention']).describe('reason: the quotes explain; mention: nothing in it explains, the quote only names the symbol'),
+  gives: z.enum(['reason', 'mention', 'context']).describe('reason: the quotes explain; mention: nothing in it explains, the quote only names the symbol; context: about the code around it (its folder\'s README), neither naming nor explaining it'),
   quotes: z.array(QuoteView),
 });
 
@@ -106,7 +106,7 @@ function howWords(i: WhyItem): string {
   const a = i.anchors.find((x) => x.relation === i.relation) ?? i.anchors[0];
   if (i.hops === 2) return `${throughWords(i)}, which reaches it`;
   if (!a) return TIER_WORDS[i.tier];
-  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search' || a.entityType === 'place') return a.reason;
+  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search' || a.entityType === 'place' || a.entityType === LINE_LINK) return a.reason;
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
 }
 
@@ -166,6 +166,11 @@ const RANK_DISCOUNT = 0.7;
 /** What a further sentence of a source already shown is worth beside a source's first: a new document is new evidence. */
 const FURTHER_SENTENCE = 0.6;
 
+/** A source linked for where the symbol is (its folder's README) whose quotes do not name it: about the code around it, not a mention of it. */
+function aroundIt(item: WhyItem, name: string): boolean {
+  return item.anchors.every((a) => a.entityType === 'place') && !item.excerpts.some((x) => x.quote.includes(name));
+}
+
 /** Lean: the first source two sentences, the rest one. */
 function leanQuotas(items: readonly WhyItem[], limit: number): number[] {
   return items.slice(0, limit).map((_, k) => (k < 1 ? 2 : 1));
@@ -196,7 +201,7 @@ export function presentWhyIsThis(r: WhyIsThisResult, limit: number, quotas?: rea
       ...(i.about ? { about: `${RELATION_WORDS[i.about.relation]} ${i.about.qname} (${i.about.tier})` } : {}),
       ...(i.hops === 2 && i.via ? { through: i.via } : {}),
       how: howWords(i),
-      gives: reasons ? ('reason' as const) : ('mention' as const),
+      gives: reasons ? ('reason' as const) : aroundIt(i, r.target.name) ? ('context' as const) : ('mention' as const),
       // A passage that only repeats the title (a commit's subject line) is not quoted again: the title is on the source's heading line.
       quotes: i.excerpts.slice(0, reasons ? quota + (holdsLead ? 1 : 0) : 1).filter((x) => !repeatsTitle(x.quote, i.document.title)).map((x) => quoteView(x, reasons ? 320 : 200)),
     };
@@ -248,7 +253,7 @@ function documentLines(d: DocumentViewT, quoted: Set<string>, target: string): s
   const unnamed = d.how.replace(` → ${target} — `, ' — ');
   const how = d.where ? unnamed.replace(` at ${d.where}:`, ' at line ') : unnamed;
   const link = d.about ? `about ${d.about}: ${how}` : `${d.tier}: ${how}`;
-  const out = [`${kindLabel(d.category, d.status)} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : ''}`];
+  const out = [`${kindLabel(d.category, d.status)} — ${[handle, d.where && !handle.includes(d.where) ? d.where : ''].filter(Boolean).join(' ')} [${link}]${d.gives === 'mention' ? ' — names it; gives no reason' : d.gives === 'context' ? ' — gives no reason' : ''}`];
   for (const q of d.quotes) {
     // The source's path is on its heading line: a quotation from it names only its line.
     const local = d.where && q.source.startsWith(`${d.where}:`) ? { ...q, source: `line ${q.source.slice(d.where.length + 1)}` } : q;

@@ -206,11 +206,13 @@ export function titleOf(rel: string, text: string, kind: DocKind, options: Title
   const fmTitle = fm && options.frontMatter !== false && options.heading !== false ? titleField(fm[1]!) : undefined;
   const rst = rel.endsWith('.rst');
   const base = path.posix.basename(rel).replace(/\.[^.]+$/, '');
-  const heading = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
+  // After the front matter, whose YAML comments (`# Valid statuses: draft | accepted`) are not headings.
+  const body = fm ? text.slice(fm[0].length) : text;
+  const heading = rst ? undefined : /^#\s+(.+?)\s*#*\s*$/m.exec(body)?.[1];
   // "Summary" says less than a file name, but more than `index` or `README`.
   const named = heading && (!SECTION_HEADING.test(heading) || GENERIC_FILE.test(base)) ? heading : undefined;
   const headed = options.heading !== false;
-  const h1 = rst || !headed ? undefined : (metadataTitle(fm ? text.slice(fm[0].length) : text) ?? named);
+  const h1 = rst || !headed ? undefined : (metadataTitle(body) ?? named);
   const underlined = !headed ? undefined : rst ? rstTitle(text) : /^(.+)\n=+\s*$/m.exec(text)?.[1];
   const title = (fmTitle ?? h1 ?? underlined ?? base.replace(/[-_]+/g, ' ')).trim().replace(/\s+/g, ' ').slice(0, 200) || base;
   const probe = `${title}\n${base}`;
