@@ -3,11 +3,52 @@ import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
 import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
- * A record reached only weakly (its title holds words of the name) gives its
- * reason in sentences that never name the symbol, so no sentence ties to it:
- * its two likeliest reasons by the fitted ranker are quoted, not one, since
- * its context and its decision are rarely the same sentence.
+ * A design reached only weakly (by the words of the symbol's name) often
+ * gives its reason in sentences that do not name the symbol, and names it
+ * only in a list ("Special override macros were changed"). The hand-set
+ * score, which weighs the tie to the name, finds no reason there; the
+ * fitted ranker's two most likely sentences are quoted, weak — never as a
+ * reason of the symbol itself. Two, not one: a record's context and its
+ * decision are rarely the same sentence.
  */
+
+describe('why_is_this: the reason in a design reached only weakly', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await knowledgeIndexedFiles({
+      'core/parser/partial.py': ['special_override_macros = [', '    "ref",', '    "source",', '    "config",', ']', ''].join('\n'),
+      'docs/design/partial-parsing.md': [
+        '# Partial parsing',
+        '',
+        '## Context',
+        '',
+        'Parsing a large project takes minutes, and most runs change only a few files.',
+        'Certain macros have global effects that make incremental updates unsafe.',
+        'If a macro file containing any of these is changed or deleted, the parser abandons partial parsing and parses everything again.',
+        '',
+        '## When partial parsing is skipped',
+        '',
+        '- Special override macros were changed',
+        '- The project configuration changed',
+        '',
+      ].join('\n'),
+    });
+  });
+  after(() => fx.close());
+
+  it('quotes the design\'s most likely reason, at weak, and does not lead with it as the symbol\'s own', async () => {
+    const r = await whyIsThisTool.invoke({ workspace: fx.ws }, { symbol: 'special_override_macros' });
+    const data = r.data as { documents: { where?: string; tier: string; quotes: { text: string }[] }[] };
+    const design = data.documents.find((d) => d.where === 'docs/design/partial-parsing.md');
+    assert.ok(design, r.text);
+    assert.equal(design.tier, 'weak');
+    assert.ok(design.quotes.length >= 1, r.text);
+    assert.ok(!/gives no reason/.test(r.text.split('\n').find((l) => l.includes('docs/design/partial-parsing.md')) ?? ''), r.text);
+    assert.match(r.text.split('\n')[0]!, /^Why: no recorded reason names .*special_override_macros itself; the closest, weak/, r.text.split('\n')[0]);
+  });
+});
 
 const record = (n: number, title: string, sections: Record<string, string>) =>
   [`# ${n}. ${title}`, '', '## Status', '', 'Accepted', '', ...Object.entries(sections).flatMap(([h, body]) => [`## ${h}`, '', body, '']), ''].join('\n');
