@@ -51,6 +51,11 @@ export function designDoc(title: string, body: string): string {
   return [`# ${title}`, '', '## Context', '', body, ''].join('\n');
 }
 
+/** A decision record in markdown, numbered and accepted, with its sections in order (`{ Context: …, Decision: … }`). */
+export function decisionRecord(n: number, title: string, sections: Record<string, string>): string {
+  return [`# ${n}. ${title}`, '', '## Status', '', 'Accepted', '', ...Object.entries(sections).flatMap(([heading, body]) => [`## ${heading}`, '', body, ''])].join('\n');
+}
+
 /** Indexes a fixture's offline knowledge memory; a knowledge run that does not finish closes it and fails the test's setup. */
 async function withKnowledge(fx: FilledExample): Promise<FilledExample> {
   const report = await indexKnowledge(fx.ws, {});

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { linksToFile } from '../../src/core/knowledge/why';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
+import { decisionRecord, knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * A record may point at the code with a link to a line of it instead of its
@@ -13,7 +13,7 @@ import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
  * when the line is in its body; the sentence holding the link is tied to it.
  */
 
-const record = (n: number, title: string, ...body: string[]) => [`# ${n}. ${title}`, '', '## Status', '', 'Accepted', '', '## Decision', '', ...body, ''].join('\n');
+const record = (n: number, title: string, ...body: string[]) => decisionRecord(n, title, { Decision: body.join('\n') });
 
 describe('why_is_this: a record that links to a line of the code', function () {
   this.timeout(120_000);

@@ -4,7 +4,7 @@ import { decisionRecords } from '../../src/core/knowledge/store/documents';
 import type { Reached } from '../../src/core/knowledge/whyScope';
 import { resolveOneSymbol } from '../../src/core/structural/lookup';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
+import { decisionRecord, knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * A record may speak of code in the code's own rare words without naming it:
@@ -17,7 +17,7 @@ import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
  * nothing.
  */
 
-const record = (n: number, title: string, ...body: string[]) => [`# ${n}. ${title}`, '', '## Status', '', 'Accepted', '', '## Decision', '', ...body, ''].join('\n');
+const record = (n: number, title: string, ...body: string[]) => decisionRecord(n, title, { Decision: body.join('\n') });
 
 describe("why_is_this: a record that shares the symbol's rare words", function () {
   this.timeout(120_000);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { whyIsThisTool } from '../../src/core/tools/whyIsThis';
-import { knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
+import { decisionRecord, knowledgeIndexedFiles, type FilledExample } from '../helpers/example';
 
 /*
  * A design reached only weakly (by the words of the symbol's name) often
@@ -50,9 +50,6 @@ describe('why_is_this: the reason in a design reached only weakly', function () 
   });
 });
 
-const record = (n: number, title: string, sections: Record<string, string>) =>
-  [`# ${n}. ${title}`, '', '## Status', '', 'Accepted', '', ...Object.entries(sections).flatMap(([h, body]) => [`## ${h}`, '', body, '']), ''].join('\n');
-
 describe('why_is_this: a record reached weakly, whose sentences do not name the symbol', function () {
   this.timeout(120_000);
   let fx: FilledExample;
@@ -60,8 +57,8 @@ describe('why_is_this: a record reached weakly, whose sentences do not name the 
   before(async () => {
     fx = await knowledgeIndexedFiles({
       'src/projections/cache.ts': ['export class ReadModelCache {', '  private readonly rows = new Map<string, string>();', '  size(): number {', '    return this.rows.size;', '  }', '}', ''].join('\n'),
-      'docs/adr/0001-record-architecture-decisions.md': record(1, 'Record architecture decisions', { Decision: 'We record the architecture decisions of this project in these files, one decision a file.' }),
-      'docs/adr/0002-rebuild-read-models.md': record(2, 'Rebuild read models at start-up', {
+      'docs/adr/0001-record-architecture-decisions.md': decisionRecord(1, 'Record architecture decisions', { Decision: 'We record the architecture decisions of this project in these files, one decision a file.' }),
+      'docs/adr/0002-rebuild-read-models.md': decisionRecord(2, 'Rebuild read models at start-up', {
         Context: 'Projections stored in the database drifted from the events after every failed migration, and nobody could tell which rows were wrong.',
         Decision: 'Projections are rebuilt from the event log whenever the service starts, because the log is the only record we trust.',
         Consequences: 'Start-up takes a few seconds longer.',

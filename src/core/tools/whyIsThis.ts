@@ -102,11 +102,14 @@ export function throughWords(i: Pick<WhyItem, 'successor' | 'via'>): string {
   return `${i.successor ? 'supersedes' : 'refers to'} ${i.via}`;
 }
 
+/** Links whose reason says how the document reaches the symbol better than its tier's words: a citation, the code, its history, a search, its folder, a link to its line. */
+const SAYS_HOW = new Set(['citation', 'code', 'history', 'search', 'place', LINE_LINK]);
+
 function howWords(i: WhyItem): string {
   const a = i.anchors.find((x) => x.relation === i.relation) ?? i.anchors[0];
   if (i.hops === 2) return `${throughWords(i)}, which reaches it`;
   if (!a) return TIER_WORDS[i.tier];
-  if (a.entityType === 'citation' || a.entityType === 'code' || a.entityType === 'history' || a.entityType === 'search' || a.entityType === 'place' || a.entityType === LINE_LINK) return a.reason;
+  if (SAYS_HOW.has(a.entityType)) return a.reason;
   return a.symbol.qname === a.entity ? TIER_WORDS[a.tier] : `"${a.entity}" → ${a.symbol.qname} — ${TIER_WORDS[a.tier]}`;
 }
 
