@@ -9,7 +9,7 @@ import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, k
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { rootOf, stem } from '../../shared/stem.js';
-import { bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { TIE_KINDS, bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
 import { chunksOfDocuments, decisionRecords, documentsSaying, documentsWithPathLike, type DocumentRow, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
@@ -133,6 +133,8 @@ const TAIL_REASON_SCORE = 0.45;
 const REASON_EXPLAINS = 0.35;
 /** Reasons kept per source; how many are quoted is the answer's budget's call (tools/whyIsThis.ts). */
 const REASONS_PER_SOURCE = 12;
+/** A sentence that writes the symbol's own name (reasons.ts TIE_KINDS). */
+const NAME_BIT = 1 << TIE_KINDS.indexOf('name');
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -1217,6 +1219,19 @@ function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, des
   for (const s of ranked) {
     if (out.length >= REASONS_PER_SOURCE || (out.length && s.score < model.tail)) break;
     if (!describes(s)) out.push(s);
+  }
+  // A decision record about the symbol quotes, second at the latest, its likeliest sentence that writes the symbol's
+  // name: the line that ties the record to the code (james' "We need to introduce a new API: `BlobReferenceSource`…"),
+  // which the fitted ranker, weighing how much a sentence explains, had put last of forty.
+  if (!tiedLead) {
+    const naming = ranked.find((s) => (s.signals.tieKinds & NAME_BIT) !== 0 && !describes(s));
+    const at = naming ? out.indexOf(naming) : -1;
+    if (naming && (at < 0 || at > 1)) {
+      if (at > 1) out.splice(at, 1);
+      else if (out.length >= REASONS_PER_SOURCE) out.pop();
+      // Scored as the sentence it goes before, so that it keeps its place when the answer is cut to its budget.
+      out.splice(Math.min(1, out.length), 0, { ...naming, score: Math.max(naming.score, out[1]?.score ?? 0) });
+    }
   }
   // The first quoted is the source's best on the hand-set scale; the others in proportion, never above it.
   const top = out[0]?.score ?? 1;
