@@ -1154,13 +1154,21 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
         ...selfAnchors.filter((a) => a.entityType === RARE_WORD).map((a) => [matchStem(a.entity)]),
       ],
       neighbours: [...ties.neighbours, ...neighbourNames],
+      // A changelog's entries are about a thousand changes: its file's name (`errors.go`) is a word of many of them.
+      ...(r.document.kind === 'changelog' ? { places: [] } : {}),
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
-    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && RECORD_KINDS.has(r.document.kind))) && !r.text;
+    // Not a changelog: one entry naming it says nothing of the thousand others (telegraf's CHANGELOG.md, reached by
+    // "partial write errors" in one line, was quoted for a sentence on XML statistics two releases away, tied to
+    // `PartialWriteError` only by "errors", the name of its file).
+    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && RECORD_KINDS.has(r.document.kind))) && !r.text && r.document.kind !== 'changelog';
     const ownComment = !!r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1;
     const weaklyAbout = !aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind);
     const focused = isFocused(r, target, ties);
-    const hand = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names, links: selfAnchors.filter((a) => a.entityType === LINE_LINK).map((a) => a.entity) });
+    const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names, links: selfAnchors.filter((a) => a.entityType === LINE_LINK).map((a) => a.entity) });
+    // A changelog's sentences that neither name the symbol nor sit under a heading that does are other entries, its
+    // neighbours in the list included: about other changes, never its reason.
+    const hand = r.document.kind === 'changelog' ? ranked.filter((s) => s.signals.self > 0 || s.signals.sectionTie > 0) : ranked;
     const ctx: SourceContext = { kind: r.document.kind, own: !!r.text && r.document.kind !== 'commit', tier: r.tier, relation: r.relation, hops: r.hops, focused, aboutIt, weaklyAbout, threaded: text.threaded, atLine: r.atLine !== undefined, nameWords, placeWords };
     options.onRanked?.(r, hand, ctx);
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
