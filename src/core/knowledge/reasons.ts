@@ -475,6 +475,8 @@ const NAME_TIE = 2.5;
 /** Which ways a sentence is tied to the symbol, one bit each (a sentence may be tied several ways). */
 export const TIE_KINDS = ['name', 'nameAnyCase', 'weakName', 'phrase', 'partial', 'inverted', 'value', 'place', 'neighbour'] as const;
 export type TieKind = (typeof TIE_KINDS)[number];
+/** The bit of a sentence that writes the symbol's own name. */
+export const NAME_BIT = 1 << TIE_KINDS.indexOf('name');
 
 export interface TieMatcher {
   (text: string): { tie: number; tiedBy?: string; kinds?: number };
@@ -561,7 +563,7 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
   const own = list.map((c) => {
     const tied = match(plain(c.text));
     const link = links.find((l) => c.text.includes(l));
-    return link && tied.tie < NAME_TIE ? { tie: NAME_TIE, tiedBy: 'links to its line', kinds: (tied.kinds ?? 0) | (1 << TIE_KINDS.indexOf('name')) } : tied;
+    return link && tied.tie < NAME_TIE ? { tie: NAME_TIE, tiedBy: 'links to its line', kinds: (tied.kinds ?? 0) | NAME_BIT } : tied;
   });
   // A document is about the symbol only if its prose names it; a name inside a code block alone does not make its decision the symbol's.
   const aboutIt = !!options.aboutIt && own.some((o) => o.tie >= 1.4);

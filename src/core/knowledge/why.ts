@@ -9,7 +9,7 @@ import { CATEGORY_ORDER, OFFLINE_UNSEEN, categoryOf, documentRef, invisibleIn, k
 import { STOP_WORDS } from '../../shared/stopWords.js';
 import { folderOf } from '../../shared/paths.js';
 import { rootOf, stem } from '../../shared/stem.js';
-import { TIE_KINDS, bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
+import { NAME_BIT, bestSentences, candidates, containsInverted, containsRun, escape, rootWords, saysTitle, topicWords, hasNumberWithUnit, matchStem, onlyDescribes, proseForms, rankSentences, stemmedWords, stringLiteralOf, tieMatcher, type RankedSentence, type Ties } from './reasons.js';
 import { DOC_KINDS, RECORD_KINDS, type DocKind, type Section } from './sources/document.js';
 import { standingOf, statusToSay, successorIn } from './sources/recordStatus.js';
 import { chunksOfDocuments, decisionRecords, documentsSaying, documentsWithPathLike, type DocumentRow, firstChunkOf, readmesIn, recordStatuses, searchDocumentChunks, type ChunkRow } from './store/documents.js';
@@ -133,8 +133,6 @@ const TAIL_REASON_SCORE = 0.45;
 const REASON_EXPLAINS = 0.35;
 /** Reasons kept per source; how many are quoted is the answer's budget's call (tools/whyIsThis.ts). */
 const REASONS_PER_SOURCE = 12;
-/** A sentence that writes the symbol's own name (reasons.ts TIE_KINDS). */
-const NAME_BIT = 1 << TIE_KINDS.indexOf('name');
 
 async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   const out: ScopeSymbol[] = [{ sid: target.sid, qname: target.qname, relation: 'self' }];
@@ -1143,6 +1141,8 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // (A name found by search — the name with an affix, in other letter case — is the symbol's own name, whatever its tier.)
     const certain = new Set(selfAnchors.filter((a) => a.tier === 'exact' || a.tier === 'strong' || a.entityType === 'search').map((a) => a.entity));
     const neighbourNames = r.anchors.filter((a) => a.relation !== 'self' && a.entityType !== 'citation').map((a) => a.entity);
+    // A changelog is a list of a thousand changes: one entry naming the symbol says nothing of the others.
+    const changelog = r.document.kind === 'changelog';
     const own: Ties = {
       ...ties,
       names: [...ties.names, ...anchorNames.filter((n) => isCodeShaped(n) && certain.has(n))],
@@ -1154,21 +1154,20 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
         ...selfAnchors.filter((a) => a.entityType === RARE_WORD).map((a) => [matchStem(a.entity)]),
       ],
       neighbours: [...ties.neighbours, ...neighbourNames],
-      // A changelog's entries are about a thousand changes: its file's name (`errors.go`) is a word of many of them.
-      ...(r.document.kind === 'changelog' ? { places: [] } : {}),
+      // The name of its file (`errors.go`) is a word of many of a changelog's entries.
+      ...(changelog ? { places: [] } : {}),
     };
     // A decision record that names the symbol itself: its decision is about it, even in sentences that do not repeat the name.
-    // Not a changelog: one entry naming it says nothing of the thousand others (telegraf's CHANGELOG.md, reached by
-    // "partial write errors" in one line, was quoted for a sentence on XML statistics two releases away, tied to
-    // `PartialWriteError` only by "errors", the name of its file).
-    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && RECORD_KINDS.has(r.document.kind))) && !r.text && r.document.kind !== 'changelog';
+    // Not a changelog (telegraf's CHANGELOG.md, reached by "partial write errors" in one line, was quoted for a sentence
+    // on XML statistics two releases away, tied to `PartialWriteError` only by "errors", the name of its file).
+    const aboutIt = r.relation === 'self' && r.hops === 1 && (r.tier === 'exact' || r.tier === 'strong' || (!!r.affixed && RECORD_KINDS.has(r.document.kind))) && !r.text && !changelog;
     const ownComment = !!r.text && r.document.kind !== 'commit' && r.relation === 'self' && r.hops === 1;
     const weaklyAbout = !aboutIt && !r.text && r.relation === 'self' && r.hops === 1 && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind);
     const focused = isFocused(r, target, ties);
     const ranked = rankSentences(candidates(text.body), tieMatcher(own), { threaded: text.threaded, focused, ...(ownComment ? { own: true } : {}), ...(aboutIt ? { aboutIt: true } : {}), ...(weaklyAbout ? { weaklyAbout: true } : {}), names: own.names, links: selfAnchors.filter((a) => a.entityType === LINE_LINK).map((a) => a.entity) });
     // A changelog's sentences that neither name the symbol nor sit under a heading that does are other entries, its
     // neighbours in the list included: about other changes, never its reason.
-    const hand = r.document.kind === 'changelog' ? ranked.filter((s) => s.signals.self > 0 || s.signals.sectionTie > 0) : ranked;
+    const hand = changelog ? ranked.filter((s) => s.signals.self > 0 || s.signals.sectionTie > 0) : ranked;
     const ctx: SourceContext = { kind: r.document.kind, own: !!r.text && r.document.kind !== 'commit', tier: r.tier, relation: r.relation, hops: r.hops, focused, aboutIt, weaklyAbout, threaded: text.threaded, atLine: r.atLine !== undefined, nameWords, placeWords };
     options.onRanked?.(r, hand, ctx);
     // A comment of the code that only says what the symbol is (Go's "Name does …") names it; it is not a reason for it.
