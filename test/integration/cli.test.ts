@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { CLI, copyExample, tempDir, write } from '../helpers/fixtures';
 
-function tenure(args: string[], cwd?: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+function tenure(args: string[], cwd?: string, env?: NodeJS.ProcessEnv) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', ...(env ? { env: { ...process.env, ...env } } : {}) });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -102,6 +102,27 @@ describe('tenure CLI, run as a user runs it', () => {
       assert.match(reasons['latin1.py']!, /not UTF-8/);
       assert.match(reasons['bundle.js']!, /minified/);
       assert.match(reasons['huge.ts']!, /too large .* raise tenure.maxFileSizeKb/);
+    } finally {
+      d.cleanup();
+    }
+  });
+
+  it('lists dependents in the same order whatever the locale of the machine', () => {
+    // Swedish collation puts "ä" after "z", English beside "a": an answer ordered by the locale would differ between two
+    // colleagues' machines. Names are ordered by their code units: "Beta" < "zeta" < "äpple".
+    const d = tempDir();
+    try {
+      write(d.root, 'calls.py', 'def target():\n    return 1\n\ndef zeta():\n    return target()\n\ndef äpple():\n    return target()\n\ndef Beta():\n    return target()\n');
+      assert.equal(tenure(['index', d.root, '--no-knowledge']).code, 0);
+      const answers = ['en_US.UTF-8', 'sv_SE.UTF-8'].map((locale) => {
+        const r = tenure(['what-breaks', 'target', '--depth', '1', '--cwd', d.root], undefined, { LANG: locale, LC_ALL: locale });
+        assert.equal(r.code, 0, r.err);
+        return r.out;
+      });
+      assert.equal(answers[1], answers[0]);
+      const order = ['Beta', 'zeta', 'äpple'].map((n) => answers[0]!.indexOf(`calls.${n} `));
+      assert.ok(order.every((i) => i > 0), answers[0]);
+      assert.deepEqual([...order].sort((a, b) => a - b), order, answers[0]);
     } finally {
       d.cleanup();
     }

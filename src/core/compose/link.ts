@@ -4,6 +4,7 @@ import type { SymbolRef } from '../model/symbolRef.js';
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
 import { isFileName, modulesAt, resolveSymbols, symbolBySid, symbolsNamedLike } from '../structural/lookup.js';
+import { byCodeUnits } from '../../shared/order.js';
 
 /*
  * Linking a question's concepts to symbols by name, for when the knowledge
@@ -248,7 +249,7 @@ export async function linkByName(db: Db, question: string, root: string): Promis
   const anchored = new Set([...links.values()].filter((l) => l.tier === 'exact' || l.tier === 'strong').map((l) => dirOf(l.symbol.path)));
   for (const [sid, l] of links) if (l.tier === 'weak' && anchored.has(dirOf(l.symbol.path))) links.set(sid, { ...l, score: l.score + 0.25, why: `${l.why}; next to ${[...links.values()].find((x) => x.tier !== 'weak' && dirOf(x.symbol.path) === dirOf(l.symbol.path))?.symbol.qname ?? 'a stronger link'}` });
   const list = [...links.values()].map((l) => ({ ...l, symbol: { id: l.symbol.id, sid: l.symbol.sid, name: l.symbol.name, qname: l.symbol.qname, kind: l.symbol.kind, path: l.symbol.path, line: l.symbol.line } }));
-  list.sort((a, b) => rank(a.tier) - rank(b.tier) || b.score - a.score || a.symbol.qname.localeCompare(b.symbol.qname));
+  list.sort((a, b) => rank(a.tier) - rank(b.tier) || b.score - a.score || byCodeUnits(a.symbol.qname, b.symbol.qname));
   return { links: list, unresolved };
 }
 

@@ -10,6 +10,7 @@ import { TenureError } from '../../shared/errors.js';
 import { knowledgeIndexed, needlesFor, quoteFrom, type Quotation } from './quotes.js';
 import { documentEntityIds, entityByKey, mentionsOf, type EntityHit } from './store/graph.js';
 import { linksOf } from './store/links.js';
+import { byCodeUnits } from '../../shared/order.js';
 
 /*
  * related_by_intent: a phrase ("settlement retries", "the partner SLA") → the
@@ -153,7 +154,7 @@ export async function relatedByIntent(db: Db, phrase: string, limit = 15, embedd
     if (!s) continue;
     symbols.push({ sid, qname: s.qname, kind: s.kind, path: s.path, line: s.line, tier: f.tier, reasons: f.reasons.slice(0, 3), via: [...f.via].sort() });
   }
-  symbols.sort((a, b) => RANK[a.tier] - RANK[b.tier] || b.via.length - a.via.length || a.qname.localeCompare(b.qname));
+  symbols.sort((a, b) => RANK[a.tier] - RANK[b.tier] || b.via.length - a.via.length || byCodeUnits(a.qname, b.qname));
   const shown = symbols.slice(0, limit);
   const counts = Object.fromEntries(LINK_TIERS.map((t) => [t, 0])) as Record<LinkTier, number>;
   for (const s of shown) counts[s.tier]++;

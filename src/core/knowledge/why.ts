@@ -20,6 +20,7 @@ import { filesAddedByPullRequests, pullRequestNumber } from './sources/lineHisto
 import { quote, sentences } from './text.js';
 import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, type PullRequestOfLines, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, aboutItself, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
+import { byCodeUnits } from '../../shared/order.js';
 
 export type { Anchor, ReasonFound, ScopeRelation, ScopeSymbol } from './whyScope.js';
 
@@ -277,7 +278,7 @@ async function constraintsAround(db: Db, best: BestAnchors, docs: ReadonlyMap<nu
     byEntity.set(r.id, e);
   }
   const ranked = [...byEntity.values()]
-    .sort((a, b) => Number(b.row.type === 'constraint') - Number(a.row.type === 'constraint') || b.via.size - a.via.size || b.weight - a.weight || a.row.name.localeCompare(b.row.name))
+    .sort((a, b) => Number(b.row.type === 'constraint') - Number(a.row.type === 'constraint') || b.via.size - a.via.size || b.weight - a.weight || byCodeUnits(a.row.name, b.row.name))
     .slice(0, 6);
   const out: WhyConstraint[] = [];
   for (const c of ranked) {
@@ -1297,7 +1298,7 @@ function rankItems(docs: Iterable<Reached>): WhyItem[] {
         CATEGORY_ORDER.indexOf(categoryOf(x.document.kind)) - CATEGORY_ORDER.indexOf(categoryOf(y.document.kind)) ||
         RELATION_RANK[x.relation] - RELATION_RANK[y.relation] ||
         y.anchors.length - x.anchors.length ||
-        x.document.source.localeCompare(y.document.source),
+        byCodeUnits(x.document.source, y.document.source),
     )
     .map((a) => {
       const anchors = a.anchors.sort((x, y) => Number(x.relation !== 'self') - Number(y.relation !== 'self') || TIER_RANK[x.tier] - TIER_RANK[y.tier] || RELATION_RANK[x.relation] - RELATION_RANK[y.relation]).slice(0, 4);

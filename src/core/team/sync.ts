@@ -22,6 +22,7 @@ import { repositoryIdentity } from './identity.js';
 import { TeamDb, type TeamDbOptions } from './pg.js';
 import type { Feed } from './schema.js';
 import { FEED_START, TeamStore, conclusionFromFeed, decisionFromFeed, episodeFromFeed, ruleFromFeed, sharedRowFromFeed, type FeedCursor, type RepositoryAccess } from './store.js';
+import { byCodeUnits } from '../../shared/order.js';
 
 /*
  * Push and pull between a workspace's SQLite memories and the team store.
@@ -349,7 +350,7 @@ export async function pull(t: TeamSession, options: { progress?: SyncProgress; p
   await drain('rule_events', async (d, r) => {
     const pending = JSON.parse((await getMeta(d, `${key}.pendingDecisions`)) ?? '[]') as SharedDecision[];
     const waiting: SharedDecision[] = [];
-    for (const dec of [...pending, ...r.map(decisionFromFeed)].sort((a, b) => a.at - b.at || a.uid.localeCompare(b.uid))) {
+    for (const dec of [...pending, ...r.map(decisionFromFeed)].sort((a, b) => a.at - b.at || byCodeUnits(a.uid, b.uid))) {
       if (await applySharedDecision(d, dec)) counts.decisions++;
       else if (!(await d.get('SELECT 1 FROM rule_events WHERE uid = ?', [dec.uid]))) waiting.push(dec);
     }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { gitHubClient, repoPath } from '../../repo/github.js';
 import type { CommitLike, DocKind, SourceDocument, Section } from './document.js';
+import { byCodeUnits } from '../../../shared/order.js';
 
 /*
  * GitHub REST shapes → documents. Accepted, as GitHub's API returns them
@@ -149,7 +150,7 @@ function threadDocument(t: Thread, comments: Comment[], reviews: Comment[], revi
     const where = rc.path ? ` on ${rc.path}${line ? `:${line}` : ''}` : '';
     entries.push({ at: rc.created_at ?? '', header: `--- review comment by @${rc.user?.login ?? 'unknown'}${where}${rc.created_at ? `, ${rc.created_at.slice(0, 10)}` : ''} ---`, body: rc.body, url: rc.html_url ?? null, author: rc.user?.login ?? null });
   }
-  entries.sort((a, b) => a.at.localeCompare(b.at));
+  entries.sort((a, b) => byCodeUnits(a.at, b.at));
   for (const e of entries) add(e.header, e.body, { url: e.url ?? null, author: e.author ?? null });
   return {
     source: `${path}#${pull ? 'pull' : 'issue'}/${t.number}`,

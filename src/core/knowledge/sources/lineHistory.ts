@@ -1,6 +1,7 @@
 import { git } from '../../repo/git.js';
 import type { CommitLike } from './document.js';
 import { judgeCommit } from './documents.js';
+import { byCodeUnits } from '../../../shared/order.js';
 
 /*
  * The git history of a symbol's lines: the commits that last changed each of
@@ -70,7 +71,7 @@ export async function historyOfLines(root: string, file: string, start: number, 
     const pr = pullRequestOf(msg);
     out.push({ sha: sha.trim(), author: author ?? '', date: date ?? '', message: msg, lines: count.get(sha.trim()) ?? 0, informative: judgeCommit(msg).informative, ...(pr ? { pr } : {}), links: pullRequestsLinked(msg, pr) });
   }
-  return out.sort((a, b) => b.lines - a.lines || (b.date ?? '').localeCompare(a.date ?? ''));
+  return out.sort((a, b) => b.lines - a.lines || byCodeUnits(b.date ?? '', a.date ?? ''));
 }
 
 /**

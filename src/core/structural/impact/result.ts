@@ -1,6 +1,7 @@
 import { EDGE_TIERS, type EdgeTier } from '../../model/tiers.js';
 import type { EdgeKind } from '../../model/structural.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
+import { byCodeUnits } from '../../../shared/order.js';
 
 /*
  * The shape of a what_breaks answer, shared by the traversal (whatBreaks.ts)
@@ -171,7 +172,7 @@ export const tierRank = (t: EdgeTier): number => EDGE_TIERS.indexOf(t);
 
 /** Nearest first, then strongest tier, then by name: the order the answer lists dependents in. */
 export function byDistanceTierName(a: Dependent, b: Dependent): number {
-  return a.distance - b.distance || tierRank(a.tier) - tierRank(b.tier) || a.symbol.qname.localeCompare(b.symbol.qname);
+  return a.distance - b.distance || tierRank(a.tier) - tierRank(b.tier) || byCodeUnits(a.symbol.qname, b.symbol.qname);
 }
 
 /** Counts of the listed dependents and of the ambiguous ones counted without being listed. */

@@ -9,6 +9,7 @@ import { artifactExtras, artifactGroups, observedWords, withArtifacts } from './
 import { sameNamespace, workspaceGaps } from './notSeen.js';
 import { UNKNOWN_RECEIVER } from '../index/resolve.js';
 import { byDistanceTierName, countDependents, dependentTotal, dispatchTotal, unlistedOf, type Dependent, type DependencyKind, type Dispatch, type DynamicSite, type MutableDependent, type Site, type UnlistedDependents, type WhatBreaksResult } from './result.js';
+import { byCodeUnits } from '../../../shared/order.js';
 
 interface EdgeRow {
   id: number;
@@ -521,7 +522,7 @@ async function dependentsByHop(db: Db, target: SymbolRef, seeds: Seeds, depth: n
       }
     }
     // In answer order (by name within a hop and tier), the first that fit are listed, the rest counted.
-    found.sort((a, b) => a.qname.localeCompare(b.qname));
+    found.sort((a, b) => byCodeUnits(a.qname, b.qname));
     found.forEach((p, i) => {
       if (i < room) listed.push(p);
       else {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { readWorkspaceText } from '../../repo/read.js';
 import { walkWorkspace, type SkippedPath } from '../../repo/walk.js';
 import { languageForPath, mayBeConfigByFolder, unreadLanguageForPath, type LanguageSpec } from './languages.js';
+import { byCodeUnits } from '../../../shared/order.js';
 
 /**
  * The source files of a workspace, each with the language the inventory
@@ -92,7 +93,7 @@ function unreadOf(tallied: ReadonlyMap<string, number>): UnreadLanguage[] {
     u.extensions.push(ext);
     by.set(language, u);
   }
-  return [...by].map(([language, u]) => ({ language, files: u.files, extensions: u.extensions.sort() })).sort((a, b) => b.files - a.files || a.language.localeCompare(b.language));
+  return [...by].map(([language, u]) => ({ language, files: u.files, extensions: u.extensions.sort() })).sort((a, b) => b.files - a.files || byCodeUnits(a.language, b.language));
 }
 
 /** How many of the package's modules are read to learn the name it imports itself by. */
