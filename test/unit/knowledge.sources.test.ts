@@ -75,6 +75,19 @@ describe('knowledge: text units', () => {
     assert.ok(q.length <= 21 && q.endsWith('…'), q);
   });
 
+  it('quotes a long sentence for the name it holds where the name is, not from its start', () => {
+    // A commit message of build output names the symbol 700 characters in: its first 300 characters never show it.
+    const flags = Array.from({ length: 40 }, (_, i) => `-X github.com/example/app/version.Field${i}=value${i}`).join(' ');
+    const text = `fix: the build --> go install -ldflags '${flags} -X github.com/example/app/keeper.EnableLiquidator=false' ./...`;
+    const q = quote(text, 300, ['EnableLiquidator']);
+    assert.ok(q.length <= 300, q);
+    assert.match(q, /^….*keeper\.EnableLiquidator=false' \.\/\.\.\.$/, q);
+    assert.ok(q.indexOf('EnableLiquidator') > 40, 'some of the text before the name is kept');
+    // A name within the first characters, or none held: cut from the start as before.
+    assert.equal(quote(`EnableLiquidator ${flags}`, 300, ['EnableLiquidator']), quote(`EnableLiquidator ${flags}`, 300));
+    assert.equal(quote(text, 300, ['NotThere']), quote(text, 300));
+  });
+
   it('quotes without inline HTML (a generated test list, Javadoc), keeping type parameters, placeholders and code', () => {
     assert.equal(plain('It confirms the<br>packets were handled.</details> <details><summary>Details</summary>Set up'), 'It confirms the packets were handled. Details Set up');
     assert.equal(plain('Returns the fragment <p> For instance, <code>servicetemplates/{ns}</code> is one'), 'Returns the fragment For instance, servicetemplates/{ns} is one');

@@ -133,7 +133,7 @@ export function quoteFrom(chunk: ChunkRow, needles: readonly string[], fallback?
   const isFile = !!chunk.path && chunk.source === chunk.path;
   return {
     document: documentRef(chunk),
-    quote: quote(text, max),
+    quote: quote(text, max, hit ? needles : []),
     ...invisibleIn(text, chunk.text),
     ...(isFile ? { line } : {}),
     ...(url ? { url } : {}),

@@ -111,12 +111,35 @@ export function plain(markdown: string): string {
 }
 
 /** A short quotation: plain text, at most `max` characters, cut at a word with an ellipsis. */
-export function quote(text: string, max = 280): string {
+export function quote(text: string, max = 280, names: readonly string[] = []): string {
   const p = plain(withoutHidden(text));
   if (p.length <= max) return p;
   const cut = p.slice(0, max);
   const at = cut.lastIndexOf(' ');
-  return `${(at > max * 0.6 ? cut.slice(0, at) : cut).replace(/[,;:.\s]+$/, '')}…`;
+  const head = `${(at > max * 0.6 ? cut.slice(0, at) : cut).replace(/[,;:.\s]+$/, '')}…`;
+  return aroundName(p, head, names, max) ?? head;
+}
+
+/**
+ * A sentence quoted for the name it holds, cut where the name is: when the
+ * first `max` characters miss it (a commit message of build output with the
+ * name 700 characters in), a window around its first occurrence, a third of
+ * the room before it, each end at a word's edge. Undefined when the head
+ * already shows a name, or the text holds none.
+ */
+function aroundName(p: string, head: string, names: readonly string[], max: number): string | undefined {
+  const low = p.toLowerCase();
+  const wanted = names.map((n) => n.toLowerCase()).filter((n) => n && n.length < max - 20);
+  if (!wanted.length || wanted.some((n) => head.toLowerCase().includes(n))) return undefined;
+  const hit = wanted.map((n) => ({ n, at: low.indexOf(n) })).filter((h) => h.at >= 0).sort((x, y) => x.at - y.at)[0];
+  if (!hit) return undefined;
+  let start = Math.max(0, hit.at - Math.floor((max - 2 - hit.n.length) / 3));
+  const space = p.indexOf(' ', start);
+  if (start > 0 && space >= 0 && space < hit.at) start = space + 1;
+  let end = Math.min(p.length, start + max - 2);
+  const back = p.lastIndexOf(' ', end);
+  if (end < p.length && back >= hit.at + hit.n.length) end = back;
+  return `${start > 0 ? '…' : ''}${p.slice(start, end).replace(/[,;:\s]+$/, '')}${end < p.length ? '…' : ''}`;
 }
 
 export function wordCount(text: string): number {
