@@ -127,6 +127,27 @@ describe('reason finding', () => {
     assert.deepEqual(bestSentences(ranked, 3).map((b) => b.text.slice(0, 12)), ['We set `Gate', 'A shorter wa', '`GatewayClie']);
   });
 
+  it('a list item is not tied by the item before it; the sentence after one that names it, in its paragraph, still is', () => {
+    const doc = [
+      '## Consequences',
+      '',
+      '- `GatewayClient.TIMEOUT_SECONDS` is read when the client starts.',
+      '- Nightly exports are compressed because the archive bucket is billed by size.',
+      '',
+      'We set `GatewayClient.TIMEOUT_SECONDS = 90` in the settings file.',
+      'Operators change it without a release, since the partner moves its limit twice a year.',
+      '',
+    ].join('\n');
+    const ranked = rankSentences(candidates(doc), tieMatcher(ties));
+    const of = (start: string) => ranked.find((r) => r.text.startsWith(start))!;
+    // The next item is another consequence: the item naming the timeout lends it nothing.
+    assert.equal(of('- Nightly exports').signals.lent, 0);
+    assert.equal(of('- Nightly exports').tiedBy, undefined);
+    // A sentence after the one that names it, in its paragraph, is still about it.
+    assert.ok(of('Operators change').signals.lent > 0);
+    assert.equal(of('Operators change').tiedBy, 'next to a sentence that names it');
+  });
+
   it('a subsection without a telling heading belongs to its parent section: markdown levels and reStructuredText underlines', () => {
     const md = '## Decision\n\n### Delete state entry if amount is zero\n\nIf this happens, then the state entry will be deleted, since the bank module prunes zero balances.\n\n## Notes\n\n### Later\n\nThis sentence sits under a heading that says nothing at all.\n';
     const c = candidates(md);

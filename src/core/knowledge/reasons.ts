@@ -44,6 +44,8 @@ export interface Candidate {
   readonly paragraph: number;
   /** For a list item: the index (in the candidate list) of the sentence that introduces the list ("…, with the following benefits:"). */
   readonly leadIn?: number;
+  /** It is in an item of a list (each item is a paragraph of its own). */
+  readonly item?: true;
   /** It sits in a section whose heading says it explains ("Why …", "Rationale", "Motivation"), or in one of its subsections. */
   readonly why?: boolean;
 }
@@ -277,7 +279,7 @@ export function candidates(text: string): Candidate[] {
       if (words < 5 || t.length < 25) continue;
       // A line that is mostly code (an expression, a signature) is not a sentence.
       if (/^[`'"]?[\w.$]+\(.*\)[`'"]?;?$/.test(t) || /[{};]\s*$/.test(t) && !/[.!?]/.test(t.slice(0, -1))) continue;
-      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph, ...(isItem && leadIn !== undefined ? { leadIn } : {}), ...(why ? { why: true } : {}) });
+      out.push({ text: s.text, start: s.start, end: s.end, section: kind, ...(heading ? { heading } : {}), paragraph, ...(isItem ? { item: true as const } : {}), ...(isItem && leadIn !== undefined ? { leadIn } : {}), ...(why ? { why: true } : {}) });
     }
     if (!isItem && /:\s*$/.test(body) && out.length && out[out.length - 1]!.paragraph === paragraph) leadIn = out.length - 1;
     k = e + 1;
@@ -582,7 +584,9 @@ export function rankSentences(list: readonly Candidate[], match: TieMatcher, opt
     const anaphor = ANAPHOR.test(plain(c.text));
     for (let k = Math.max(0, i - (anaphor ? 3 : 2)); k <= Math.min(list.length - 1, i + 1); k++) {
       if (k === i) continue;
-      const share = anaphor && k < i && list[k]!.section === c.section ? 0.85 : list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section ? 0.3 : 0;
+      // The item before it in a list is another item (another change, option or consequence), not what this one is about.
+      const sibling = c.item && list[k]!.item && list[k]!.paragraph !== c.paragraph;
+      const share = anaphor && k < i && list[k]!.section === c.section ? 0.85 : list[k]!.paragraph === c.paragraph ? 0.55 : k < i && list[k]!.section === c.section && !sibling ? 0.3 : 0;
       lent = Math.max(lent, own[k]!.tie * share);
     }
     // An item of a list its lead-in introduces ("SettingToggle will allow …, with the following benefits:") is about what the lead-in names.
