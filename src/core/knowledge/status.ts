@@ -1,5 +1,6 @@
 import { LINK_TIERS, type LinkTier } from '../model/tiers.js';
 import type { Db } from '../store/db.js';
+import { byCodeUnits } from '../../shared/order.js';
 import { callTotals } from './store/calls.js';
 import { communityOverview, communityTotals, communityCount, type CommunityOverview } from './store/communities.js';
 import { documentCount, documentListing, documentTotals, knowledgeTablesExist, type DocumentListing } from './store/documents.js';
@@ -70,7 +71,7 @@ export async function knowledgeOverview(db: Db): Promise<KnowledgeOverview> {
     documents: await documentListing(db),
     communities: await communityOverview(db),
     // Tiers by name, as the sidebar has always listed them.
-    links: Object.fromEntries(Object.entries(tiers).filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1))),
+    links: Object.fromEntries(Object.entries(tiers).filter(([, n]) => n > 0).sort(([a], [b]) => byCodeUnits(a, b))),
   };
 }
 

@@ -128,9 +128,10 @@ export function quote(text: string, max = 280, names: readonly string[] = []): s
  * already shows a name, or the text holds none.
  */
 function aroundName(p: string, head: string, names: readonly string[], max: number): string | undefined {
-  const low = p.toLowerCase();
   const wanted = names.map((n) => n.toLowerCase()).filter((n) => n && n.length < max - 20);
-  if (!wanted.length || wanted.some((n) => head.toLowerCase().includes(n))) return undefined;
+  const shown = head.toLowerCase();
+  if (!wanted.length || wanted.some((n) => shown.includes(n))) return undefined;
+  const low = p.toLowerCase();
   const hit = wanted.map((n) => ({ n, at: low.indexOf(n) })).filter((h) => h.at >= 0).sort((x, y) => x.at - y.at)[0];
   if (!hit) return undefined;
   let start = Math.max(0, hit.at - Math.floor((max - 2 - hit.n.length) / 3));
