@@ -210,6 +210,40 @@ describe("a declaration file's typing and the implementation it types are one an
   });
 });
 
+describe('a TypeScript namespace merged into the class or type of its name is one answer', function () {
+  this.timeout(120_000);
+  let fx: FilledExample;
+
+  before(async () => {
+    fx = await indexedFiles({
+      // The shape of functional libraries: a class or type with its statics in a namespace of the same name, in one file.
+      'src/err.ts': 'export class Err<E> {\n  constructor(private readonly error: E) {}\n  getErr(): E {\n    return this.error;\n  }\n}\n\nexport namespace Err {\n  export function of<E>(error: E): Err<E> {\n    return new Err(error);\n  }\n}\n',
+      'src/trilean.ts': 'export type Trilean = boolean | undefined;\n\nexport namespace Trilean {\n  export function and(a: Trilean, b: Trilean): Trilean {\n    return a === false || b === false ? false : a && b;\n  }\n}\n',
+      // Same names with no merge: a class in one package and a namespace of its name in another.
+      'src/act/diagnostic.ts': 'export class Diagnostic {\n  message = "";\n}\n',
+      'src/rules/diagnostic.ts': 'export namespace Diagnostic {\n  export const empty = 0;\n}\n',
+    });
+  });
+  after(() => fx.close());
+
+  it('resolves the name to the declaration the namespace extends: the class, the type', async () => {
+    const err = await resolveOneSymbol(fx.ws.db, 'Err', { root: fx.root });
+    assert.deepEqual([err.kind, `${err.path}:${err.line}`], ['class', 'src/err.ts:1']);
+    const trilean = await resolveOneSymbol(fx.ws.db, 'Trilean', { root: fx.root });
+    assert.deepEqual([trilean.kind, `${trilean.path}:${trilean.line}`], ['type', 'src/trilean.ts:1']);
+    // The namespace's own members are still reached through it.
+    assert.equal((await resolveOneSymbol(fx.ws.db, 'Trilean.and', { root: fx.root })).kind, 'function');
+  });
+
+  it('keeps a namespace of another file apart, and does not ask for parameters that cannot tell a class from a namespace', async () => {
+    await assert.rejects(resolveOneSymbol(fx.ws.db, 'Diagnostic', { root: fx.root }), (e: Error) => {
+      assert.match(e.message, /matches 2 symbols; Tenure will not pick one\. Ask again with a qualified name, a path:line, or one of these ids/);
+      assert.doesNotMatch(e.message, /parameters of the overload/);
+      return true;
+    });
+  });
+});
+
 describe('an overload named with its parameters', function () {
   this.timeout(120_000);
   let fx: FilledExample;

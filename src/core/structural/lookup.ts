@@ -6,7 +6,7 @@ import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { LINKABLE_KINDS, SymbolIndex, isPhraseName, type Reach, type SymbolRow, type SymbolSource } from '../linking/symbolIndex.js';
-import type { SymbolKind } from '../model/structural.js';
+import { CALLABLE_KINDS, type SymbolKind } from '../model/structural.js';
 import type { UnreadLanguage } from './inventory/discover.js';
 import { READ_LANGUAGE_NAMES, languageForPath, unreadLanguageForPath } from './inventory/languages.js';
 import { unreadLanguages } from './store.js';
@@ -181,7 +181,8 @@ export async function resolveOneSymbol(db: Db, text: string, options: ResolveOpt
   if (found.length === 1) return found[0]!;
   const list = found.slice(0, 20).map((f) => `  ${f.qname} (${f.kind}, ${f.path}:${f.line})  id: ${f.sid}`).join('\n');
   // Overloads share one qualified name: their parameters tell them apart.
-  const overloads = found.length > 1 && found.every((f) => f.qname === found[0]!.qname);
+  // (Not same-named symbols of other kinds or other files: alfa's `Diagnostic` class and another package's namespace.)
+  const overloads = found.length > 1 && found.every((f) => f.qname === found[0]!.qname && f.path === found[0]!.path && CALLABLE_KINDS.has(f.kind));
   throw new TenureError(
     'symbol-ambiguous',
     `"${text}" matches ${found.length} symbols; Tenure will not pick one. Ask again with ${overloads ? `the parameters of the overload you mean (\`${found[0]!.name}(String, int)\`), ` : ''}a qualified name, a path:line, or one of these ids:\n${list}${found.length > 20 ? `\n  … and ${found.length - 20} more` : ''}`,
@@ -232,6 +233,7 @@ const IMPLEMENTATION_EXTENSIONS = ['.js', '.jsx', '.mjs', '.cjs', '.ts', '.tsx',
 async function partsOfOthers(db: Db, found: readonly Row[], placement: ReadonlyMap<number, { file_id: number; parent_id: number | null }>): Promise<Set<number>> {
   const ids = new Set(found.map((f) => f.id));
   const parts = new Set(found.filter((f) => f.kind === 'constructor' && ids.has(placement.get(f.id)?.parent_id ?? -1)).map((f) => f.id));
+  for (const n of found) if (mergedNamespace(n, found, placement)) parts.add(n.id);
   const implementations = found.filter((f) => !DECLARATION_FILE.test(f.path) && placement.has(f.id));
   if (!implementations.length) return parts;
   const implFiles = new Set(implementations.map((f) => placement.get(f.id)!.file_id));
@@ -253,6 +255,21 @@ async function partsOfOthers(db: Db, found: readonly Row[], placement: ReadonlyM
     if (implementations.some((m) => reached.has(placement.get(m.id)!.file_id))) parts.add(d.id);
   }
   return parts;
+}
+
+/** What TypeScript merges a namespace of the same name into: the declaration whose statics the namespace holds. */
+const MERGES_NAMESPACES = new Set(['class', 'interface', 'type', 'enum', 'function']);
+const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+
+/**
+ * A TypeScript namespace declared beside a class, interface, type, enum or function of its name, in its file and
+ * scope (`export class Err` and `export namespace Err` in err.ts; `type Trilean` and `namespace Trilean`): one
+ * entity to the language and to people, who ask about it by the one name. The declaration answers for both.
+ */
+function mergedNamespace(n: Row, found: readonly Row[], placement: ReadonlyMap<number, { file_id: number; parent_id: number | null }>): boolean {
+  if (n.kind !== 'namespace' || !TYPESCRIPT_FILE.test(n.path)) return false;
+  const at = placement.get(n.id);
+  return !!at && found.some((o) => o !== n && MERGES_NAMESPACES.has(o.kind) && o.qname === n.qname && placement.get(o.id)?.file_id === at.file_id && placement.get(o.id)?.parent_id === at.parent_id);
 }
 
 /** The receiver type of a Go method declaration line: `func (m *Minter) Calc(` → Minter; `func (k Keeper[T]) Get(` → Keeper. */

@@ -1,5 +1,5 @@
 import { EDGE_TIERS, weakerTier, type EdgeTier } from '../../model/tiers.js';
-import { DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
+import { CALLABLE_KINDS, DATA_KINDS, TYPE_KINDS, type EdgeBinding, type EdgeKind } from '../../model/structural.js';
 import { isCode, languageById } from '../inventory/languages.js';
 import type { Db } from '../../store/db.js';
 import type { SymbolRef } from '../../model/symbolRef.js';
@@ -187,7 +187,7 @@ async function seedsOf(db: Db, target: SymbolRef, placement: Placement | undefin
   const seeds: Seeds = new Map([[target.id, { sid: target.sid, name: target.name }]]);
   if (TYPE_KINDS.has(target.kind)) {
     for (const m of await membersOf(db, target.id)) seeds.set(m.id, { sid: m.sid, name: `${target.name}.${m.name}` });
-  } else if (placement && ['function', 'method', 'constructor'].includes(target.kind)) {
+  } else if (placement && CALLABLE_KINDS.has(target.kind)) {
     // `new X()` runs X's constructor: the inventory names the class at such a site, a type checker the constructor.
     if (target.kind === 'constructor' && placement.parent_id !== null) seeds.set(placement.parent_id, { sid: target.sid, name: target.name, only: ['instantiate'], as: 'call' });
     const overloads = await db.all<{ id: number; sid: string }>(
@@ -286,8 +286,6 @@ interface Walk {
   readonly recursion: Site[];
   readonly unlisted?: UnlistedDependents;
 }
-
-const CALLABLE_KINDS: ReadonlySet<string> = new Set(['function', 'method', 'constructor']);
 
 /** Symbols declared inside a symbol, transitively (nested functions, their locals' classes). */
 async function declaredInside(db: Db, id: number): Promise<Set<number>> {
