@@ -235,6 +235,15 @@ describe('a TypeScript namespace merged into the class or type of its name is on
     assert.equal((await resolveOneSymbol(fx.ws.db, 'Trilean.and', { root: fx.root })).kind, 'function');
   });
 
+  it('the linker counts them as one symbol: a document or a question naming `Err` links the class, exactly', async () => {
+    assert.equal(await linkableSymbolsNamed(fx.ws.db, 'Err'), 1);
+    assert.equal(await linkableSymbolsNamed(fx.ws.db, 'Diagnostic'), 2, 'a namespace of another file is another symbol');
+    const r = await askTool.invoke({ workspace: fx.ws }, { question: 'Why does Trilean work this way?' });
+    const data = r.data as { focus: { qname: string; tier: string }[]; links: { qname: string; at: string; tier: string }[] };
+    assert.deepEqual([data.focus[0]?.qname, data.focus[0]?.tier], ['Trilean', 'exact']);
+    assert.equal(data.links.find((l) => l.tier === 'exact')?.at, 'src/trilean.ts:1');
+  });
+
   it('keeps a namespace of another file apart, and does not ask for parameters that cannot tell a class from a namespace', async () => {
     await assert.rejects(resolveOneSymbol(fx.ws.db, 'Diagnostic', { root: fx.root }), (e: Error) => {
       assert.match(e.message, /matches 2 symbols; Tenure will not pick one\. Ask again with a qualified name, a path:line, or one of these ids/);

@@ -259,7 +259,6 @@ async function partsOfOthers(db: Db, found: readonly Row[], placement: ReadonlyM
 
 /** What TypeScript merges a namespace of the same name into: the declaration whose statics the namespace holds. */
 const MERGES_NAMESPACES = new Set(['class', 'interface', 'type', 'enum', 'function']);
-const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 
 /**
  * A TypeScript namespace declared beside a class, interface, type, enum or function of its name, in its file and
@@ -267,7 +266,7 @@ const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
  * entity to the language and to people, who ask about it by the one name. The declaration answers for both.
  */
 function mergedNamespace(n: Row, found: readonly Row[], placement: ReadonlyMap<number, { file_id: number; parent_id: number | null }>): boolean {
-  if (n.kind !== 'namespace' || !TYPESCRIPT_FILE.test(n.path)) return false;
+  if (n.kind !== 'namespace') return false;
   const at = placement.get(n.id);
   return !!at && found.some((o) => o !== n && MERGES_NAMESPACES.has(o.kind) && o.qname === n.qname && placement.get(o.id)?.file_id === at.file_id && placement.get(o.id)?.parent_id === at.parent_id);
 }
@@ -386,6 +385,12 @@ export async function innermostSymbolAt(db: Db, relPath: string, line: number): 
 const LINKER_SELECT = `SELECT s.id, s.sid, s.name, s.qname, s.kind, f.path, s.line, s.end_line, p.name AS parent_name, p.sid AS parent_sid
        FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols p ON p.id = s.parent_id AND p.kind != 'module'`;
 const LINKABLE_IN = `(${LINKABLE_KINDS.map((k) => `'${k}'`).join(', ')})`;
+/**
+ * A symbol the linker may link to: of a linkable kind, and not a namespace merged into the declaration of its name
+ * beside it (mergedNamespace), so that a document's `Err` names one symbol, the class, not two.
+ */
+const LINKABLE = (s: string) =>
+  `${s}.kind IN ${LINKABLE_IN} AND NOT (${s}.kind = 'namespace' AND EXISTS (SELECT 1 FROM symbols o WHERE o.file_id = ${s}.file_id AND o.name = ${s}.name AND o.parent_id IS ${s}.parent_id AND o.kind IN (${[...MERGES_NAMESPACES].map((k) => `'${k}'`).join(', ')})))`;
 /** Bound parameters per statement: SQLite's default limit is 32,766; a page of names or ids stays far below it. */
 const NAMES_PER_QUERY = 500;
 
@@ -399,7 +404,7 @@ export function symbolSource(db: Db, pageSize = 5000): SymbolSource {
       const params = filter ? [...filter.names, ...filter.lowerNames, ...filter.fragments.map(containing)] : [];
       for (let after = ''; ; ) {
         const page = await db.all<{ name: string; n: number }>(
-          `SELECT name, count(*) AS n FROM symbols WHERE name > ? AND kind IN ${LINKABLE_IN}${where} GROUP BY name ORDER BY name LIMIT ?`,
+          `SELECT name, count(*) AS n FROM symbols s WHERE name > ? AND ${LINKABLE('s')}${where} GROUP BY name ORDER BY name LIMIT ?`,
           [after, ...params, pageSize],
         );
         if (!page.length) return;
@@ -411,7 +416,7 @@ export function symbolSource(db: Db, pageSize = 5000): SymbolSource {
     async *rowsNamed(names) {
       for (let i = 0; i < names.length; i += NAMES_PER_QUERY) {
         const batch = names.slice(i, i + NAMES_PER_QUERY);
-        yield await db.all<SymbolRow>(`${LINKER_SELECT} WHERE s.name IN (${batch.map(() => '?').join(', ')}) AND s.kind IN ${LINKABLE_IN} ORDER BY s.id`, batch);
+        yield await db.all<SymbolRow>(`${LINKER_SELECT} WHERE s.name IN (${batch.map(() => '?').join(', ')}) AND ${LINKABLE('s')} ORDER BY s.id`, batch);
       }
     },
     async modulesAt(paths) {
@@ -446,12 +451,12 @@ export async function phraseNames(db: Db): Promise<string[]> {
 
 /** How many symbols the linker can link (modules aside): a scan of every symbol, so kept until the file changes (a question asks it several times). */
 export async function linkableSymbolCount(db: Db): Promise<number> {
-  return db.cached('structural.linkableSymbols', async () => (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols WHERE kind IN ${LINKABLE_IN}`))?.n ?? 0);
+  return db.cached('structural.linkableSymbols', async () => (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols s WHERE ${LINKABLE('s')}`))?.n ?? 0);
 }
 
 /** How many linkable symbols have this name: whether a name as written in a document denotes one symbol. */
 export async function linkableSymbolsNamed(db: Db, name: string): Promise<number> {
-  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols WHERE name = ? AND kind IN ${LINKABLE_IN}`, [name]))?.n ?? 0;
+  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM symbols s WHERE name = ? AND ${LINKABLE('s')}`, [name]))?.n ?? 0;
 }
 
 /** These symbols, with where each ends (a sid shared by generated code: the last of them). */
