@@ -1180,8 +1180,10 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // that do not name the symbol, so the hand-set score, which weighs the tie, finds none there: its most likely
     // sentences by the fitted ranker are quoted, two at most, on the hand-set scale of its best sentence (weak, below a
     // reason of the symbol's own). Tuning: 5 more questions cite their document, no no-reason answer lost; the second
-    // sentence, 7 more needed sentences over sixty-three corpora, none lost.
-    const weakRecord = !best.length && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind) && !!top[0] && top[0].explains >= REASON_EXPLAINS;
+    // sentence, 7 more needed sentences over sixty-three corpora, none lost. One of the sentences it may quote (its best
+    // twelve by the hand-set score) must explain, not the first alone: the first is often the one tied to the symbol by its name
+    // (python-tuf's "… [Timestamp] lists snapshot _only_ in a `meta` dictionary"), which states, not explains.
+    const weakRecord = !best.length && r.tier === 'weak' && RECORD_KINDS.has(r.document.kind) && top.some((s) => s.explains >= REASON_EXPLAINS);
     // A decision record about the symbol itself is not dropped for want of a sentence that ties to it by the hand-set
     // score: its most likely sentences by the fitted ranker are quoted, two at most, at the bar of a reason. About it:
     // named for it, or naming it under a title on its subject (jaeger's "Cassandra FindTraceIDs Duration Query
