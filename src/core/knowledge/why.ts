@@ -148,6 +148,9 @@ async function scopeOf(db: Db, target: SymbolRef): Promise<ScopeSymbol[]> {
   if (n.container) add({ sid: n.container.sid, qname: n.container.qname, relation: 'container' });
   // The member it overrides or implements: what is written about that contract bears on every implementation of it.
   for (const b of n.overrides) add({ sid: b.sid, qname: b.qname, relation: 'overrides' });
+  // The type it extends or implements, likewise: a decision record on an interface (alfa's `Result<T, E>`) is the
+  // reason for each of its implementations (`Err`), which the record never names.
+  for (const t of n.supertypes) add({ sid: t.sid, qname: t.qname, relation: 'supertype' });
   // What it uses directly (one edge), and those symbols' types: knowledge about its collaborators bears on it too.
   for (const u of n.uses) {
     add({ sid: u.sid, qname: u.qname, relation: 'uses', edgeTier: u.tier });
@@ -1141,7 +1144,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     // A code name by which the document reaches it only weakly (`EC2App`, a concept over several symbols) ties its sentences less than the symbol's own name.
     // (A name found by search — the name with an affix, in other letter case — is the symbol's own name, whatever its tier.)
     const certain = new Set(selfAnchors.filter((a) => a.tier === 'exact' || a.tier === 'strong' || a.entityType === 'search').map((a) => a.entity));
-    const neighbourNames = r.anchors.filter((a) => a.relation !== 'self' && a.entityType !== 'citation').map((a) => a.entity);
+    const neighbourNames = r.anchors.filter((a) => a.relation !== 'self' && a.entityType !== 'citation' && !(r.relation === 'self' && a.relation === 'supertype')).map((a) => a.entity);
     // A changelog is a list of a thousand changes: one entry naming the symbol says nothing of the others.
     const changelog = r.document.kind === 'changelog';
     const own: Ties = {
@@ -1399,7 +1402,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const next = () => --nextId;
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
-  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container' || s.relation === 'overrides').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
+  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container' || s.relation === 'overrides' || s.relation === 'supertype').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   const line = options.line !== undefined && options.line !== target.line ? options.line : undefined;
   const calls = options.root ? await callsOf(db, options.root, target) : undefined;
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next, line).declaration;

@@ -159,11 +159,14 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   if (str !== undefined) values.push(...stringValueForms(str));
   const base = path.posix.basename(target.path);
   const places = [base, ...(base.replace(/\.\w+$/, '') !== target.name ? [base.replace(/\.\w+$/, '')] : [])];
-  const neighbours = scope.filter((s) => s.relation !== 'self').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
+  // (Not the types it extends: a document about the symbol that also names its base class speaks of the base there —
+  // winery's ID system, whose sentence on `DefinitionsChildId` took the lead from "`GenericImportId` is an artificial
+  // entity". A document reached through the base type is tied by its name all the same, as its anchor.)
+  const neighbours = scope.filter((s) => s.relation !== 'self' && s.relation !== 'supertype').map((s) => segments(s.qname).pop()!).filter((n) => n && n !== target.name && (isCodeShaped(n) || n.length >= 6));
   return { names: [...names], phrases, values, places, neighbours: [...new Set(neighbours)] };
 }
 
-const NOTE_OF: Partial<Record<ScopeRelation, string>> = { self: 'of', container: 'on its class,', overrides: 'of what it overrides,' };
+const NOTE_OF: Partial<Record<ScopeRelation, string>> = { self: 'of', container: 'on its class,', overrides: 'of what it overrides,', supertype: 'of the type it extends or implements,' };
 
 export function noteTitle(note: CodeNote, qname: string, relation: ScopeRelation): string {
   const what = note.kind === 'docstring' ? 'doc comment' : note.tag ? `${note.tag} comment` : 'comment';
@@ -195,9 +198,9 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
     // (A short class's own reading holds the comments inside it already.)
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring' && !own?.notes.some((o) => o.line === note.line)) add(note, { qname: ctor.qname, path: r.path }, 'self');
   }
-  // The doc comments of its class and of the members it overrides (the contract it implements).
+  // The doc comments of its class, of the members it overrides and of the types it extends (the contract it implements).
   for (const s of scope) {
-    const c = s.relation === 'container' || s.relation === 'overrides' ? ranges.get(s.sid) : undefined;
+    const c = s.relation === 'container' || s.relation === 'overrides' || s.relation === 'supertype' ? ranges.get(s.sid) : undefined;
     if (!c) continue;
     const notes = readSymbolText(root, c.path, c.line, c.endLine, false);
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: s.qname, path: c.path }, s.relation);

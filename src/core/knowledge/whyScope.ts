@@ -9,7 +9,7 @@ import type { DocumentRef, Quotation } from './quotes.js';
  * (whyCode.ts).
  */
 
-export type ScopeRelation = 'self' | 'member' | 'container' | 'overrides' | 'uses';
+export type ScopeRelation = 'self' | 'member' | 'container' | 'overrides' | 'supertype' | 'uses';
 
 export interface ScopeSymbol {
   readonly sid: string;
@@ -42,7 +42,7 @@ export interface ReasonFound {
 }
 
 export const TIER_RANK: Record<LinkTier, number> = { exact: 0, strong: 1, weak: 2, unresolved: 3 };
-export const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, overrides: 1, uses: 2 };
+export const RELATION_RANK: Record<ScopeRelation, number> = { self: 0, member: 1, container: 1, overrides: 1, supertype: 1, uses: 2 };
 
 /** A source reaching the symbol, as it is being found. */
 export interface Reached {

@@ -6,7 +6,7 @@ import { looksLikeSymbolId } from '../model/symbolId.js';
 import type { SymbolRef } from '../model/symbolRef.js';
 import type { Db } from '../store/db.js';
 import { LINKABLE_KINDS, SymbolIndex, isPhraseName, type Reach, type SymbolRow, type SymbolSource } from '../linking/symbolIndex.js';
-import { CALLABLE_KINDS, type SymbolKind } from '../model/structural.js';
+import { CALLABLE_KINDS, TYPE_KINDS, type SymbolKind } from '../model/structural.js';
 import type { UnreadLanguage } from './inventory/discover.js';
 import { READ_LANGUAGE_NAMES, languageForPath, unreadLanguageForPath } from './inventory/languages.js';
 import { unreadLanguages } from './store.js';
@@ -585,6 +585,8 @@ export interface SymbolNeighbours {
   readonly container?: NeighbourSymbol;
   /** For a method or field: the members of its name it overrides or implements in its type's supertypes. */
   readonly overrides: readonly NeighbourSymbol[];
+  /** For a type: the types it extends or implements, directly (not through an ambiguous edge). */
+  readonly supertypes: readonly NeighbourSymbol[];
   /** What the symbol and its members use directly (calls, instantiations, references that are not dynamic), with the edge's tier and the used symbol's type. */
   readonly uses: readonly (NeighbourSymbol & { readonly tier: string; readonly container?: NeighbourSymbol })[];
 }
@@ -610,11 +612,17 @@ export async function namesUsedBy(db: Db, target: SymbolRef, limit = 200): Promi
   return rows.map((r) => r.name);
 }
 
-/** A symbol's members, its enclosing type, what it overrides, and the symbols it uses through one edge (at most `limit`, by name). */
+/** A symbol's members, its enclosing type, what it overrides, the types it extends, and the symbols it uses through one edge (at most `limit`, by name). */
 export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promise<SymbolNeighbours> {
   const members = await db.all<{ id: number; sid: string; qname: string }>("SELECT id, sid, qname FROM symbols WHERE parent_id = ? AND kind != 'module'", [target.id]);
   const container = await db.get<NeighbourSymbol & { id: number }>("SELECT p.id, p.sid, p.qname FROM symbols s JOIN symbols p ON p.id = s.parent_id WHERE s.id = ? AND p.kind != 'module'", [target.id]);
   const overrides = container && OVERRIDING_KINDS.has(target.kind) ? await baseMembersOf(db, target, container.id) : [];
+  const supers = TYPE_KINDS.has(target.kind)
+    ? await db.all<NeighbourSymbol>(
+        `SELECT DISTINCT d.sid, d.qname FROM edges e JOIN symbols d ON d.id = e.dst_id WHERE e.src_id = ? AND e.kind IN ('extends', 'implements') AND e.tier != 'ambiguous' ORDER BY d.qname LIMIT ?`,
+        [target.id, limit],
+      )
+    : [];
   const uses = await db.all<{ sid: string; qname: string; tier: string; psid: string | null; pqname: string | null }>(
     `SELECT DISTINCT d.sid, d.qname, e.tier, p.sid AS psid, p.qname AS pqname FROM edges e JOIN symbols d ON d.id = e.dst_id
      LEFT JOIN symbols p ON p.id = d.parent_id AND p.kind != 'module'
@@ -626,6 +634,7 @@ export async function neighboursOf(db: Db, target: SymbolRef, limit = 40): Promi
     members: members.map((m) => ({ sid: m.sid, qname: m.qname })),
     ...(container ? { container: { sid: container.sid, qname: container.qname } } : {}),
     overrides: overrides.map((b) => ({ sid: b.sid, qname: b.qname })),
+    supertypes: supers.map((t) => ({ sid: t.sid, qname: t.qname })),
     uses: uses.map((u) => ({ sid: u.sid, qname: u.qname, tier: u.tier, ...(u.psid && u.pqname ? { container: { sid: u.psid, qname: u.pqname } } : {}) })),
   };
 }

@@ -29,7 +29,7 @@ const DocumentView = z.object({
   title: z.string(),
   where: z.string().optional().describe('its file or address'),
   tier: LinkTier.describe('the link tier for the symbol itself: a document about a neighbour, or reached through another document, is at most weak'),
-  relation: z.string().describe('self: it is about the symbol; member / container / overrides / uses: it is about a neighbour (shown as such)'),
+  relation: z.string().describe('self: it is about the symbol; member / container / overrides / supertype / uses: it is about a neighbour (shown as such)'),
   about: z.string().optional().describe('for a neighbour\'s document: which neighbour, and the tier by which the document reaches it'),
   through: z.string().optional().describe('for a document reached through another (one that refers to it, or the record that supersedes it): that document'),
   how: z.string().describe('the link in words'),
@@ -77,7 +77,7 @@ const TIER_WORDS: Record<LinkTierT, string> = {
   unresolved: 'no symbol denotes it',
 };
 
-const RELATION_WORDS: Record<Exclude<ScopeRelation, 'self'>, string> = { member: 'its member', container: 'its class', overrides: 'what it overrides,', uses: 'what it uses,' };
+const RELATION_WORDS: Record<Exclude<ScopeRelation, 'self'>, string> = { member: 'its member', container: 'its class', overrides: 'what it overrides,', supertype: 'the type it extends or implements,', uses: 'what it uses,' };
 
 export function quoteView(q: Quotation, max = 240): QuoteView {
   return { text: clip(q.quote, max), source: cite(q), ...(q.author ? { author: q.author } : {}), ...(q.hidden ? { hidden: q.hidden } : {}), ...(q.hiddenInSource ? { hiddenInSource: q.hiddenInSource } : {}) };
@@ -133,9 +133,9 @@ function whyLine(r: WhyIsThisResult): z.infer<typeof WhyView> {
     const weight = (i: WhyItem) => (i.reasons[0]?.score ?? 0) * (i.category === 'commit' && (i.reasons[0]?.tie ?? 0) < 0.7 ? 0.3 : 1);
     const closest = r.items.filter((i) => i.relation === 'self' && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
     if (closest) return closestReason(closest, `no recorded reason names ${r.target.qname} itself; the closest, ${closest.tier} — verify it is about it`);
-    // An override is bound by the contract of the member it overrides: that member's reason is the closest one.
-    const contract = r.items.filter((i) => i.relation === 'overrides' && i.about && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
-    if (contract) return closestReason(contract, `no recorded reason names ${r.target.qname} itself; what it overrides, ${contract.about!.qname}, has one, ${contract.tier} — verify it holds here`);
+    // An override is bound by the contract of the member it overrides, an implementation by its type's: that reason is the closest one.
+    const contract = r.items.filter((i) => (i.relation === 'overrides' || i.relation === 'supertype') && i.about && i.reasons.length).sort((a, b) => weight(b) - weight(a))[0];
+    if (contract) return closestReason(contract, `no recorded reason names ${r.target.qname} itself; ${RELATION_WORDS[contract.relation as 'overrides' | 'supertype']} ${contract.about!.qname}, has one, ${contract.tier} — verify it holds here`);
     const named = r.items.filter((i) => i.relation === 'self').length;
     const text = `Why: no recorded reason for ${r.target.qname} — nothing indexed, commented or committed explains it${named ? `; ${named === 1 ? '1 source merely names it' : `${named} sources merely name it`}` : ''}.`;
     return { found: false, text };
