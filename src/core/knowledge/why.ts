@@ -18,7 +18,7 @@ import { citationsOf, entitiesLinkedTo, linksOf, type LinkedEntity } from './sto
 import { currentModel, rerank, type SentenceModel, type SourceContext } from './sentenceRanker.js';
 import { filesAddedByPullRequests, pullRequestNumber } from './sources/lineHistory.js';
 import { quote, sentences } from './text.js';
-import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, type PullRequestOfLines, constructorsOf, historySources, literalsPassedTo, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
+import { callerComments, callsOf, codeSources, type Calls, type ChangeSubject, commitsAway, type PullRequestOfLines, constructorsOf, historySources, literalsPassedTo, NOTED_RELATIONS, tiesOf, valueDeclaration, type Ranges } from './whyCode.js';
 import { RELATION_RANK, TIER_RANK, aboutItself, addPassage, outranks, reached, type Anchor, type ReasonFound, type Reached, type ScopeRelation, type ScopeSymbol } from './whyScope.js';
 import { byCodeUnits } from '../../shared/order.js';
 
@@ -1402,7 +1402,7 @@ export async function whyIsThis(db: Db, target: SymbolRef, limit = 8, options: W
   const next = () => --nextId;
   let declaration: string | undefined;
   let history: { commits: number; informative: number } | undefined;
-  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => s.relation === 'container' || s.relation === 'overrides' || s.relation === 'supertype').map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
+  const ranges: Ranges = options.root ? await symbolsBySid(db, [target.sid, ...scope.filter((s) => NOTED_RELATIONS.has(s.relation)).map((s) => s.sid), ...constructorsOf(target, scope).map((s) => s.sid)]) : new Map();
   const line = options.line !== undefined && options.line !== target.line ? options.line : undefined;
   const calls = options.root ? await callsOf(db, options.root, target) : undefined;
   if (options.root) declaration = codeSources(options.root, target, scope, ranges, docs, next, line).declaration;

@@ -166,6 +166,9 @@ export function tiesOf(target: SymbolRef, scope: readonly ScopeSymbol[], declara
   return { names: [...names], phrases, values, places, neighbours: [...new Set(neighbours)] };
 }
 
+/** The neighbours whose doc comments are read with the symbol's: its class, the member it overrides, the type it extends or implements. */
+export const NOTED_RELATIONS: ReadonlySet<ScopeRelation> = new Set(['container', 'overrides', 'supertype']);
+
 const NOTE_OF: Partial<Record<ScopeRelation, string>> = { self: 'of', container: 'on its class,', overrides: 'of what it overrides,', supertype: 'of the type it extends or implements,' };
 
 export function noteTitle(note: CodeNote, qname: string, relation: ScopeRelation): string {
@@ -200,7 +203,7 @@ export function codeSources(root: string, target: SymbolRef, scope: readonly Sco
   }
   // The doc comments of its class, of the members it overrides and of the types it extends (the contract it implements).
   for (const s of scope) {
-    const c = s.relation === 'container' || s.relation === 'overrides' || s.relation === 'supertype' ? ranges.get(s.sid) : undefined;
+    const c = NOTED_RELATIONS.has(s.relation) ? ranges.get(s.sid) : undefined;
     if (!c) continue;
     const notes = readSymbolText(root, c.path, c.line, c.endLine, false);
     for (const note of notes?.notes ?? []) if (note.kind === 'docstring') add(note, { qname: s.qname, path: c.path }, s.relation);

@@ -258,7 +258,7 @@ async function partsOfOthers(db: Db, found: readonly Row[], placement: ReadonlyM
 }
 
 /** What TypeScript merges a namespace of the same name into: the declaration whose statics the namespace holds. */
-const MERGES_NAMESPACES = new Set(['class', 'interface', 'type', 'enum', 'function']);
+const MERGES_NAMESPACES: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'type', 'enum', 'function']);
 
 /**
  * A TypeScript namespace declared beside a class, interface, type, enum or function of its name, in its file and

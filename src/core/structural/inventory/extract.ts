@@ -1,5 +1,6 @@
 import type { Node, Query, QueryMatch, Tree } from 'web-tree-sitter';
 import {
+  CALLABLE_KINDS,
   COMPUTED_CONFIG_READ,
   TYPE_KINDS,
   type DefinitionFact,
@@ -60,7 +61,6 @@ const REF_KINDS: Record<string, EdgeKind> = {
 /** One name node can be captured by several patterns: keep the most telling use. */
 const REF_PRIORITY: Record<EdgeKind, number> = { extends: 5, implements: 5, instantiate: 4, call: 3, write: 3, import: 2, read: 2, reference: 1 };
 
-const CALLABLE: ReadonlySet<SymbolKind> = new Set(['function', 'method', 'constructor']);
 /** Kinds of bare-name site a local binding of the same name shadows. */
 const SHADOWED: ReadonlySet<EdgeKind> = new Set(['call', 'instantiate', 'reference', 'read', 'write']);
 const NAME_IS: ReadonlySet<string> = new Set<SiteNameIs>(['config-key', 'env-var', 'config-prefix', 'receiver']);
@@ -209,7 +209,7 @@ function definitionFacts(
       }
       // A field declared inside a callable (TypeScript parameter properties, `self.x = …` in a method or a property) belongs to the class.
       if (kind === 'field' && d.capture !== 'def.accessor') {
-        while (parent >= 0 && (CALLABLE.has(definitions[parent]!.kind) || ordered[parent]!.capture === 'def.accessor')) {
+        while (parent >= 0 && (CALLABLE_KINDS.has(definitions[parent]!.kind) || ordered[parent]!.capture === 'def.accessor')) {
           if (definitions[parent]!.kind === 'function') break;
           parent = definitions[parent]!.parent;
         }
@@ -570,7 +570,7 @@ function mergeDeclarations(
     canonical[i] = i;
     if (!mergeable) continue;
     const parent = d.parent >= 0 ? resolveIndex(d.parent) : -1;
-    const key = `${parent}\0${d.name}\0${CALLABLE.has(d.kind) ? 'callable' : d.kind}`;
+    const key = `${parent}\0${d.name}\0${CALLABLE_KINDS.has(d.kind) ? 'callable' : d.kind}`;
     const first = firstByKey.get(key);
     if (first === undefined) {
       firstByKey.set(key, i);
