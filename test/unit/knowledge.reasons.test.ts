@@ -498,6 +498,12 @@ describe('reaching the reason in other words', () => {
     const w2 = bandWeights([strongLow, weakHigh, strongHigh]);
     assert.ok(w2.get(weakHigh)! > w2.get(strongLow)!, 'weak 2.0 × 0.6 > strong 1.0 × 0.85');
     assert.ok(w2.get(strongHigh)! > w2.get(weakHigh)!, 'strong 2.0 > weak 2.0');
+    // With the fitted ranker, its probability ranks them: a weak record whose best sentence is likely a reason
+    // comes before an exact commit whose one line ties to the name and is not, whatever their hand-set scores.
+    const commit = { ...src('commit', 'exact', 8), likelihood: 0.1 };
+    const weakRecord = { ...src('adr', 'strong', 3.8), tier: 'weak' as const, likelihood: 0.5 };
+    const w3 = bandWeights([commit, weakRecord]);
+    assert.ok(w3.get(weakRecord)! > w3.get(commit)!, 'weak 0.5 × 0.6 > exact commit 0.1 × 0.85');
   });
 });
 

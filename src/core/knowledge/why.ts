@@ -1199,6 +1199,7 @@ async function findReasons(db: Db, docs: Map<number, Reached>, target: SymbolRef
     if (model && (best.length || weakRecord || recordAboutIt)) {
       const fitted = fittedBest(rerank(hand, ctx, model), model, describes, recordAboutIt ? Math.max(REASON_SCORE, top[0]!.score) : (best[0] ?? top[0])!.score, tiedLead);
       chosen = best.length ? fitted : fitted.slice(0, 2);
+      r.likelihood = Math.max(0, ...fitted.map((s) => s.likelihood));
     }
     r.reasons = chosen.map((s) => reasonFound(r.document, text, s));
   }
@@ -1217,10 +1218,10 @@ export function handReasons(chosen: readonly RankedSentence[], describes: (s: Ra
 /**
  * The reasons of a source the hand-set score says gives one, chosen by the fitted ranker: its most likely sentence,
  * then those at the model's tail probability or above. Scored on the hand-set scale of the source's best reason
- * (the source's rank among sources, and whether it may lead, stay the hand-set score's), each in proportion to
- * its probability.
+ * (whether it may lead stays the hand-set score's), each in proportion to its probability, which is kept
+ * (`likelihood`) to rank the source among sources.
  */
-function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, describes: (s: RankedSentence) => boolean, strength: number, tiedLead: boolean): RankedSentence[] {
+function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, describes: (s: RankedSentence) => boolean, strength: number, tiedLead: boolean): (RankedSentence & { readonly likelihood: number })[] {
   const out: RankedSentence[] = [];
   // A source other than a decision record about the symbol is quoted first where it ties itself to the symbol: its
   // most likely sentence that does, ahead of any that does not (a README's opening line was quoted for "settlement
@@ -1248,7 +1249,7 @@ function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, des
   }
   // The first quoted is the source's best on the hand-set scale; the others in proportion, never above it.
   const top = out[0]?.score ?? 1;
-  return out.map((s, k) => ({ ...s, score: k === 0 ? strength : Math.min(strength, (strength * s.score) / top) }));
+  return out.map((s, k) => ({ ...s, score: k === 0 ? strength : Math.min(strength, (strength * s.score) / top), likelihood: s.score }));
 }
 
 function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): ReasonFound {
@@ -1265,18 +1266,24 @@ function standing(d: DocumentRef): number {
 
 /** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */
 /**
- * Linked sources are one band, ranked by how well their best reason
- * explains times how sure the link is (exact 1, strong 0.85, weak 0.6): a
- * strong decision record can come before an exact commit, a weak one that
- * explains well before a strong one that explains little. The tiers shown
- * stay as they are, and only exact or strong may lead the answer. Each
+ * Linked sources are one band, ranked by how likely their best sentence is
+ * a reason (the fitted ranker's probability; the hand-set score where no
+ * ranker is fitted) times how sure the link is (exact 1, strong 0.85, weak
+ * 0.6): a strong decision record can come before an exact commit, a weak one
+ * that explains well before a strong one that explains little. The hand-set
+ * score weighs a sentence's tie to the name, which a weakly reached record
+ * lacks by definition: by it, edx-toggles' ADR on toggle state reports stood
+ * fifth of ten sources, behind commits that name the class, and was cut for
+ * the answer's budget (tuning, 71 corpora: 453 -> 460 of 987 needed
+ * sentences, 3 more questions cite a right document). The tiers shown stay
+ * as they are, and only exact or strong may lead the answer. Each
  * further commit of the symbol's lines counts less
  * (0.7 for the second, 0.49 for the third…): the commits that last changed
  * the lines crowd out the documents that explain the design. Pure.
  */
-export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | 'hops' | 'reasons' | 'document'>[]): Map<Pick<Reached, 'document'>, number> {
+export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | 'hops' | 'reasons' | 'document' | 'likelihood'>[]): Map<Pick<Reached, 'document'>, number> {
   const out = new Map<Pick<Reached, 'document'>, number>();
-  const base = (r: (typeof docs)[number]) => (r.reasons[0]?.score ?? 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * standing(r.document) * (r.tier === 'exact' ? 1 : r.tier === 'strong' ? 0.85 : 0.6);
+  const base = (r: (typeof docs)[number]) => (r.reasons.length ? (r.likelihood ?? r.reasons[0]!.score) : 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * standing(r.document) * (r.tier === 'exact' ? 1 : r.tier === 'strong' ? 0.85 : 0.6);
   const sorted = [...docs].sort((a, b) => base(b) - base(a));
   let commits = 0;
   for (const r of sorted) {

@@ -61,6 +61,8 @@ export interface Reached {
   /** For sources that are not stored documents: the text to rank, and how to cite a sentence in it. */
   text?: { readonly body: string; readonly cite: (offset: number) => Omit<Quotation, 'quote' | 'document'>; readonly threaded: boolean };
   reasons: ReasonFound[];
+  /** How likely its likeliest quoted sentence is a reason, by the fitted ranker (none without it): its rank among sources. */
+  likelihood?: number;
   /** Reached by an affixed form of the symbol's name (`MsgRecoverClient` for RecoverClient): a decision record so reached is about it, whatever its tier. */
   affixed?: string;
   /** Its file is named for the symbol's subject (envoy-patch-policy.md for ProcessEnvoyPatchPolicies): the words. */
