@@ -1224,10 +1224,12 @@ export function handReasons(chosen: readonly RankedSentence[], describes: (s: Ra
 function fittedBest(ranked: readonly RankedSentence[], model: SentenceModel, describes: (s: RankedSentence) => boolean, strength: number, tiedLead: boolean): (RankedSentence & { readonly likelihood: number })[] {
   const out: RankedSentence[] = [];
   // A source other than a decision record about the symbol is quoted first where it ties itself to the symbol: its
-  // most likely sentence that does, ahead of any that does not (a README's opening line was quoted for "settlement
-  // retry policy" instead of its line naming the policy).
+  // most likely sentence that does and explains, ahead of any that does not (a README's opening line was quoted for
+  // "settlement retry policy" instead of its line naming the policy). One that only names it is no reason: a doc
+  // comment's heading-like first line ("Calculating estimated time to completion (ETC).") led the answer, above its
+  // sentence that says why. Tuning, 71 corpora: 460 -> 463 of 987 needed sentences, none lost.
   if (tiedLead) {
-    const lead = ranked.find((s) => s.signals.self > 0 && !describes(s));
+    const lead = ranked.find((s) => s.signals.self > 0 && !describes(s) && s.explains >= REASON_EXPLAINS);
     if (lead) ranked = [lead, ...ranked.filter((s) => s !== lead)];
   }
   for (const s of ranked) {
