@@ -1261,12 +1261,13 @@ function reasonFound(document: DocumentRef, text: DocText, s: RankedSentence): R
 // ---------------------------------------------------------------- the answer
 
 const CATEGORY_WEIGHT: Record<Category, number> = { decision: 1, discussion: 0.95, docstring: 0.95, incident: 0.9, commit: 0.85, changelog: 0.6, note: 0.6 };
+/** How sure a link is, as a weight of what its source says: a weak link is a concept spanning the symbol and others. */
+const TIER_WEIGHT: Record<LinkTier, number> = { exact: 1, strong: 0.85, weak: 0.6, unresolved: 0.6 };
 
 function standing(d: DocumentRef): number {
   return standingOf(d.status?.state);
 }
 
-/** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by tier, then by how much they explain. Pure. */
 /**
  * Linked sources are one band, ranked by how likely their best sentence is
  * a reason (the fitted ranker's probability; the hand-set score where no
@@ -1285,7 +1286,7 @@ function standing(d: DocumentRef): number {
  */
 export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | 'hops' | 'reasons' | 'document' | 'likelihood'>[]): Map<Pick<Reached, 'document'>, number> {
   const out = new Map<Pick<Reached, 'document'>, number>();
-  const base = (r: (typeof docs)[number]) => (r.reasons.length ? (r.likelihood ?? r.reasons[0]!.score) : 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * standing(r.document) * (r.tier === 'exact' ? 1 : r.tier === 'strong' ? 0.85 : 0.6);
+  const base = (r: (typeof docs)[number]) => (r.reasons.length ? (r.likelihood ?? r.reasons[0]!.score) : 0) * CATEGORY_WEIGHT[categoryOf(r.document.kind)] * standing(r.document) * TIER_WEIGHT[r.tier];
   const sorted = [...docs].sort((a, b) => base(b) - base(a));
   let commits = 0;
   for (const r of sorted) {
@@ -1296,6 +1297,7 @@ export function bandWeights(docs: readonly Pick<Reached, 'tier' | 'relation' | '
   return out;
 }
 
+/** The sources as items: about the symbol first (then those reached through another document), then its neighbours'; within each, by weight (`bandWeights`), then by tier. Pure. */
 function rankItems(docs: Iterable<Reached>): WhyItem[] {
   const group = (r: Reached) => (r.atLine !== undefined ? -1 : r.relation !== 'self' ? 2 : r.hops === 2 ? 1 : 0);
   const list = [...docs];
@@ -1361,7 +1363,7 @@ function leadOf(items: readonly WhyItem[]): LeadReason | undefined {
     for (const reason of item.reasons.slice(0, 1)) {
       // A commit's message may be about anything else it changed: it leads only with a sentence that names the symbol.
       if (item.category === 'commit' && reason.tie < 0.7) continue;
-      const score = reason.score * CATEGORY_WEIGHT[item.category] * standing(item.document) * (item.tier === 'exact' ? 1 : item.tier === 'strong' ? 0.85 : 0.6);
+      const score = reason.score * CATEGORY_WEIGHT[item.category] * standing(item.document) * TIER_WEIGHT[item.tier];
       if (!best || score > best.score) best = { item, reason, score };
     }
   }
