@@ -69,6 +69,19 @@ describe('knowledge: text units', () => {
     );
   });
 
+  it('ends a sentence at a line that ends with a bare URL when the next line begins one, and only then', () => {
+    const s = sentences('Estimated days to finish (ETF). See the original page https://example.org/stats.jsx#L231\nReturns the days left, leaving out today because it is not over yet.');
+    assert.deepEqual(
+      s.map((x) => x.text),
+      ['Estimated days to finish (ETF).', 'See the original page https://example.org/stats.jsx#L231', 'Returns the days left, leaving out today because it is not over yet.'],
+    );
+    // A URL in the middle of a wrapped sentence does not end it.
+    assert.deepEqual(
+      sentences('See https://example.org/x for\nthe details, and https://example.org/y\nfor the rest.').map((x) => x.text),
+      ['See https://example.org/x for\nthe details, and https://example.org/y\nfor the rest.'],
+    );
+  });
+
   it('quotes plain text, shortened at a word', () => {
     assert.equal(plain('## **Bold** [link](http://x) and `code`'), 'Bold link and `code`');
     const q = quote('one two three four five six seven eight nine ten', 20);

@@ -55,9 +55,10 @@ export function sentences(text: string, base = 0): (Span & { text: string })[] {
         push(i + 1);
         continue;
       }
-      // A heading line ends at its newline.
+      // A heading line ends at its newline; so does a line that ends with a bare URL when the next begins a sentence:
+      // a URL takes no full stop, and a doc comment's "See original file https://…" ran into its next line's reason.
       const lineStart = text.lastIndexOf('\n', i - 1) + 1;
-      if (/^#{1,6}\s/.test(text.slice(lineStart, lineStart + 7))) push(i + 1);
+      if (/^#{1,6}\s/.test(text.slice(lineStart, lineStart + 7)) || (/https?:\/\/\S+$/.test(text.slice(lineStart, i).trimEnd()) && /^\s*[A-Z]/.test(rest))) push(i + 1);
       continue;
     }
     if (inCode) continue;
